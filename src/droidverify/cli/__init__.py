@@ -1,0 +1,23 @@
+"""The ``droidverify`` command line. Each module in this package adds its commands via ``register``."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import typer
+
+app = typer.Typer(
+    name="droidverify",
+    help="Build, verify and train LLM agents that operate Android apps.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f"{__name__}.{_mod}").register(app)
+
+
+def main() -> None:
+    app()

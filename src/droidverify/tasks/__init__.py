@@ -1,0 +1,1 @@
+"""droidverify.tasks"""

@@ -1,0 +1,89 @@
+"""Task templates: goal, seeded parameters, set-up, rule-based checker and screen-driven oracle.
+
+A checker reads app state (SQL on the simulated phone), never the agent's claims; query tasks
+compare the agent's ``answer`` text after normalisation. An oracle looks at the current screen and
+phone state and names the next correct action, so it survives any parameter choice.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from droidverify.actions.model import Action
+from droidverify.env.records import Observation
+
+if TYPE_CHECKING:  # the simulator sits beside tasks; templates receive its Phone
+    from droidverify.env.sim.phone import Phone
+
+TaskKind = Literal["operation", "query"]
+
+
+class TaskTemplate(ABC):
+    """Subclass once per template; register with ``@register_task`` (see ``tasks.registry``)."""
+
+    name: ClassVar[str]
+    apps: ClassVar[tuple[str, ...]]  # app names as shown on the launcher, e.g. ("Contacts",)
+    kind: ClassVar[TaskKind] = "operation"
+    complexity: ClassVar[int] = 1  # 1 easy .. 3 hard
+    optimal_steps: ClassVar[int]  # oracle step count on a typical seed
+    goal_template: ClassVar[str]  # str.format template over the params
+
+    @abstractmethod
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        """Draw parameters; must be JSON-serialisable and depend only on ``rng``."""
+
+    @abstractmethod
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        """Put the phone in the task's initial state (never already the goal state)."""
+
+    @abstractmethod
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        """1.0 on success, 0.0 on failure (partial credit allowed in between)."""
+
+    @abstractmethod
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        """The correct next action for the current screen (ends with status complete / answer)."""
+
+    def goal(self, params: dict[str, Any]) -> str:
+        return self.goal_template.format(**params)
+
+    @property
+    def max_steps(self) -> int:
+        """Step limit for agents: generous relative to the optimal path (AndroidWorld uses ~2x)."""
+        return max(10, 2 * self.optimal_steps + 5)
+
+    def instantiate(self, seed: int) -> Task:
+        rng = random.Random(f"{self.name}:{seed}")
+        params = self.generate_params(rng)
+        return Task(template=self, seed=seed, params=params, goal=self.goal(params))
+
+
+@dataclass
+class Task:
+    """A template with concrete parameters for one seed."""
+
+    template: TaskTemplate
+    seed: int
+    params: dict[str, Any]
+    goal: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.template.name
+
+    @property
+    def max_steps(self) -> int:
+        return self.template.max_steps
+
+    def setup(self, phone: Phone) -> None:
+        self.template.setup(phone, self.params)
+
+    def is_successful(self, phone: Phone, answer: str | None = None) -> float:
+        return self.template.is_successful(phone, self.params, answer)
+
+    def oracle_action(self, phone: Phone, obs: Observation) -> Action:
+        return self.template.oracle_action(phone, self.params, obs)
