@@ -88,3 +88,13 @@ class LLMServerError(LLMError):
 
 class LLMOutputError(LLMError):
     """A model's output could not be used (e.g. the scoring targets are not single tokens)."""
+
+
+class LLMInputError(LLMError):
+    """A request to an LLM backend is malformed (bad messages, empty or duplicate targets, a prompt
+    longer than the model's context, an unknown backend spec)."""
+
+
+# --- runner -----------------------------------------------------------------
+class RunError(DroidVerifyError):
+    """A run directory cannot be used (e.g. it holds another agent's results) or a run spec is bad."""
