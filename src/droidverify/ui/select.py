@@ -1,0 +1,157 @@
+"""Pick the elements an agent can act on or should read, in a stable order.
+
+Rules (pre-order walk of the parsed tree, so an element's index is stable for a given screen):
+
+* **Visible rectangle.** Each node's bounds are clipped to the screen and to the bounds of every
+  scrollable ancestor (content scrolled out of a list is not on screen even though the list's
+  children still report it). Nodes without bounds, with ``visible-to-user=false``, or whose
+  clipped rectangle has zero area are dropped (their children are still considered).
+* **Interactive elements**: enabled and clickable, long-clickable, checkable, scrollable or
+  editable (:attr:`UIElement.is_interactive`).
+* **Informative elements**: any other node with its own text or content description (usually a
+  leaf TextView/ImageView), unless every one of those strings is already carried by an
+  interactive ancestor - its own text/description or the label it borrowed (below). Disabled
+  buttons with text land here, so the agent can still read them.
+* **Borrowed labels** (AndroidWorld/T3A style): an interactive node with neither text nor content
+  description takes the text (else description) of up to three visible, non-interactive
+  descendants, in pre-order, joined with `` | ``; the descendants with that text are then not
+  listed again. The borrowed label goes into ``text`` of the returned copy and
+  ``extra["label_from"]`` lists the source node ids (comma separated).
+
+Returned elements are the tree's own nodes, except that a node whose visible rectangle differs
+from its bounds, or that borrowed a label, is returned as a shallow copy (same ``node_id``,
+``parent`` and ``children``) with ``bbox_pixels`` set to the visible rectangle (the original goes to
+``extra["bounds_full"]``) so that an action's tap point is on screen. The parsed tree itself is
+never modified.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from droidverify.errors import UIParseError
+from droidverify.ui.element import Bounds, UIElement
+
+__all__ = ["MAX_BORROWED_TEXTS", "screen_size_of", "select_elements"]
+
+MAX_BORROWED_TEXTS = 3
+
+
+def _top(node: UIElement) -> UIElement:
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+def screen_size_of(root: UIElement) -> tuple[int, int]:
+    """Screen ``(width, height)``: the extent of the top-level windows' bounds.
+
+    Raises :class:`UIParseError` when no window has bounds with a positive width and height.
+    """
+    top = _top(root)
+    right = bottom = 0
+    boxes = [top.bbox_pixels] if top.bbox_pixels is not None else []
+    boxes += [w.bbox_pixels for w in top.children if w.bbox_pixels is not None]
+    for b in boxes:
+        right, bottom = max(right, b.right), max(bottom, b.bottom)
+    if right <= 0 or bottom <= 0:
+        raise UIParseError("cannot tell the screen size: no window has positive bounds", where="hierarchy")
+    return right, bottom
+
+
+def _borrow_label(node: UIElement) -> tuple[list[str], list[int]]:
+    """Texts of visible, non-interactive descendants (pre-order, not crossing interactive nodes)."""
+    texts: list[str] = []
+    ids: list[int] = []
+    stack = list(reversed(node.children))
+    while stack and len(texts) < MAX_BORROWED_TEXTS:
+        d = stack.pop()
+        if d.is_enabled and (d.is_clickable or d.is_long_clickable or d.is_checkable
+                             or d.is_scrollable or d.is_editable):
+            continue  # has its own identity; its text belongs to it
+        if d.is_visible:
+            t = d.text or d.content_description
+            if t and t.strip() and t not in texts:
+                texts.append(t)
+                ids.append(d.node_id)
+        stack.extend(reversed(d.children))
+    return texts, ids
+
+
+def select_elements(
+    root: UIElement,
+    screen_size: tuple[int, int] | None = None,
+    *,
+    interactive_only: bool = False,
+) -> list[UIElement]:
+    """Interactive and informative elements of ``root``'s screen in pre-order (see module doc).
+
+    ``screen_size`` defaults to :func:`screen_size_of` ``(root)``. ``interactive_only`` drops the
+    informative (non-interactive) elements.
+    """
+    if screen_size is None:
+        screen_size = screen_size_of(root)
+    try:
+        sw, sh = (int(v) for v in screen_size)
+    except (TypeError, ValueError):
+        raise UIParseError(f"screen_size must be (width, height), got {screen_size!r}",
+                           where="screen_size") from None
+    if sw <= 0 or sh <= 0:
+        raise UIParseError(f"screen_size must be positive, got {screen_size!r}", where="screen_size")
+
+    out: list[UIElement] = []
+    # Stack entries: node, clip rectangle (l, t, r, b), strings carried by interactive ancestors.
+    clip0 = (0, 0, sw, sh)
+    empty: tuple[str, ...] = ()
+    start = root.children if root.parent is None and root.class_name == "hierarchy" else [root]
+    stack: list[tuple[UIElement, tuple[int, int, int, int], tuple[str, ...]]] = [
+        (c, clip0, empty) for c in reversed(start)
+    ]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, clip, carried = pop()
+        b = node.bbox_pixels
+        child_clip = clip
+        child_carried = carried
+        keep = None
+        if b is not None:
+            cl, ct, cr, cb = clip
+            left = max(cl, b.left)
+            top = max(ct, b.top)
+            right = min(cr, b.right)
+            bottom = min(cb, b.bottom)
+            visible = node.is_visible and right > left and bottom > top
+            if node.is_scrollable:
+                child_clip = (left, top, max(left, right), max(top, bottom))
+            if visible:
+                text, desc = node.text, node.content_description
+                if node.is_enabled and (node.is_clickable or node.is_long_clickable or node.is_checkable
+                                        or node.is_scrollable or node.is_editable):
+                    keep = node
+                    if text or desc:
+                        child_carried = carried + tuple(s for s in (text, desc) if s)
+                    else:
+                        borrowed, ids = _borrow_label(node)
+                        if borrowed:
+                            keep = dataclasses.replace(
+                                node, text=" | ".join(borrowed),
+                                extra={**node.extra, "label_from": ",".join(map(str, ids))},
+                            )
+                            child_carried = carried + tuple(borrowed)
+                elif not interactive_only and (text or desc):
+                    if (not text or text in carried) and (not desc or desc in carried):
+                        keep = None  # an interactive ancestor already says this
+                    else:
+                        keep = node
+                if keep is not None:
+                    if (left, top, right, bottom) != (b.left, b.top, b.right, b.bottom):
+                        if keep is node:
+                            keep = dataclasses.replace(node, extra=dict(node.extra))
+                        keep.extra["bounds_full"] = b.to_uiautomator()
+                        keep.bbox_pixels = Bounds(left, top, right, bottom)
+                    out.append(keep)
+        children = node.children
+        if children:
+            for c in reversed(children):
+                push((c, child_clip, child_carried))
+    return out
