@@ -49,7 +49,7 @@ def _score(env: Environment, task: Task, answer: str | None) -> tuple[float | No
         if device_checker is not None:
             return float(device_checker(env, task.params, answer)), None
         return None, None
-    except Exception as exc:  # a checker bug must not lose the episode; it is reported as unscored
+    except Exception as exc:  # noqa: BLE001 -- a checker bug must not lose the episode; reported as unscored
         return None, f"checker raised {type(exc).__name__}: {exc}"
 
 
@@ -88,7 +88,7 @@ def run_episode(
                 raise TypeError(f"act() returned {type(out).__name__}, expected AgentOutput")
             if out.action is not None and not isinstance(out.action, Action):
                 raise TypeError(f"AgentOutput.action is {type(out.action).__name__}, expected Action")
-        except Exception as exc:  # the agent's crash ends the episode, recorded, not lost
+        except Exception as exc:  # noqa: BLE001 -- an agent crash ends the episode, recorded, not lost
             agent_time = time.perf_counter() - t0
             agent_error = f"agent crashed: {type(exc).__name__}: {exc}"
             step = Step(index=index, observation=obs, action=None, error=agent_error,

@@ -25,7 +25,7 @@ import droidverify
 from droidverify.agents.base import Agent
 from droidverify.env.interface import Environment
 from droidverify.env.records import Step, Trajectory
-from droidverify.errors import RunError
+from droidverify.errors import DroidVerifyError, RunError
 from droidverify.runner.episode import agent_name, run_episode
 from droidverify.runner.store import (
     EPISODES_FILE,
@@ -85,7 +85,7 @@ def _step_record(step: Step, traj: Trajectory, attempt_id: str, out_dir: Path) -
         screenshot = rel.as_posix()
     try:
         n_elements: int | None = len(step.observation.elements)
-    except Exception:  # an unparseable dump still gets its step recorded; the error is on the step
+    except DroidVerifyError:  # an unparseable dump still gets its step recorded
         n_elements = None
     return {
         "kind": "step", "episode_id": episode_id(traj.task_id, traj.seed or 0), "attempt_id": attempt_id,

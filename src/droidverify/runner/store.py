@@ -21,7 +21,7 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Self, TextIO
 
 from droidverify.env.records import Observation, Step, Trajectory
 
@@ -85,7 +85,7 @@ class JsonlWriter:
         if not self._fh.closed:
             self._fh.close()
 
-    def __enter__(self) -> JsonlWriter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
