@@ -1,0 +1,177 @@
+"""``droidverify run``: run an agent over tasks and seeds into a resumable run directory."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from droidverify.errors import DroidVerifyError
+
+AGENTS = ("oracle", "random", "noop", "verifier", "generator")
+MAX_SEEDS = 100_000
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=2)
+
+
+def parse_seeds(spec: str) -> list[int]:
+    """``"0,1,2"``, ``"0-4"`` or a mix (``"0-2,7"``) -> sorted unique seeds; RunError if malformed."""
+    from droidverify.errors import RunError
+
+    seeds: set[int] = set()
+    for part in spec.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+        if not m:
+            raise RunError(f"bad seeds spec {spec!r}: {part!r} is not N or N-M (non-negative integers)")
+        lo = int(m.group(1))
+        hi = int(m.group(2)) if m.group(2) is not None else lo
+        if hi < lo:
+            raise RunError(f"bad seeds spec {spec!r}: range {part!r} is descending")
+        if hi - lo + 1 + len(seeds) > MAX_SEEDS:
+            raise RunError(f"bad seeds spec {spec!r}: more than {MAX_SEEDS} seeds")
+        seeds.update(range(lo, hi + 1))
+    return sorted(seeds)
+
+
+def _select_templates(tasks: str | None, split: str | None, max_tasks: int | None) -> list[Any]:
+    from droidverify.errors import RunError
+    from droidverify.tasks import registry
+
+    if tasks and split:
+        raise RunError("give --tasks or --split, not both")
+    if tasks:
+        names = [n.strip() for n in tasks.split(",") if n.strip()]
+        if not names:
+            raise RunError(f"--tasks {tasks!r} names no task")
+        templates = [registry.get_template(n) for n in names]  # TaskError names the unknown one
+    elif split:
+        if split not in ("train", "validation", "test"):
+            raise RunError(f"unknown --split {split!r}; use train, validation or test")
+        templates = list(registry.templates_for_split(split))
+    else:
+        templates = list(registry.all_templates())
+    if max_tasks is not None:
+        if max_tasks < 1:
+            raise RunError(f"--max-tasks must be >= 1, got {max_tasks}")
+        templates = templates[:max_tasks]
+    return templates
+
+
+def _agent_factory(agent: str, model: str | None, memory: str, seed: int, apps: list[str]) -> Any:
+    """A zero-argument factory; an LLM is loaded once and shared by every episode's agent."""
+    if agent == "oracle":
+        from droidverify.agents.oracle import OracleAgent
+
+        return OracleAgent
+    if agent == "noop":
+        from droidverify.agents.random import NoopAgent
+
+        return NoopAgent
+    if agent == "random":
+        from droidverify.agents.random import RandomAgent
+
+        return lambda: RandomAgent(seed, apps=apps)
+    from droidverify.llm.registry import load_llm
+
+    llm = load_llm(model)
+    if agent == "verifier":
+        from droidverify.agents.verifier import VerifierAgent
+
+        return lambda: VerifierAgent(llm, memory=memory, apps=apps)
+    from droidverify.agents.generator import GeneratorAgent
+
+    return lambda: GeneratorAgent(llm, memory=memory)
+
+
+def _env_factory(env: str, serial: str | None, screenshots: bool) -> Any:
+    if env == "sim":
+        from droidverify.env.sim import SimEnv
+
+        return lambda task, seed: SimEnv(task=task, seed=seed, screenshot=screenshots)
+    from droidverify.env.adb import AdbEnv
+
+    # The device cannot be put into a task's initial state; episodes start from what is on screen.
+    return lambda task, seed: AdbEnv(serial=serial, screenshot=screenshots)
+
+
+def run_command(
+    agent: Annotated[str, typer.Option("--agent", help=" | ".join(AGENTS))],
+    out: Annotated[Path, typer.Option("--out", help="Run directory (created; resumed if it exists).")],
+    tasks: Annotated[str | None, typer.Option("--tasks", help="Comma-separated template names.")] = None,
+    split: Annotated[str | None, typer.Option("--split", help="train | validation | test (default: "
+                                              "all templates when --tasks is not given)")] = None,
+    seeds: Annotated[str, typer.Option("--seeds", help="Seeds: 0,1,2 or 0-4 or 0-2,7.")] = "0",
+    max_tasks: Annotated[int | None, typer.Option("--max-tasks", help="Use only the first N "
+                                                  "templates.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="LLM for verifier/generator: a model "
+                                              "directory, a .gguf file or openai:URL (default: the "
+                                              "bundled model).")] = None,
+    memory: Annotated[str, typer.Option("--memory", help="Working memory: diff | history | llm.")] = "diff",
+    env: Annotated[str, typer.Option("--env", help="sim | adb")] = "sim",
+    serial: Annotated[str | None, typer.Option("--serial", help="adb device serial (--env adb).")] = None,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", help="Step limit (default: each "
+                                                  "task's max_steps).")] = None,
+    agent_seed: Annotated[int, typer.Option("--agent-seed", help="Seed of the random agent.")] = 0,
+    screenshots: Annotated[bool, typer.Option("--screenshots", help="Save per-step screenshots "
+                                              "(shown in report.html).")] = False,
+    answer_ends: Annotated[bool, typer.Option("--answer-ends-episode", help="Treat `answer` as "
+                                              "terminal (default: continue until status).")] = False,
+    no_resume: Annotated[bool, typer.Option("--no-resume", help="Delete earlier results in --out "
+                                            "and start over.")] = False,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+) -> None:
+    """Run an agent on task instances (template x seed) and print success by app and complexity.
+
+    Writes run.json, steps.jsonl (every step, full XML), episodes.jsonl, summary.json and
+    report.html to --out. Rerunning the same command resumes an interrupted run. Exit code 2 on
+    bad input.
+    """
+    if agent not in AGENTS:
+        _fail(f"unknown --agent {agent!r}; use one of {', '.join(AGENTS)}")
+    if env not in ("sim", "adb"):
+        _fail(f"unknown --env {env!r}; use sim or adb")
+    if env == "adb" and agent == "oracle":
+        _fail("the oracle agent needs simulator state; it cannot run with --env adb")
+    if memory not in ("diff", "history", "llm"):
+        _fail(f"unknown --memory {memory!r}; use diff, history or llm")
+    if max_steps is not None and max_steps < 1:
+        _fail(f"--max-steps must be >= 1, got {max_steps}")
+    try:
+        seed_list = parse_seeds(seeds)
+        templates = _select_templates(tasks, split, max_tasks)
+    except DroidVerifyError as e:
+        _fail(str(e))
+    if not templates:
+        _fail("no task templates selected")
+
+    from droidverify.runner.run import run_many
+
+    apps = sorted({a for t in templates for a in t.apps})
+    pairs = [(t, s) for t in templates for s in seed_list]
+    config = {"agent": agent, "model": model, "memory": memory, "env": env, "serial": serial,
+              "seeds": seed_list, "tasks": [t.name for t in templates], "max_steps": max_steps,
+              "agent_seed": agent_seed}
+    console = Console(stderr=True)
+    try:
+        factory = _agent_factory(agent, model, memory, agent_seed, apps)
+        summary = run_many(factory, pairs, out, env_factory=_env_factory(env, serial, screenshots),
+                           resume=not no_resume, progress=not no_progress, max_steps=max_steps,
+                           answer_ends_episode=answer_ends, config=config, console=console)
+    except DroidVerifyError as e:
+        typer.echo(f"error: {type(e).__name__}: {e}", err=True)
+        raise typer.Exit(code=1) from None
+    out_console = Console()
+    for table in summary.tables():
+        out_console.print(table)
+    out_console.print(f"ran {summary.ran}, skipped {summary.skipped} already finished; results in {out}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run_command)
