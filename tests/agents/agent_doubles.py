@@ -47,6 +47,8 @@ def make_obs(elements: list[UIElement], *, package: str = "com.example.app",
     """An Observation with given indexed elements (no XML parsing involved)."""
     root = UIElement(class_name="hierarchy", bbox_pixels=Bounds(0, 0, 1080, 2400))
     root.children = list(elements)
+    for n, e in enumerate(elements, start=1):  # a real tree has unique pre-order ids and links
+        e.node_id, e.parent, e.depth = n, root, 1
     return Observation(xml="<hierarchy/>", package=package, activity=activity,
                        _root=root, _elements=list(elements))
 

@@ -206,7 +206,8 @@ class VerifierAgent:
             raw, usage = self._ask(observation, memory_text,
                                    f"Which app should be opened next for this task?{known} "
                                    "Reply with the app name only.", 16)
-            name = clean_reply(raw, max_len=60)
+            # App names carry no sentence punctuation: drop it, then any quotes it was hiding.
+            name = clean_reply(raw, max_len=60).rstrip(".!?,;:").strip("\"'`“”‘’").strip()
             rec: dict[str, Any] = {"kind": "open_app", "raw": raw, "cleaned": name}
             if not name:
                 rec["error"] = "empty app name"

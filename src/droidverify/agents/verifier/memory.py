@@ -93,6 +93,8 @@ class HistoryMemory(_StepMemory):
 def _labels(elements: Sequence[UIElement]) -> list[str]:
     out: list[str] = []
     for el in elements:
+        if el.is_editable:
+            continue  # a field's content changes are reported by the text-field rule
         label = sanitize_screen_text(el.label, max_len=40)
         if label and label not in out:
             out.append(label)
@@ -201,7 +203,9 @@ class LLMSummaryMemory(_StepMemory):
             [{"role": "system", "content": SUMMARY_SYSTEM}, {"role": "user", "content": prompt}],
             max_tokens=self.max_tokens, temperature=0.0, stop=["\n"])
         self.info["seconds"] = self.info.get("seconds", 0.0) + time.perf_counter() - t0
-        summary = sanitize_screen_text(gen.text, max_len=self.max_chars)
+        # Keep the first line only: a backend may ignore ``stop``; the rest is not the summary.
+        first = (gen.text or "").strip().splitlines()
+        summary = sanitize_screen_text(first[0] if first else "", max_len=self.max_chars)
         if not summary:
             self.info["fallbacks"] = self.info.get("fallbacks", 0) + 1
             changes = ui_diff(step.observation, after)

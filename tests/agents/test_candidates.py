@@ -1,0 +1,95 @@
+"""Candidate extraction (V-Droid's action space) on hand-built screens and real uiautomator dumps."""
+
+from __future__ import annotations
+
+from agent_doubles import dump_observation, el, make_obs
+
+from droidverify.actions.model import Action
+from droidverify.actions.validate import validate_action
+from droidverify.agents import describe_action, extract_candidates
+from droidverify.agents.screen import (
+    ANSWER_PLACEHOLDER,
+    APP_PLACEHOLDER,
+    TEXT_PLACEHOLDER,
+    needs_completion,
+)
+
+DEFAULT_TYPES = ["open_app", "wait", "navigate_home", "navigate_back", "status", "answer"]
+
+
+def test_form_screen_candidates_exact(form_screen):
+    got = [c.to_json() for c in extract_candidates(form_screen)]
+    # Clickable editable field: click first, then input/clear (per-element order is fixed).
+    expected = [
+        Action(action_type="click", index=1),
+        Action(action_type="input_text", index=1, text=TEXT_PLACEHOLDER),
+        Action(action_type="clear_text", index=1),
+        Action(action_type="click", index=2),
+        Action(action_type="click", index=3),
+        Action(action_type="long_press", index=3),
+        *[Action(action_type="scroll", index=4, direction=d) for d in ("up", "down", "left", "right")],
+        Action(action_type="click", index=5),  # checkable
+        # index 6 is disabled: nothing; index 0 is plain text: nothing
+        Action(action_type="open_app", app_name=APP_PLACEHOLDER),
+        Action(action_type="wait"),
+        Action(action_type="navigate_home"),
+        Action(action_type="navigate_back"),
+        Action(action_type="status", goal_status="complete"),
+        Action(action_type="answer", text=ANSWER_PLACEHOLDER),
+    ]
+    assert got == [a.to_json() for a in expected]
+
+
+def test_deterministic_and_deduplicated(form_screen):
+    a = extract_candidates(form_screen)
+    b = extract_candidates(form_screen)
+    assert [c.to_json() for c in a] == [c.to_json() for c in b]
+    assert len({c.to_json() for c in a}) == len(a)
+
+
+def test_clear_text_only_for_real_content():
+    screen = make_obs([
+        el(None, is_editable=True, hint_text="Search", class_name="android.widget.EditText"),
+        el("Search", top=100, is_editable=True, hint_text="Search", class_name="android.widget.EditText"),
+    ])
+    types = [(c.action_type, c.index) for c in extract_candidates(screen, defaults=False)]
+    assert types == [("input_text", 0), ("input_text", 1)]  # empty field / hint shown as text
+
+
+def test_zero_area_element_skipped_and_apps_option():
+    from droidverify.ui.element import Bounds
+
+    screen = make_obs([el("Ghost", is_clickable=True, bbox_pixels=Bounds(10, 10, 10, 50))])
+    assert [c.action_type for c in extract_candidates(screen)] == DEFAULT_TYPES
+    assert "open_app" not in [c.action_type for c in extract_candidates(screen, apps=[])]
+    assert extract_candidates(screen, defaults=False) == []
+
+
+def test_gmail_dump_got_it_click():
+    obs = dump_observation("mobile-env__gmail_welcome.xml")
+    cands = extract_candidates(obs)
+    got_it = [i for i, e in enumerate(obs.elements) if e.text == "GOT IT"]
+    assert len(got_it) == 1
+    assert Action(action_type="click", index=got_it[0]) in cands
+    assert [c.action_type for c in cands[-6:]] == DEFAULT_TYPES
+    desc = describe_action(Action(action_type="click", index=got_it[0]), obs.elements)
+    assert desc.startswith(f"click <button id={got_it[0]}") and desc.endswith(">GOT IT</button>")
+    for c in cands:
+        if not needs_completion(c):
+            validate_action(c, obs.elements, screen_size=obs.screen_size)
+
+
+def test_launcher_dump_scroll_and_long_press():
+    obs = dump_observation("xiaocong_uiautomator__launcher_deskclock_widget.xml")
+    cands = extract_candidates(obs)
+    scroll = [c for c in cands if c.action_type == "scroll"]
+    assert scroll, "the launcher workspace is scrollable"
+    ws = scroll[0].index
+    assert obs.elements[ws].is_scrollable
+    assert {c.direction for c in scroll if c.index == ws} == {"up", "down", "left", "right"}
+    phone = next(i for i, e in enumerate(obs.elements) if e.label == "Phone")
+    assert Action(action_type="click", index=phone) in cands
+    assert Action(action_type="long_press", index=phone) in cands
+    for c in cands:
+        if not needs_completion(c):
+            validate_action(c, obs.elements, screen_size=obs.screen_size)

@@ -1,0 +1,161 @@
+"""VerifierAgent with a deterministic LLM double: scoring, argmax, entropy, batching, head, completion."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from agent_doubles import RuleLLM, dump_observation
+
+from droidverify.actions.model import Action
+from droidverify.agents import Agent, VerifierAgent, extract_candidates
+from droidverify.agents.verifier.agent import clean_reply, closest_app, softmax_entropy, yes_probability
+from droidverify.errors import DroidVerifyError, LLMOutputError
+
+
+def _agent(llm, **kw):
+    agent = VerifierAgent(llm, **kw)
+    agent.reset("Save the note")
+    return agent
+
+
+def test_picks_highest_p_yes_and_records_every_candidate(form_screen):
+    llm = RuleLLM(yes_words=(">Save<",))
+    agent = _agent(llm)
+    assert isinstance(agent, Agent)
+    out = agent.act(form_screen, [])
+    assert out.action == Action(action_type="click", index=2)
+    assert len(llm.score_calls) == 1  # one batched call for all candidates
+    info = out.info
+    cands = extract_candidates(form_screen)
+    assert info["n_candidates"] == len(cands) == len(info["candidates"])
+    assert [c["action"] for c in info["candidates"]] == [c.to_json() for c in cands]
+    scores = [c["score"] for c in info["candidates"]]
+    assert scores[info["chosen"]] == pytest.approx(0.9 / 0.95)  # normalised over Yes/No
+    assert all(s == pytest.approx(0.1 / 0.7) for i, s in enumerate(scores) if i != info["chosen"])
+    # Entropy of the softmax over candidate scores.
+    z = sum(math.exp(s) for s in scores)
+    expected = -sum(math.exp(s) / z * math.log(math.exp(s) / z) for s in scores)
+    assert info["entropy"] == pytest.approx(expected)
+    assert 0 < info["entropy_normalized"] <= 1
+    assert info["prefix_tokens"] == llm.count_tokens(llm.score_calls[0][0]) > 0
+    assert info["seconds_scoring"] >= 0 and info["completion"] is None
+    assert out.usage.cached_tokens == info["prefix_tokens"]
+    assert info["candidates"][info["chosen"]]["description"] == "click <button id=2 onclick>Save</button>"
+
+
+def test_tie_break_is_first_candidate(form_screen):
+    out = _agent(RuleLLM()).act(form_screen, [])
+    assert out.action == extract_candidates(form_screen)[0]
+    assert out.info["entropy_normalized"] == pytest.approx(1.0)
+
+
+def test_batching_gives_same_scores(form_screen):
+    one, batched = RuleLLM(yes_words=("Cancel",)), RuleLLM(yes_words=("Cancel",))
+    a = _agent(one).act(form_screen, [])
+    b = _agent(batched, batch_size=4).act(form_screen, [])
+    n = a.info["n_candidates"]
+    assert len(batched.score_calls) == math.ceil(n / 4)
+    assert {p for p, _ in batched.score_calls} == {one.score_calls[0][0]}
+    assert [c["score"] for c in a.info["candidates"]] == [c["score"] for c in b.info["candidates"]]
+    assert a.action == b.action == Action(action_type="click", index=3)
+    with pytest.raises(DroidVerifyError, match="batch_size"):
+        VerifierAgent(one, batch_size=0)
+
+
+def test_learned_head_on_logits(form_screen):
+    # Head: prefer the candidate with the *lowest* Yes logit (opposite of P(Yes)), to see it is used.
+    def head(logits):
+        return (-logits[:, 0]).tolist()
+
+    out = _agent(RuleLLM(yes_words=(">Save<",), logits=True), head=head).act(form_screen, [])
+    assert out.info["score_kind"] == "head"
+    assert out.action != Action(action_type="click", index=2)
+    with pytest.raises(LLMOutputError, match="logits"):
+        _agent(RuleLLM(), head=head).act(form_screen, [])
+
+
+def test_score_result_without_targets_is_an_error(form_screen):
+    class Broken(RuleLLM):
+        def score(self, prefix, continuations, targets=("Yes", "No")):
+            res = super().score(prefix, continuations, targets)
+            res.logprobs[0] = {"Yes": -1.0}
+            return res
+
+    with pytest.raises(LLMOutputError, match="Yes/No"):
+        _agent(Broken()).act(form_screen, [])
+
+
+def test_open_app_completion_exact_fuzzy_and_unknown(form_screen):
+    apps = ["Clock", "Contacts", "Chrome"]
+    out = _agent(RuleLLM(rules={"open an app": 0.99}, replies=["App: \"Contacts\"\n"]),
+                 apps=apps).act(form_screen, [])
+    assert out.action == Action(action_type="open_app", app_name="Contacts")
+    assert out.info["completion"]["match"] == "exact"
+    # Misspelt: closest known app via difflib, recorded as a fallback.
+    out = _agent(RuleLLM(rules={"open an app": 0.99}, replies=["Clokc"]), apps=apps).act(form_screen, [])
+    assert out.action == Action(action_type="open_app", app_name="Clock")
+    assert "Clokc" in out.info["completion"]["fallback"]
+    # Unknown app: completion fails, the next-best candidate is taken and the failure is recorded.
+    llm = RuleLLM(rules={"open an app": 0.99, "go back": 0.8}, replies=["Minesweeper 3000"])
+    out = _agent(llm, apps=apps).act(form_screen, [])
+    assert out.action == Action(action_type="navigate_back")
+    assert "not among the known apps" in out.error
+    assert out.info["completion_failures"][0]["raw"] == "Minesweeper 3000"
+    # The completion prompt lists the known apps.
+    assert "Clock, Contacts, Chrome" in llm.generate_calls[0][1]["content"]
+
+
+def test_open_app_without_app_list_accepts_cleaned_name(form_screen):
+    out = _agent(RuleLLM(rules={"open an app": 0.99}, replies=["'Calendar'."])).act(form_screen, [])
+    assert out.action == Action(action_type="open_app", app_name="Calendar")
+
+
+def test_input_text_completion_sanitised(form_screen):
+    llm = RuleLLM(rules={"type text into": 0.95}, replies=['Text: "milk and eggs"<|im_end|>\nignored'])
+    out = _agent(llm).act(form_screen, [])
+    assert out.action == Action(action_type="input_text", index=1, text="milk and eggs")
+    assert out.info["completion"]["kind"] == "input_text"
+    assert "<input id=1" in llm.generate_calls[0][1]["content"]
+    assert out.usage.completion_tokens == 3
+
+
+def test_garbage_answer_falls_back(form_screen):
+    llm = RuleLLM(rules={"answer the user": 0.99, "declare the task complete": 0.7},
+                  replies=["<|im_end|>  \n"])
+    out = _agent(llm).act(form_screen, [])
+    assert out.action == Action(action_type="status", goal_status="complete")
+    assert out.info["completion_failures"][0]["error"] == "empty answer"
+    assert "answer" in out.error
+
+
+def test_memory_enters_prompt_and_info(form_screen):
+    from droidverify.env.records import Step
+
+    agent = _agent(RuleLLM(), memory="history")
+    hist = [Step(index=0, observation=form_screen, action=Action(action_type="click", index=3))]
+    out = agent.act(form_screen, hist)
+    assert out.info["memory"] == "Step 1: click <button id=3 onclick onlongclick>Cancel</button>"
+    assert out.info["memory_name"] == "history"
+    assert out.info["memory"] in agent.llm.score_calls[0][0]
+
+
+def test_real_dump_step():
+    obs = dump_observation("mobile-env__gmail_welcome.xml")
+    llm = RuleLLM(yes_words=("GOT IT",))
+    agent = VerifierAgent(llm)
+    agent.reset("Dismiss the welcome screen")
+    out = agent.act(obs, [])
+    got_it = next(i for i, e in enumerate(obs.elements) if e.text == "GOT IT")
+    assert out.action == Action(action_type="click", index=got_it)
+    assert "New in Gmail" in llm.score_calls[0][0]
+
+
+def test_helpers():
+    assert yes_probability(math.log(0.3), math.log(0.1)) == pytest.approx(0.75)
+    assert yes_probability(-1000.0, 0.0) == pytest.approx(0.0)
+    assert softmax_entropy([1.0, 1.0]) == pytest.approx(math.log(2))
+    assert softmax_entropy([]) == 0.0
+    assert clean_reply("Answer: `42`\nmore", max_len=10) == "42"
+    assert closest_app("open the chrome app", ["Chrome", "Clock"]) == ("Chrome", "contained")
+    assert closest_app("zzz", ["Chrome"])[0] is None
