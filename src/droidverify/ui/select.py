@@ -12,8 +12,8 @@ Rules (pre-order walk of the parsed tree, so an element's index is stable for a 
   leaf TextView/ImageView), unless every one of those strings is already carried by an
   interactive ancestor - its own text/description or the label it borrowed (below). Disabled
   buttons with text land here, so the agent can still read them.
-* **Borrowed labels** (AndroidWorld/T3A style): an interactive node with neither text nor content
-  description takes the text (else description) of up to three visible, non-interactive
+* **Borrowed labels** (AndroidWorld/T3A style): a clickable, long-clickable or checkable node with
+  neither text nor content description takes the text (else description) of up to three visible, non-interactive
   descendants, in pre-order, joined with `` | ``; the descendants with that text are then not
   listed again. The borrowed label goes into ``text`` of the returned copy and
   ``extra["label_from"]`` lists the source node ids (comma separated).
@@ -130,7 +130,8 @@ def select_elements(
                     keep = node
                     if text or desc:
                         child_carried = carried + tuple(s for s in (text, desc) if s)
-                    else:
+                    elif node.is_clickable or node.is_long_clickable or node.is_checkable:
+                        # Only tappable containers borrow: a scroller's rows are its content, not its name.
                         borrowed, ids = _borrow_label(node)
                         if borrowed:
                             keep = dataclasses.replace(
