@@ -218,3 +218,12 @@ def test_killed_run_resumes_without_losing_or_duplicating(tmp_path: Path, sig: i
     assert len(trajs) == 6
     for t in trajs:
         assert len(t.steps) == by_id[t.metadata["attempt_id"]]  # stale steps were not mixed in
+
+
+def test_report_escapes_untrusted_text(tmp_path: Path) -> None:
+    task = CountQueryTemplate().instantiate(0)
+    evil = "<script>alert(1)</script>"
+    run_many(lambda: ScriptedAgent([Action(action_type="answer", text=evil)]), [task], tmp_path,
+             env_factory=FakeEnv, progress=False, max_steps=1)
+    html = (tmp_path / "report.html").read_text()
+    assert evil not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from droidverify.actions.model import DIRECTIONS, Action
 from droidverify.agents.base import AgentOutput
 from droidverify.env.records import Observation, Step
+from droidverify.errors import DroidVerifyError
 
 _WORDS = ("hello", "test", "42", "alice", "meeting", "2024", "note", "x", "buy milk", "0")
 
@@ -29,7 +30,7 @@ class RandomAgent:
 
     def __init__(self, seed: int = 0, *, apps: Sequence[str] = (), p_complete: float = 0.02) -> None:
         if not 0.0 <= p_complete <= 1.0:
-            raise ValueError(f"p_complete must be in [0, 1], got {p_complete}")
+            raise DroidVerifyError(f"RandomAgent: p_complete must be in [0, 1], got {p_complete}")
         self.seed = seed
         self.apps = tuple(apps)
         self.p_complete = p_complete

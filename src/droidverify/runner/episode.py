@@ -26,7 +26,7 @@ from droidverify.actions.model import Action
 from droidverify.agents.base import Agent, AgentOutput
 from droidverify.env.interface import Environment
 from droidverify.env.records import Step, TokenUsage, Trajectory
-from droidverify.errors import ActionValidationError, DeviceLostError, EnvError
+from droidverify.errors import ActionValidationError, DeviceLostError, EnvError, RunError
 from droidverify.tasks.base import Task
 
 # Why an episode ended; stored in ``Trajectory.metadata["termination"]``.
@@ -70,7 +70,7 @@ def run_episode(
     """
     limit = task.max_steps if max_steps is None else max_steps
     if limit < 1:
-        raise ValueError(f"max_steps must be >= 1, got {limit}")
+        raise RunError(f"run_episode: max_steps must be >= 1, got {limit} (task {task.id!r})")
     traj = Trajectory(task_id=task.id, goal=task.goal, seed=task.seed, agent=agent_name(agent))
     started = time.time()
     obs = env.reset()
