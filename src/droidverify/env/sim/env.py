@@ -1,0 +1,264 @@
+"""``SimEnv``: the deterministic simulated phone behind the ``Environment`` contract."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from droidverify.actions.model import Action
+from droidverify.env.records import Observation
+from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.system import Composed, compose
+from droidverify.env.sim.view import SCREEN_H, SCREEN_W, Emitted, View, emit, hit_test
+from droidverify.errors import ActionValidationError, EnvError
+from droidverify.ui.element import UIElement
+
+if TYPE_CHECKING:
+    from droidverify.tasks.base import Task
+
+WAIT_SECONDS = 5  # how far ``wait`` moves the frozen clock
+
+
+class SimEnv:
+    """A simulated phone an agent can act on; same seed + same actions -> byte-identical XML.
+
+    ``reset`` builds a fresh phone from ``seed`` (seed data drawn from it), applies the task's
+    set-up and returns the home screen. Element indices in actions refer to the ``elements`` of
+    the latest observation (``droidverify.ui.select.select_elements``); each maps back to the
+    exact view node it was emitted from (by ``node_id``).
+    """
+
+    def __init__(self, task: Task | None = None, seed: int = 0, *, screenshot: bool = False) -> None:
+        self.task = task
+        self.seed = seed
+        self.screenshot = screenshot
+        self.last_answer: str | None = None
+        self.phone: Phone = Phone(seed)
+        self._emitted: Emitted | None = None
+        self._composed: Composed | None = None
+        self._obs: Observation | None = None
+        self._closed = False
+        self.steps = 0
+
+    # ---- Environment protocol -----------------------------------------------------------------
+    def reset(self, *, go_home: bool = True) -> Observation:
+        self._check_open()
+        self.phone.close()
+        self.phone = Phone(self.seed)
+        self.last_answer = None
+        self.steps = 0
+        if self.task is not None:
+            self.task.setup(self.phone)
+            self.phone.conn.commit()
+        if go_home:
+            self.phone.go_home()
+        return self.observe()
+
+    def observe(self) -> Observation:
+        """Render the current screen (no state change)."""
+        self._check_open()
+        composed = compose(self.phone)
+        em = emit(composed.windows)
+        self._composed, self._emitted = composed, em
+        p = self.phone
+        info = {
+            "location": p.location, "toast": p.toast, "keyboard_shown": p.keyboard_shown,
+            "dialog": p.dialog.name if p.dialog else None, "menu_open": p.menu_open,
+            "time": p.now.isoformat(timespec="seconds"), "windows": composed.kinds,
+        }
+        obs = Observation(xml=em.xml, package=composed.package, activity=composed.activity,
+                          screen_size=(SCREEN_W, SCREEN_H), timestamp=p.now.timestamp(), info=info,
+                          _root=em.root)
+        if self.screenshot:
+            from droidverify.env.sim.render import render_png
+
+            obs.screenshot_png = render_png(obs)
+        self._obs = obs
+        return obs
+
+    def step(self, action: Action) -> Observation:
+        self._check_open()
+        if self._obs is None:
+            self.observe()
+        self.phone.tick()
+        self._execute(action)
+        self.steps += 1
+        return self.observe()
+
+    def close(self) -> None:
+        if not self._closed:
+            self.phone.close()
+            self._closed = True
+
+    # ---- helpers --------------------------------------------------------------------------------
+    @property
+    def last_observation(self) -> Observation | None:
+        return self._obs
+
+    def is_successful(self) -> float:
+        """The task's rule-based verdict on the current phone state."""
+        if self.task is None:
+            raise EnvError("SimEnv has no task to check")
+        return self.task.is_successful(self.phone, self.last_answer)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EnvError("SimEnv is closed")
+
+    def _element(self, index: int) -> tuple[UIElement, View]:
+        assert self._obs is not None and self._emitted is not None
+        elements = self._obs.elements
+        if not 0 <= index < len(elements):
+            raise ActionValidationError(
+                f"element index {index} is out of range: the current screen has {len(elements)} elements"
+                f" (0..{len(elements) - 1})", field="index")
+        el = elements[index]
+        nodes = self._emitted.nodes
+        if not (0 <= el.node_id < len(nodes)) or self._emitted.elements[el.node_id].class_name != el.class_name:
+            raise EnvError(f"element {index} does not map back to a node of the rendered screen")
+        return el, nodes[el.node_id]
+
+    def _point(self, action: Action) -> tuple[int, int, UIElement | None, View | None]:
+        if action.index is not None:
+            el, view = self._element(action.index)
+            b = el.bbox_pixels
+            assert b is not None
+            x, y = b.center
+            return x, y, el, view
+        assert action.x is not None and action.y is not None
+        if action.x >= SCREEN_W or action.y >= SCREEN_H:
+            raise ActionValidationError(
+                f"point ({action.x}, {action.y}) is off the {SCREEN_W}x{SCREEN_H} screen", field="x")
+        return action.x, action.y, None, None
+
+    def _window_of(self, kind: str) -> UIElement | None:
+        assert self._composed is not None and self._emitted is not None
+        for k, el in zip(self._composed.kinds, self._emitted.root.children):
+            if k == kind:
+                return el
+        return None
+
+    def _tap(self, x: int, y: int, *, long: bool = False) -> None:
+        """A finger tap at (x, y): dismiss popups when outside them, else hit-test like a device."""
+        assert self._emitted is not None
+        p = self.phone
+        bars = [w for w in (self._window_of("status_bar"), self._window_of("nav_bar")) if w is not None]
+        on_bar = any(w.bbox_pixels is not None and w.bbox_pixels.contains(x, y) for w in bars)
+        for kind in ("menu", "dialog"):
+            win = self._window_of(kind)
+            if win is not None and not on_bar and win.bbox_pixels is not None and not win.bbox_pixels.contains(x, y):
+                if kind == "menu":
+                    p.menu_open = False
+                elif p.dialog is not None and p.dialog.cancelable:
+                    p.close_dialog()
+                return
+        view = hit_test(self._emitted, x, y, want="long_click" if long else "click")
+        if view is None:
+            return
+        handler = view.on_long_click if long else view.on_click
+        if handler is not None:
+            handler()
+        elif not long and p.keyboard_shown and not view.editable:
+            p.keyboard_shown = False
+
+    def _editable(self, action: Action) -> View:
+        x, y, _el, view = self._point(action)
+        if view is None:
+            assert self._emitted is not None
+            view = hit_test(self._emitted, x, y, want="edit")
+            if view is None:
+                raise ActionValidationError(f"no text field at ({x}, {y})", field="x")
+        if not view.editable:
+            what = f"{view.cls.rsplit('.', 1)[-1]} {(view.text or view.desc or view.rid)!r}"
+            raise ActionValidationError(
+                f"{action.action_type} needs a text field, but element {action.index} is a {what}",
+                field="index")
+        return view
+
+    def _scroll_target(self, action: Action) -> View | None:
+        assert self._emitted is not None and self._composed is not None
+        if action.index is not None:
+            el, _view = self._element(action.index)
+            node: UIElement | None = el
+            while node is not None:  # the element itself or its nearest scrollable ancestor
+                v = self._emitted.nodes[node.node_id]
+                if v.scrollable and v.on_scroll is not None:
+                    return v
+                node = node.parent
+            return None
+        # whole screen: the largest scrollable of the top-most interactive window
+        for kind, win in reversed(list(zip(self._composed.kinds, self._emitted.root.children))):
+            if kind in ("status_bar", "nav_bar", "toast"):
+                continue
+            best, area = None, -1
+            for el in win.iter():
+                v = self._emitted.nodes[el.node_id]
+                if v.on_scroll is not None and el.bbox_pixels is not None and el.bbox_pixels.area > area:
+                    best, area = v, el.bbox_pixels.area
+            return best
+        return None
+
+    def _execute(self, action: Action) -> None:
+        p = self.phone
+        t = action.action_type
+        if t in ("click", "double_tap"):
+            x, y, _, _ = self._point(action)
+            self._tap(x, y)
+            if t == "double_tap":
+                self.observe()  # the second tap lands on whatever the first one revealed
+                self._tap(x, y)
+        elif t == "long_press":
+            x, y, _, _ = self._point(action)
+            self._tap(x, y, long=True)
+        elif t == "input_text":
+            view = self._editable(action)
+            if not view.enabled:
+                return
+            if view.on_click is not None:
+                view.on_click()
+            if view.on_text is not None:
+                view.on_text(action.text or "")
+            if action.press_enter and view.on_enter is not None:
+                view.on_enter()
+        elif t == "clear_text":
+            view = self._editable(action)
+            if view.enabled and view.on_text is not None:
+                view.on_text("")
+        elif t == "keyboard_enter":
+            assert self._emitted is not None
+            for v in self._emitted.nodes:
+                if v.editable and v.focused:
+                    if v.on_enter is not None:
+                        v.on_enter()
+                    break
+        elif t == "scroll":
+            target = self._scroll_target(action)
+            if target is not None and target.on_scroll is not None:
+                target.on_scroll(action.direction or "down")
+        elif t == "swipe":
+            if action.index is not None or action.x is not None:
+                x, y, _, _ = self._point(action)
+            else:
+                x, y = SCREEN_W // 2, SCREEN_H // 2
+            assert self._emitted is not None
+            target = hit_test(self._emitted, x, y, want="scroll")
+            if target is None and p.foreground is None:  # the launcher scrolls as a whole
+                target = self._emitted.nodes[self._emitted.root.children[0].node_id]
+            opposite = {"up": "down", "down": "up", "left": "right", "right": "left"}
+            if target is not None and target.on_scroll is not None:
+                target.on_scroll(opposite[action.direction or "up"])
+        elif t == "navigate_home":
+            p.go_home()
+        elif t == "navigate_back":
+            p.back()
+        elif t == "open_app":
+            key = p.resolve_app(action.app_name or "")
+            if key is None:
+                names = ", ".join(sorted(a.name for a in p.apps.values()))
+                raise ActionValidationError(f"no app named {action.app_name!r} is installed (apps: {names})",
+                                            field="app_name")
+            p.open_app(key)
+        elif t == "wait":
+            p.advance(WAIT_SECONDS)
+        elif t == "answer":
+            self.last_answer = action.text
+        # status / submit end the episode; the screen does not change
