@@ -227,3 +227,11 @@ def test_report_escapes_untrusted_text(tmp_path: Path) -> None:
              env_factory=FakeEnv, progress=False, max_steps=1)
     html = (tmp_path / "report.html").read_text()
     assert evil not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_damaged_middle_line_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    p = tmp_path / "x.jsonl"
+    p.write_text('{"a":1}\n{"a":\n{"a":3}\n[1]\n')
+    with pytest.warns(UserWarning, match="unparseable lines"):
+        r = read_jsonl(p)
+    assert [x["a"] for x in r.records] == [1, 3] and r.bad_lines == [2, 4]

@@ -103,22 +103,22 @@ def read_jsonl(path: Path) -> JsonlRead:
     out = JsonlRead(records=[])
     if not path.exists():
         return out
-    with path.open("r", encoding="utf-8", errors="replace") as fh:
-        lines = fh.read().split("\n")
-    for i, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            out.bad_lines.append(i)
-            continue
-        if isinstance(rec, dict):
-            out.records.append(rec)
-        else:
-            out.bad_lines.append(i)
+    last = 0
+    with path.open("r", encoding="utf-8", errors="replace") as fh:  # streamed: steps files get large
+        for i, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            last = i
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                out.bad_lines.append(i)
+                continue
+            if isinstance(rec, dict):
+                out.records.append(rec)
+            else:
+                out.bad_lines.append(i)
     # Only the last line can be cut short by a crash; anything else is damage worth a warning.
-    last = len([ln for ln in lines if ln.strip()])
     if any(n < last for n in out.bad_lines):
         warnings.warn(f"{path}: skipped unparseable lines {out.bad_lines}", stacklevel=2)
     return out
