@@ -75,13 +75,14 @@ def map_adb_error(exc: BaseException, cmd: Command) -> DeviceError:
     """Translate an adbutils/socket exception into the matching typed device error."""
     line = to_command_line(cmd)[:200]
     import adbutils
+    from adbutils.errors import AdbConnectionError
 
     if isinstance(exc, DeviceError):
         return exc
     if isinstance(exc, (adbutils.AdbTimeout, socket.timeout, TimeoutError)):
         return DeviceTimeoutError(f"adb command timed out: {line}")
     msg = str(exc) or type(exc).__name__
-    if isinstance(exc, (ConnectionError, OSError, EOFError)) or any(m in msg.lower() for m in _LOST_MARKERS):
+    if isinstance(exc, (AdbConnectionError, ConnectionError, OSError, EOFError)) or any(m in msg.lower() for m in _LOST_MARKERS):
         return DeviceLostError(f"device lost while running {line!r}: {msg}")
     return DeviceError(f"adb failed running {line!r}: {msg}")
 
@@ -330,7 +331,7 @@ class AdbEnv:
                 raise EnvError(f"{t} uses index {action.index} but nothing was observed yet; "
                                "call reset() or observe() first")
             elements = self.last_observation.elements
-        validate_action(action, elements, screen_size=self._size())
+        validate_action(action, elements, screen_size=self._size() if action.x is not None else None)
         if t == "open_app":
             self._open_app(action.app_name or "")
         for cmd in self.commands_for(action):
