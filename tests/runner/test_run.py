@@ -99,9 +99,20 @@ def test_resume_skips_finished_and_no_resume_starts_over(tmp_path: Path) -> None
 
 
 def test_resume_refuses_another_agents_directory(tmp_path: Path) -> None:
-    run_many(OracleAgent, pairs(range(1)), tmp_path, env_factory=FakeEnv, progress=False)
+    run_many(OracleAgent, pairs(range(1)), tmp_path, env_factory=FakeEnv, progress=False,
+             config={"agent": "oracle", "seeds": [0]})
+    before = (tmp_path / "run.json").read_text()
     with pytest.raises(RunError, match="oracle"):
         run_many(NoopAgent, pairs(range(2)), tmp_path, env_factory=FakeEnv, progress=False)
+    with pytest.raises(RunError, match="agent: 'oracle' -> 'noop'"):
+        run_many(OracleAgent, pairs(range(2)), tmp_path, env_factory=FakeEnv, progress=False,
+                 config={"agent": "noop", "seeds": [0, 1]})
+    assert (tmp_path / "run.json").read_text() == before  # a refused resume changes nothing
+    assert len(_lines(tmp_path / "episodes.jsonl")) == 2
+    # more seeds with the same config is a normal resume
+    s = run_many(OracleAgent, pairs(range(2)), tmp_path, env_factory=FakeEnv, progress=False,
+                 config={"agent": "oracle", "seeds": [0, 1]})
+    assert s.ran == 2 and s.skipped == 2
 
 
 def test_lost_device_stops_run_and_resume_reruns_partial_episode(tmp_path: Path) -> None:

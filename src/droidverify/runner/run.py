@@ -139,15 +139,34 @@ def _mark_abandoned(steps: JsonlWriter, out_dir: Path, finished_attempts: set[st
     return n
 
 
-def _write_run_json(out_dir: Path, tasks: list[Task], config: dict[str, Any], max_steps: int | None,
-                    answer_ends_episode: bool) -> None:
+# Config keys that may change between invocations of one run (adding seeds or tasks is fine).
+_GROWABLE_KEYS = frozenset({"seeds", "tasks"})
+
+
+def _read_run_json(out_dir: Path) -> dict[str, Any]:
     path = out_dir / RUN_FILE
-    previous: dict[str, Any] = {}
-    if path.exists():
-        try:
-            previous = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, OSError):
-            previous = {}  # rewritten below; the JSONL files are the source of truth
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, OSError):
+        return {}  # rewritten on start; the JSONL files are the source of truth
+    return data if isinstance(data, dict) else {}
+
+
+def _check_compatible(out_dir: Path, previous: dict[str, Any], config: dict[str, Any]) -> None:
+    """Refuse to resume a directory whose earlier invocation used a different configuration."""
+    old = previous.get("config") or {}
+    diff = sorted(k for k in set(old) & set(config) - _GROWABLE_KEYS if old[k] != config[k])
+    if diff:
+        detail = ", ".join(f"{k}: {old[k]!r} -> {config[k]!r}" for k in diff)
+        raise RunError(f"{out_dir} holds a run with a different configuration ({detail}); "
+                       "use another --out or --no-resume")
+
+
+def _write_run_json(out_dir: Path, previous: dict[str, Any], tasks: list[Task], config: dict[str, Any],
+                    max_steps: int | None, answer_ends_episode: bool) -> None:
+    path = out_dir / RUN_FILE
     now = time.time()
     data = {
         "droidverify_version": droidverify.__version__ if hasattr(droidverify, "__version__") else None,
@@ -188,7 +207,9 @@ def run_many(
     tasks = normalize_pairs(pairs)
     if not resume:
         _clear_run_dir(out)
-    _write_run_json(out, tasks, dict(config or {}), max_steps, answer_ends_episode)
+    config = dict(config or {})
+    previous = _read_run_json(out)
+    _check_compatible(out, previous, config)
 
     done = finished_episodes(out)
     todo = [t for t in tasks if episode_id(t.id, t.seed) not in done]
@@ -196,6 +217,11 @@ def run_many(
     ran = 0
     console = console or Console(stderr=True)
     prev_agents = {ep.get("agent") for ep in done.values()}
+    first_agent = agent_factory() if todo else None  # checked before anything is written
+    if first_agent is not None and prev_agents and agent_name(first_agent) not in prev_agents:
+        raise RunError(f"{out} holds results of agent(s) {sorted(map(str, prev_agents))}, "
+                       f"not {agent_name(first_agent)!r}; use another --out or --no-resume")
+    _write_run_json(out, previous, tasks, config, max_steps, answer_ends_episode)
 
     steps_w = JsonlWriter(out / STEPS_FILE)
     eps_w = JsonlWriter(out / EPISODES_FILE)
@@ -206,12 +232,8 @@ def run_many(
         _mark_abandoned(steps_w, out, {ep["attempt_id"] for ep in done.values()})
         with prog:
             bar = prog.add_task("episodes", total=len(tasks), completed=skipped)
-            for task in todo:
-                agent = agent_factory()
-                name = agent_name(agent)
-                if prev_agents and name not in prev_agents:
-                    raise RunError(f"{out} holds results of agent(s) {sorted(map(str, prev_agents))}, "
-                                   f"not {name!r}; use another --out or --no-resume")
+            for i, task in enumerate(todo):
+                agent = first_agent if i == 0 else agent_factory()
                 prog.update(bar, description=f"{task.id}:{task.seed}")
                 attempt_id = uuid.uuid4().hex[:12]
                 env = env_factory(task, task.seed)
