@@ -70,6 +70,7 @@ def test_formats(text: str, expected: Action) -> None:
     ('{"action_type": "input_text", "text": 5551234, "index": 0}',
      A("input_text", text="5551234", index=0)),
     ('{"action_type": "submit", "text": "ok", "evidences": 3}', A("submit", text="ok", evidences=[3])),
+    ('{"action": "type", "input": "hello", "index": 2}', A("input_text", text="hello", index=2)),
 ])
 def test_aliases(text: str, expected: Action) -> None:
     assert parse_action(text) == expected

@@ -190,7 +190,7 @@ def test_clear_text_on_unknown_field_deletes_clear_max_chars() -> None:
         ["input", "keyevent", "KEYCODE_MOVE_END"], ["input", "keyevent", *["KEYCODE_DEL"] * 7]]
 
 
-def test_input_text_on_empty_element_skips_clearing() -> None:
+def test_input_text_newlines_and_tabs_become_key_events() -> None:
     env, shell, _ = make_env()
     cmds = action_cmds(env, shell, A("input_text", index=5, text="a\nb\tc"))
     # "Phone" label is the element's text, so it is deleted first (5 chars).

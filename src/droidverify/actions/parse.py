@@ -346,6 +346,9 @@ def _to_fields(data: dict[str, Any], _depth: int = 0) -> dict[str, Any]:
         if k in _WRAPPER_KEYS:
             if isinstance(val, str):
                 decoded = _decode_object(val) if len(val) <= MAX_INPUT_CHARS else None
+                if decoded is None and k in ("input", "action_input"):
+                    items.append(("text", val))  # {"action": "type", "input": "hello"}
+                    continue
                 if decoded is None:
                     raise ActionValidationError(f"{key} is not an object: {val[:80]!r}", field=key)
                 val = decoded
