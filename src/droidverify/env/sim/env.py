@@ -39,6 +39,15 @@ class SimEnv:
         self._closed = False
         self.steps = 0
 
+    @classmethod
+    def attach(cls, phone: Phone, task: Task | None = None) -> SimEnv:
+        """An environment around an existing phone (no reset): for probing branches/clones."""
+        env = cls.__new__(cls)
+        env.task, env.seed, env.screenshot = task, phone.seed, False
+        env.last_answer, env.phone, env.steps, env._closed = None, phone, 0, False
+        env._emitted = env._composed = env._obs = None
+        return env
+
     # ---- Environment protocol -----------------------------------------------------------------
     def reset(self, *, go_home: bool = True) -> Observation:
         self._check_open()
