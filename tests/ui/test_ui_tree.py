@@ -190,6 +190,14 @@ def test_non_text_input_is_a_typed_error() -> None:
         parse_xml(None)  # type: ignore[arg-type]
 
 
+def test_unknown_declared_encoding_is_a_typed_error() -> None:
+    data = b"<?xml version='1.0' encoding='TTF-8'?><hierarchy><node/></hierarchy>"
+    with pytest.raises(UIParseError, match="encoding") as ei:
+        parse_xml(data)
+    assert ei.value.where == "XML declaration"
+    assert parse_xml(data.decode()).children  # a str is already decoded: the declaration is moot
+
+
 def test_invalid_utf8_is_a_typed_error(gmail: bytes) -> None:
     with pytest.raises(UIParseError, match="malformed XML"):
         parse_xml(gmail.replace(b"GOT IT", b"GOT \xff\xfe"))

@@ -245,6 +245,8 @@ def parse_xml(xml: str | bytes) -> UIElement:
             f"malformed XML: {expat.ErrorString(e.code)}",
             where=f"line {e.lineno}, column {e.offset + 1}",
         ) from None
+    except (LookupError, UnicodeError) as e:  # e.g. encoding='TTF-8' in the XML declaration
+        raise UIParseError(f"unusable character encoding: {e}", where="XML declaration") from None
     except RecursionError:
         raise UIParseError("UI tree nested too deeply") from None
     if not roots:
