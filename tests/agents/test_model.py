@@ -38,6 +38,23 @@ def test_verifier_step_real_model(real_llm):
 
 
 @pytest.mark.model
+def test_prefix_split_with_real_chat_template(real_llm):
+    from droidverify.agents.screen import describe_ui
+    from droidverify.agents.verifier.prompt import (
+        build_messages,
+        build_verification_prompt,
+        candidate_question,
+    )
+
+    obs = dump_observation("mobile-env__gmail_welcome.xml")
+    descs = ["click <button id=2 onclick>GOT IT</button>", "go back to the previous screen"]
+    vp = build_verification_prompt(real_llm, goal="g", memory="m", ui=describe_ui(obs), descriptions=descs)
+    for d, cont in zip(descs, vp.continuations, strict=True):
+        full = real_llm.render_chat(build_messages("g", "m", describe_ui(obs), candidate_question(d)))
+        assert vp.prefix + cont == full
+
+
+@pytest.mark.model
 def test_generator_step_real_model(real_llm):
     obs = dump_observation("mobile-env__gmail_welcome.xml")
     agent = GeneratorAgent(real_llm, max_tokens=64)

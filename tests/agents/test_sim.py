@@ -39,18 +39,25 @@ def test_verifier_two_steps_on_sim_with_memory_and_completion():
     agent = VerifierAgent(llm, memory="diff")
     agent.reset("Open the Clock app")
     history, obs = _run(agent, SimEnv(seed=0), 2)
-    assert history[0].action.action_type == "click"
+    first = history[0]
+    apps_list = next(i for i, e in enumerate(first.observation.elements) if e.label == "Apps list")
+    assert first.action == Action(action_type="click", index=apps_list)
     second = history[1]
     assert second.action.action_type == "input_text" and second.action.text == "Clock"
-    assert second.agent_info["memory"].startswith("Step 1: click <button id=1 onclick>Apps list</button>")
-    assert "disappeared" in second.agent_info["memory"]
+    memory = second.agent_info["memory"]
+    assert memory.startswith(f"Step 1: click <button id={apps_list} onclick>Apps list</button> -> ")
+    assert "'Apps list'" in memory.split(" -> ")[1]  # the diff saw the home screen go away
     field = obs.elements[second.action.index]
     assert field.text == "Clock"  # the simulator executed the completed action
 
 
 def test_generator_step_on_sim():
-    llm = RuleLLM(replies=['Open the app drawer.\nAction: {"action_type": "click", "index": 1}'])
+    env = SimEnv(seed=0)
+    home = env.reset()
+    idx = next(i for i, e in enumerate(home.elements) if e.label == "Apps list")
+    llm = RuleLLM(replies=[f'Open the app drawer.\nAction: {{"action_type": "click", "index": {idx}}}'])
     agent = GeneratorAgent(llm)
     agent.reset("Open the Clock app")
-    history, _ = _run(agent, SimEnv(seed=0), 1)
-    assert history[0].action == Action(action_type="click", index=1)
+    history, after = _run(agent, env, 1)
+    assert history[0].action == Action(action_type="click", index=idx)
+    assert not any(e.label == "Apps list" for e in after.elements)
