@@ -118,7 +118,7 @@ def _median_ms(fn: Callable[[], object], reps: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=2000)
-    ap.add_argument("--rows", type=int, default=20)
+    ap.add_argument("--rows", type=int, default=21)
     args = ap.parse_args()
 
     xml = build_dump(args.rows)

@@ -169,7 +169,7 @@ def parse_xml(xml: str | bytes) -> UIElement:
         parent = stack[-1]
         siblings = parent.children
         g = attrs.get
-        cls = g("class") or (None if tag == "node" else tag)
+        cls = None
         try:
             # Fast path: a standard dump node has exactly the 17 standard attributes; one C-level
             # itemgetter call fetches them all and the 10 flag strings map to bools via a cache.
@@ -183,6 +183,7 @@ def parse_xml(xml: str | bytes) -> UIElement:
                     v = None
             if v is None:
                 v = tuple([g(k, d) for k, d in std_defaults])
+            cls = v[3] or (None if tag == "node" else tag)
             fkey = v[7:]
             fl = fcache.get(fkey)
             if fl is None:
