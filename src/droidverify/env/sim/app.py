@@ -107,7 +107,7 @@ class App:
             self.call(phone, d["on_ok"], **d.get("args", {}))
 
         return dialog_panel(
-            d.get("title", ""), [V("text", text=d.get("message", ""), rid="message", style={"size": 40})]
+            d.get("title", ""), [V("text", text=d.get("message", ""), rid="android:id/message", style={"size": 40})]
             if d.get("message") else [],
             buttons=[("Cancel", phone.close_dialog), (d.get("ok", "OK"), ok)], pkg_rid="android")
 
@@ -309,12 +309,13 @@ def list_view(phone: Phone, scr: Screen, rows: Sequence[View], *, key: str = "li
 def dialog_panel(title: str, body: Sequence[View], *, buttons: Sequence[tuple[str, Callable[[], None]]],
                  pkg_rid: str = "", width: int = 900) -> View:
     """An AlertDialog-like panel: title, body views and a row of text buttons (right-aligned)."""
-    btns = [V("button", text=label, rid=f"button{i + 1}" if pkg_rid else f"btn_{i}", clickable=True,
+    ns = f"{pkg_rid}:id/" if pkg_rid else ""  # platform dialogs use android:id/button1 (positive) ...
+    btns = [V("button", text=label, rid=f"{ns}button{i + 1}", clickable=True,
               focusable=True, on_click=fn, w=max(200, 40 + 30 * len(label)), h=126,
               style={"fg": ACCENT, "bg": None}) for i, (label, fn) in enumerate(reversed(buttons))]
     btns.reverse()
     row = V("linear", V("view", grow=1), *btns, rid="buttonPanel", horizontal=True, h=150, gap=12)
-    kids = [text_view(title, rid="alertTitle", size=52, style={"bold": True})] if title else []
+    kids = [text_view(title, rid=f"{ns}alertTitle", size=52, style={"bold": True})] if title else []
     panel = V("linear", *kids, V("linear", *body, rid="custom", gap=12), row, rid="parentPanel", w=width,
               pad=(60, 60, 40, 30), gap=30, style={"bg": "#ffffff", "shape": "card"})
     return panel
