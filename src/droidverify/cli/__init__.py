@@ -15,6 +15,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+
+@app.callback()
+def _root() -> None:
+    """Keeps typer in multi-command mode even while only one command is registered."""
+
+
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     importlib.import_module(f"{__name__}.{_mod}").register(app)
 
