@@ -60,9 +60,7 @@ def matches(el: UIElement, *, text: str | None = None, text_contains: str | None
         return False
     if editable is not None and el.is_editable != editable:
         return False
-    if checked is not None and el.is_checked != checked:
-        return False
-    return True
+    return not (checked is not None and el.is_checked != checked)
 
 
 def find_all(obs: Observation, **criteria: Any) -> list[int]:
@@ -179,7 +177,7 @@ def normalize_answer(text: str) -> list[str]:
     """Lower-cased word tokens with punctuation dropped (``"Android 14."`` -> ``["android", "14"]``)."""
     import re
 
-    return re.findall(r"[0-9a-z]+(?:[.:][0-9a-z]+)*", text.lower().replace("\u2011", "-"))
+    return re.findall(r"[0-9a-z]+(?:[-.:_/][0-9a-z]+)*", text.lower().replace("\u2011", "-"))
 
 
 def answer_matches(answer: str | None, expected: str) -> bool:

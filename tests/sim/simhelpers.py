@@ -1,0 +1,33 @@
+"""Shared helpers for simulator/task tests (app authors reuse them for their own tasks)."""
+
+from __future__ import annotations
+
+from droidverify.actions.model import Action
+from droidverify.env.sim import SimEnv
+from droidverify.tasks.base import Task
+
+
+def run_oracle(task: Task, seed: int, *, limit: int | None = None) -> tuple[SimEnv, int]:
+    """Run the task's oracle until it declares done (or answers); returns (env, steps taken)."""
+    env = SimEnv(task, seed)
+    obs = env.reset()
+    limit = limit or task.max_steps
+    for n in range(1, limit + 1):
+        action = task.oracle_action(env.phone, obs)
+        if action.action_type == "status":
+            return env, n
+        obs = env.step(action)
+        if action.action_type == "answer":
+            return env, n + 1  # the runner's oracle follows an answer with status complete
+    raise AssertionError(f"oracle for {task.id} seed {seed} did not finish in {limit} steps "
+                         f"(at {env.phone.location})")
+
+
+def fresh(task: Task, seed: int = 0) -> SimEnv:
+    env = SimEnv(task, seed)
+    env.reset()
+    return env
+
+
+def act(env: SimEnv, action_type: str, **fields) -> None:
+    env.step(Action.make(action_type, **fields))
