@@ -30,7 +30,7 @@ from droidverify.env.sim.app import (
     screen_frame,
     text_view,
 )
-from droidverify.env.sim.phone import Dialog, Phone, Screen
+from droidverify.env.sim.phone import Phone, Screen
 from droidverify.env.sim.view import V, View
 
 CATEGORIES = ("Food", "Transport", "Shopping", "Bills", "Entertainment", "Health", "Education", "Other")
@@ -108,11 +108,13 @@ def category_id(phone: Phone, name: str) -> int:
     return int(row[0])
 
 
-def add_expense(phone: Phone, name: str, cents: int, category: str, when: datetime, note: str = "") -> int:
-    """Insert one expense (used by seeding, task set-ups and the app's Save)."""
+def add_expense(phone: Phone, name: str, cents: int, category: str, when: datetime, note: str = "", *,
+                modified: datetime | None = None) -> int:
+    """Insert one expense (used by seeding, task set-ups and the app's Save); returns its id."""
     ms = to_ms(when)
     return phone.execute("INSERT INTO expense(name, amount_cents, category_id, note, created_date, modified_date) "
-                         "VALUES(?,?,?,?,?,?)", (name, cents, category_id(phone, category), note, ms, ms))
+                         "VALUES(?,?,?,?,?,?)", (name, cents, category_id(phone, category), note, ms,
+                                                 to_ms(modified) if modified else ms))
 
 
 def expenses(phone: Phone, where: str = "", params: tuple = ()) -> list[dict]:
@@ -340,7 +342,7 @@ class ExpensesApp(App):
         eid = scr.args.get("expense_id")
         if eid is None:
             when = datetime(st["year"], st["month"], st["day"], phone.now.hour, phone.now.minute)
-            add_expense(phone, name, cents, st["category"], when, note)
+            add_expense(phone, name, cents, st["category"], when, note, modified=phone.now)
         else:
             old = from_ms(phone.query_one("SELECT created_date FROM expense WHERE expense_id=?", (eid,))[0])
             when = datetime(st["year"], st["month"], st["day"], old.hour, old.minute)
@@ -348,9 +350,7 @@ class ExpensesApp(App):
                           "modified_date=? WHERE expense_id=?",
                           (name, cents, category_id(phone, st["category"]), note, to_ms(when), to_ms(phone.now),
                            eid))
-        phone.pop()
-        if eid is not None and phone.screen is not None and phone.screen.name == "detail":
-            pass  # the detail screen re-reads the row
+        phone.pop()  # back to the list (or to the detail screen, which re-reads the row)
         phone.show_toast("Expense saved")
 
     # ---- statistics ----------------------------------------------------------------------------
@@ -392,6 +392,3 @@ class ExpensesApp(App):
             rows.append(text_view("No expenses this month", rid="empty_view", size=42, pad=(48, 40, 48, 0)))
         return screen_frame(app_bar("Statistics", back=phone.back),
                             V("linear", header, list_view(phone, scr, rows), grow=1))
-
-    def dialog_unused(self, phone: Phone, dlg: Dialog) -> View:  # pragma: no cover - keeps Dialog import used
-        raise NotImplementedError
