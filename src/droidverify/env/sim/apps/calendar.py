@@ -154,7 +154,7 @@ class CalendarApp(App):
         def at(day: date, hour: int, minute: int) -> datetime:
             return datetime.combine(day, datetime.min.time()).replace(hour=hour, minute=minute)
 
-        for offset in range(0, 63):
+        for offset in range(63):
             day = first + timedelta(days=offset)
             weekend = day.weekday() >= 5
             if not weekend and rng.random() < 0.7:
