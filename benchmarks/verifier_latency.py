@@ -38,7 +38,6 @@ HISTORY = [
     "click(index=14, text='Battery') -> Battery page opened",
     "click(index=3, text='Battery Saver') -> Battery Saver page opened",
     "click(index=5, text='Use Battery Saver') -> switch turned on",
-    "navigate_back() -> back on the Battery page",
     "navigate_back() -> back on the Settings list",
 ]
 _LABELS = [
@@ -63,7 +62,8 @@ def build_prefix() -> str:
           '  <button id="2" class="ImageButton" description="Account: alex@example.com"></button>']
     idx = 3
     for title, summary in _LABELS:
-        ui.append(f'  <div id="{idx}" clickable="true"><p>{title}</p><p>{summary}</p></div>')
+        extra = f"<p>{summary}</p>" if idx % 3 else ""  # not every row shows a summary line
+        ui.append(f'  <div id="{idx}" clickable="true"><p>{title}</p>{extra}</div>')
         idx += 1
     ui += [f'  <button id="{idx}" class="ImageButton" description="Navigate up"></button>',
            f'  <div id="{idx + 1}" class="RecyclerView" scrollable="true"></div>',
@@ -103,8 +103,6 @@ def _timed(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
 
 
 def part_a(args: argparse.Namespace, console: Console) -> None:
-    import torch
-
     from droidverify.llm.local import LocalLLM
 
     prefix = build_prefix()
@@ -123,7 +121,7 @@ def part_a(args: argparse.Namespace, console: Console) -> None:
             llm.score(prefix, conts)  # warm-up
             for b in (int(x) for x in args.tune.split(",")):
                 llm.max_batch = b
-                sec, _ = _timed(lambda: llm.score(prefix, conts), args.repeats)
+                sec, _ = _timed(lambda m=llm, c=conts: m.score(prefix, c), args.repeats)
                 tune.add_row(str(b), f"{sec:.3f}")
             console.print(tune)
             llm.max_batch = args.batch
@@ -131,8 +129,8 @@ def part_a(args: argparse.Namespace, console: Console) -> None:
             conts = build_candidates(n)
             llm.score(prefix, conts[:4])  # warm-up (allocator, kernels)
             llm.naive_score(prefix, conts[:1])
-            t_cached, cached = _timed(lambda: llm.score(prefix, conts), args.repeats)
-            t_naive, naive = _timed(lambda: llm.naive_score(prefix, conts), args.naive_repeats)
+            t_cached, cached = _timed(lambda m=llm, c=conts: m.score(prefix, c), args.repeats)
+            t_naive, naive = _timed(lambda m=llm, c=conts: m.naive_score(prefix, c), args.naive_repeats)
             tok_naive = naive.usage.prompt_tokens
             tok_cached = cached.usage.prompt_tokens - cached.usage.cached_tokens
             time_ratio, tok_ratio = t_naive / t_cached, tok_naive / tok_cached
@@ -142,8 +140,6 @@ def part_a(args: argparse.Namespace, console: Console) -> None:
             table.add_row(dtype, str(n), str(n_prefix), f"{t_naive:.2f}", f"{t_cached:.3f}",
                           f"[{style}]{time_ratio:.1f}x[/]", f"{tok_ratio:.1f}x", f"[{style}]{eff:.0%}[/]",
                           f"{diff:.1e}", str(llm.max_batch))
-        del llm
-        torch.set_num_threads(torch.get_num_threads())
     console.print(table)
     console.print("time ratio = naive s / cached s; token ratio = naive tokens / cached tokens "
                   "(prefix once + every candidate's own tokens); efficiency = time ratio / token ratio. "

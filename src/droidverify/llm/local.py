@@ -28,7 +28,6 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import torch
 
