@@ -72,7 +72,7 @@ def render_png(source: Observation | UIElement, *, size: tuple[int, int] = (1080
         raise EnvError(f"render_png needs an Observation or UIElement, got {type(source).__name__}")
     w, h = size
     img = Image.new("RGB", (w, h), BG)
-    d = ImageDraw.Draw(img)
+    d = _SafeDraw(img)
     for node in root.iter():
         if node.class_name == "hierarchy" or node.bbox_pixels is None:
             continue
@@ -182,6 +182,27 @@ def render_png(source: Observation | UIElement, *, size: tuple[int, int] = (1080
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=True)
     return buf.getvalue()
+
+
+class _SafeDraw(ImageDraw.ImageDraw):
+    """Skips shapes that clipping made degenerate (a row cut by a list edge) instead of raising."""
+
+    @staticmethod
+    def _ok(xy) -> bool:
+        x0, y0, x1, y1 = xy
+        return x1 >= x0 and y1 >= y0
+
+    def rounded_rectangle(self, xy, *args, **kw):  # type: ignore[override]
+        if self._ok(xy):
+            super().rounded_rectangle(xy, *args, **kw)
+
+    def ellipse(self, xy, *args, **kw):  # type: ignore[override]
+        if self._ok(xy):
+            super().ellipse(xy, *args, **kw)
+
+    def rectangle(self, xy, *args, **kw):  # type: ignore[override]
+        if self._ok(xy):
+            super().rectangle(xy, *args, **kw)
 
 
 def _progress(text: str | None) -> float:

@@ -314,7 +314,8 @@ def emit(windows: list[tuple[View, str]]) -> Emitted:
     depth 0) and real nodes get node_id 1, 2, ... in pre-order; ``nodes[node_id]`` is the View.
     """
     parts: list[str] = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"]
-    root = UIElement(class_name="hierarchy", node_id=0, depth=0, extra={"rotation": "0"})
+    root = UIElement(class_name="hierarchy", node_id=0, depth=0, extra={"rotation": "0"},
+                     bbox_pixels=Bounds(0, 0, SCREEN_W, SCREEN_H))
     nodes: list[View] = [_HIERARCHY]
     elements: list[UIElement] = [root]
     append = parts.append
