@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 DEFAULT_NOW = datetime(2024, 10, 15, 9, 41, 0)  # a Tuesday morning; tasks may set their own
 TOAST_STEPS = 2  # a toast stays on screen for this many observations
+_SEED_IMAGES: dict[tuple, bytes] = {}  # (seed, now, seed_data, apps) -> freshly seeded database image
+_SEED_IMAGES_MAX = 512
 
 
 @dataclass
@@ -76,6 +78,12 @@ class Phone:
         self.keyboard_shown: bool = False
         self.launcher_fields: dict[str, str] = {}
         self.events: list[tuple[str, Any]] = []  # app-level log (e.g. alarms that fired)
+        # Building schema + seed data costs a few ms; identical phones are restored from a cached image.
+        cache_key = (seed, now, seed_data, tuple(self.apps))
+        image = _SEED_IMAGES.get(cache_key)
+        if image is not None:
+            self.conn.deserialize(image)
+            return
         self._create_schema()
         for app in self.apps.values():
             app.create_schema(self)
@@ -83,6 +91,9 @@ class Phone:
             for key in sorted(self.apps):
                 self.apps[key].seed_data(self, random.Random(f"{seed}:{key}"))
         self.conn.commit()
+        if len(_SEED_IMAGES) >= _SEED_IMAGES_MAX:
+            _SEED_IMAGES.pop(next(iter(_SEED_IMAGES)))
+        _SEED_IMAGES[cache_key] = self.conn.serialize()
 
     # ---- settings (Android's name/value provider tables) --------------------------------------
     def _create_schema(self) -> None:
