@@ -197,7 +197,7 @@ def fill_form(phone: Phone, obs: Observation, *, name: str | None = None, cents:
                 i = find(obs, editable=True, resource_id="day")
                 if i is not None:
                     return Action(action_type="input_text", index=i, text=str(day.day))
-            return click_in(obs, "dialog", text="OK") or BACK
+            return click_in(obs, "dialog", text="OK", resource_id="button1") or BACK
         return BACK
     f, st = scr.fields, scr.state
     if name is not None and f.get("name", "").strip() != name:
@@ -234,7 +234,7 @@ def delete_expense_action(phone: Phone, obs: Observation, expense_id: int, name:
     scr = phone.screen
     if dlg is not None and dlg.name == "confirm" and dlg.data.get("args", {}).get("expense_id") == expense_id \
             and phone.foreground == APP:
-        return click_in(obs, "dialog", text="Delete") or BACK
+        return click_in(obs, "dialog", text="Delete", resource_id="button1") or BACK
     return open_expense(phone, obs, expense_id, name) or \
         (click(obs, resource_id="btn_delete") if scr is not None else None) or BACK
 

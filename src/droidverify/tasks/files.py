@@ -1,0 +1,581 @@
+"""Files app tasks: create folders, delete / rename / move / copy files, and questions about files.
+
+Checkers diff the shared ``files`` table against the task's initial state (a fresh phone of the
+same seed with the set-up applied), so moving to the wrong folder, deleting a neighbour too or
+leaving a copy behind fails. Oracles browse from whatever screen is showing.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import random
+import re
+from datetime import timedelta
+from typing import Any, ClassVar
+
+from droidverify.actions.model import Action
+from droidverify.env.records import Observation
+from droidverify.env.sim import storage
+from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.storage import ROOT
+from droidverify.errors import TaskError
+from droidverify.tasks.base import TaskTemplate
+from droidverify.tasks.expenses import baseline_rows, click_in, diff_rows, type_in
+from droidverify.tasks.oracle_utils import (
+    BACK,
+    COMPLETE,
+    answer,
+    answer_matches,
+    click,
+    find,
+    open_app,
+    scroll_toward,
+)
+from droidverify.tasks.registry import register_task
+
+APP = "files"
+FILES_SQL = "SELECT path, is_dir, size FROM files ORDER BY path"
+
+# (folder, file name, min kB, max kB) planted by set-ups; none collides with the seeded files.
+PLANTS: tuple[tuple[str, str, int, int], ...] = (
+    ("Download", "Invoice_ACME_0923.pdf", 80, 900), ("Documents", "Project_plan.docx", 20, 400),
+    ("Download", "holiday_itinerary.pdf", 60, 700), ("Documents", "Meeting_minutes.txt", 2, 30),
+    ("Pictures", "family_portrait.jpg", 1500, 4800), ("Download", "setup_guide.pdf", 300, 2500),
+    ("Documents", "budget_q3.xlsx", 15, 120), ("Music", "Voice_memo_0412.m4a", 400, 3000),
+    ("Download", "concert_poster.png", 200, 1800), ("Documents", "cover_letter.docx", 12, 90),
+)
+FOLDER_NAMES = ("Receipts", "Travel 2024", "Tax documents", "Work", "Recipes", "Old photos", "Invoices",
+                "School", "Car", "Wedding")
+DESTS = ("Documents", "Download", "Pictures", "Music", "Movies")
+
+
+def rel(path: str) -> str:
+    return path[len(ROOT) + 1:] if path.startswith(ROOT + "/") else ""
+
+
+def absolute(relpath: str) -> str:
+    return ROOT if not relpath else f"{ROOT}/{relpath}"
+
+
+def files_diff(phone: Phone, template: TaskTemplate, params: dict[str, Any]):
+    return diff_rows(baseline_rows(phone, template, params, FILES_SQL), [tuple(r) for r in phone.query(FILES_SQL)])
+
+
+def plant(phone: Phone, folder: str, name: str, size: int, days_ago: int = 3) -> str:
+    path = f"{ROOT}/{folder}/{name}"
+    storage.write_file(phone, path, None, size=size, modified=phone.now - timedelta(days=days_ago, hours=2),
+                       parents=True)
+    return path
+
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(bytes|byte|b|kb|mb|gb)\b", re.IGNORECASE)
+_UNIT = {"b": 1, "byte": 1, "bytes": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3}
+
+
+def size_matches(text: str | None, nbytes: int) -> bool:
+    """Whether an answer states ``nbytes`` as the app shows it ("1.4 MB", "1.4MB") or exactly in bytes."""
+    if not text:
+        return False
+    shown = storage.human_size(nbytes)
+    for m in _SIZE.finditer(text.replace(",", "")):
+        value, unit = float(m.group(1)), _UNIT[m.group(2).lower()]
+        if unit == 1 and int(value) == nbytes:
+            return True
+        if storage.human_size(round(value * unit)) == shown and shown.split()[1].lower() == m.group(2).lower():
+            return True
+    return False
+
+
+# ---- oracle helpers ---------------------------------------------------------------------------------
+def browse_to(phone: Phone, obs: Observation, folder: str, *, keep_selection: bool = False) -> Action | None:
+    """Next action toward the browser showing ``folder`` (absolute); None once there."""
+    if phone.foreground != APP:
+        return open_app(phone, APP)
+    scr = phone.screen
+    assert scr is not None
+    if phone.dialog is not None or scr.name != "main":
+        return BACK
+    cur = scr.state.get("path", ROOT)
+    if phone.menu_open and cur != folder:
+        return BACK
+    if scr.state.get("selected") and not (keep_selection and cur == folder):
+        return BACK
+    if cur == folder:
+        return None  # (an open ⋮ menu is left to the caller)
+    if folder.startswith(cur + "/"):
+        nxt = folder[len(cur) + 1:].split("/")[0]
+        return item(phone, obs, nxt)
+    return BACK
+
+
+def item(phone: Phone, obs: Observation, name: str, *, long: bool = False) -> Action:
+    """Tap (or long-press) the row called ``name``, scrolling to it first."""
+    i = find(obs, text=name, resource_id="item")
+    if i is not None:
+        return Action(action_type="long_press" if long else "click", index=i)
+    act = scroll_toward(phone, obs, text=name, resource_id="item")
+    if act is None:
+        raise TaskError(f"oracle: no row {name!r} on {phone.location}")
+    return act
+
+
+def select_only(phone: Phone, obs: Observation, paths: list[str]) -> Action | None:
+    """With the browser on the right folder: make the selection exactly ``paths``; None once so."""
+    scr = phone.screen
+    assert scr is not None
+    sel = scr.state.get("selected", [])
+    if set(sel) == set(paths):
+        return None
+    extra = [p for p in sel if p not in paths]
+    if extra:
+        return item(phone, obs, posixpath.basename(extra[0]))
+    missing = [p for p in paths if p not in sel]
+    return item(phone, obs, posixpath.basename(missing[0]), long=not sel)
+
+
+def selection_action(phone: Phone, obs: Observation, paths: list[str], menu_item: str | None = None,
+                     desc: str | None = None) -> Action:
+    """Select ``paths`` (all in one folder) and run a selection-mode action (toolbar icon or ⋮ item)."""
+    folder = posixpath.dirname(paths[0])
+    step = browse_to(phone, obs, folder, keep_selection=True) or select_only(phone, obs, paths)
+    if step is not None:
+        return step
+    if desc is not None:
+        return click(obs, desc=desc) or BACK
+    if phone.menu_open:
+        return click_in(obs, "menu", text=menu_item) or BACK
+    return click(obs, desc="More options") or BACK
+
+
+def delete_action(phone: Phone, obs: Observation, paths: list[str]) -> Action:
+    dlg = phone.dialog
+    if phone.foreground == APP and dlg is not None and dlg.name == "confirm" \
+            and set(dlg.data.get("args", {}).get("paths", [])) == set(paths):
+        return click_in(obs, "dialog", text="Delete", resource_id="button1") or BACK
+    return selection_action(phone, obs, paths, desc="Delete")
+
+
+def transfer_action(phone: Phone, obs: Observation, paths: list[str], dest: str, mode: str) -> Action:
+    """Move or copy ``paths`` into folder ``dest`` via the destination picker."""
+    scr = phone.screen
+    if phone.foreground == APP and scr is not None and scr.name == "picker" and phone.dialog is None \
+            and scr.args.get("mode") == mode and set(scr.args.get("sources", [])) == set(paths):
+        cur = scr.state.get("path", ROOT)
+        if cur == dest:
+            return click(obs, resource_id="btn_confirm") or BACK
+        if dest.startswith(cur + "/"):
+            return item(phone, obs, dest[len(cur) + 1:].split("/")[0])
+        return BACK
+    return selection_action(phone, obs, paths, menu_item="Move to\u2026" if mode == "move" else "Copy to\u2026")
+
+
+def rename_action(phone: Phone, obs: Observation, path: str, new_name: str) -> Action:
+    dlg = phone.dialog
+    if phone.foreground == APP and dlg is not None and dlg.name == "text_input" \
+            and dlg.data.get("args", {}).get("path") == path:
+        if dlg.data.get("fields", {}).get("value", dlg.data.get("value")) != new_name:
+            return type_in(obs, new_name, resource_id="edit") or BACK
+        return click_in(obs, "dialog", text="Rename", resource_id="button1") or BACK
+    return selection_action(phone, obs, [path], menu_item="Rename")
+
+
+def new_folder_action(phone: Phone, obs: Observation, parent: str, name: str) -> Action:
+    dlg = phone.dialog
+    if phone.foreground == APP and dlg is not None and dlg.name == "text_input" \
+            and dlg.data.get("args", {}).get("path") == parent and dlg.data.get("on_ok") == "create_folder":
+        if dlg.data.get("fields", {}).get("value", "") != name:
+            return type_in(obs, name, resource_id="edit") or BACK
+        return click_in(obs, "dialog", text="Create", resource_id="button1") or BACK
+    step = browse_to(phone, obs, parent)
+    if step is not None:
+        return step
+    if phone.menu_open:
+        return click_in(obs, "menu", text="New folder") or BACK
+    return click(obs, desc="More options") or BACK
+
+
+def show_rows(phone: Phone, obs: Observation, folder: str, names: list[str]) -> Action | None:
+    """Browse to ``folder`` and scroll until every name is on screen (or all were seen); None when done."""
+    step = browse_to(phone, obs, folder)
+    if step is not None:
+        return step
+    for n in names:
+        if find(obs, text=n, resource_id="item") is None:
+            return scroll_toward(phone, obs, text=n, resource_id="item")
+    return None
+
+
+# ---- operation templates ----------------------------------------------------------------------------
+class PlantTemplate(TaskTemplate):
+    """Templates about one planted file."""
+
+    apps = ("Files",)
+    complexity = 2
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, name, lo, hi = rng.choice(PLANTS)
+        return {"folder": folder, "name": name, "size": rng.randint(lo, hi) * 1000 + rng.randint(0, 999)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["folder"], params["name"], params["size"])
+
+    def src(self, params: dict[str, Any]) -> str:
+        return f"{ROOT}/{params['folder']}/{params['name']}"
+
+
+@register_task
+class DeleteFile(PlantTemplate):
+    name = "files_delete_file"
+    optimal_steps = 6
+    goal_template = "Using the Files app, delete the file {name} from the {folder} folder."
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = files_diff(phone, self, params)
+        return 1.0 if not added and not changed and [r[0] for r in removed] == [self.src(params)] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return delete_action(phone, obs, [self.src(params)])
+
+
+@register_task
+class RenameFile(PlantTemplate):
+    name = "files_rename_file"
+    optimal_steps = 8
+    goal_template = "In Files, rename {name} in {folder} to {new_name}."
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = super().generate_params(rng)
+        stem, ext = posixpath.splitext(p["name"])
+        p["new_name"] = rng.choice(("final_", "old_", "copy_of_", "2024_")) + stem.lower() + ext
+        return p
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = files_diff(phone, self, params)
+        new = f"{ROOT}/{params['folder']}/{params['new_name']}"
+        ok = not changed and [r[0] for r in removed] == [self.src(params)] and \
+            [(r[0], r[2]) for r in added] == [(new, params["size"])]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return rename_action(phone, obs, self.src(params), params["new_name"])
+
+
+class TransferTemplate(PlantTemplate):
+    complexity = 3
+    mode: ClassVar[str]
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = super().generate_params(rng)
+        p["dest"] = rng.choice([d for d in DESTS if d != p["folder"]])
+        return p
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = files_diff(phone, self, params)
+        want_removed = [self.src(params)] if self.mode == "move" else []
+        dst = f"{ROOT}/{params['dest']}/{params['name']}"
+        ok = not changed and [r[0] for r in removed] == want_removed and \
+            [(r[0], r[2]) for r in added] == [(dst, params["size"])]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return transfer_action(phone, obs, [self.src(params)], f"{ROOT}/{params['dest']}", self.mode)
+
+
+@register_task
+class MoveFile(TransferTemplate):
+    name = "files_move_file"
+    mode = "move"
+    optimal_steps = 9
+    goal_template = "Move the file {name} from {folder} to the {dest} folder using Files."
+
+
+@register_task
+class CopyFile(TransferTemplate):
+    name = "files_copy_file"
+    mode = "copy"
+    optimal_steps = 9
+    goal_template = "Make a copy of {name} (in {folder}) in the {dest} folder, keeping the original."
+
+
+@register_task
+class CreateFolder(TaskTemplate):
+    name = "files_create_folder"
+    apps = ("Files",)
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "Create a new folder called \"{folder_name}\" in {parent_label} with the Files app."
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        parent = rng.choice(("", "Documents", "Download", "Pictures"))
+        return {"folder_name": rng.choice(FOLDER_NAMES), "parent": parent,
+                "parent_label": f"the {parent} folder" if parent else "internal storage (the top level)"}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        path = f"{absolute(params['parent'])}/{params['folder_name']}"
+        if storage.exists(phone, path):
+            storage.delete(phone, path, recursive=True)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = files_diff(phone, self, params)
+        want = (f"{absolute(params['parent'])}/{params['folder_name']}", 1)
+        return 1.0 if not removed and not changed and [(r[0], r[1]) for r in added] == [want] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return new_folder_action(phone, obs, absolute(params["parent"]), params["folder_name"])
+
+
+@register_task
+class CreateFolderAndMove(TaskTemplate):
+    name = "files_create_folder_and_move"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 16
+    goal_template = ("In Files, create a folder \"{folder_name}\" inside Documents and move {name} from "
+                     "Download into it.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        _, name, lo, hi = rng.choice([p for p in PLANTS if p[0] == "Download"])
+        return {"folder_name": rng.choice(FOLDER_NAMES), "name": name, "size": rng.randint(lo, hi) * 1000}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, "Download", params["name"], params["size"])
+        path = f"{ROOT}/Documents/{params['folder_name']}"
+        if storage.exists(phone, path):
+            storage.delete(phone, path, recursive=True)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = files_diff(phone, self, params)
+        folder = f"{ROOT}/Documents/{params['folder_name']}"
+        ok = not changed and [r[0] for r in removed] == [f"{ROOT}/Download/{params['name']}"] and \
+            sorted((r[0], r[1]) for r in added) == [(folder, 1), (f"{folder}/{params['name']}", 0)]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        folder = f"{ROOT}/Documents/{params['folder_name']}"
+        if not storage.exists(phone, folder):
+            return new_folder_action(phone, obs, f"{ROOT}/Documents", params["folder_name"])
+        return transfer_action(phone, obs, [f"{ROOT}/Download/{params['name']}"], folder, "move")
+
+
+@register_task
+class DeleteScreenshots(TaskTemplate):
+    name = "files_delete_screenshots"
+    apps = ("Files",)
+    complexity = 2
+    optimal_steps = 9
+    goal_template = "Free up space: delete all the screenshots in Pictures/Screenshots (keep the folder itself)."
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        storage.seed_common_files(phone)  # the screenshots come from the shared seed
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> list[str]:
+        folder = f"{ROOT}/Pictures/Screenshots/"
+        return sorted(r[0] for r in baseline_rows(phone, self, params, FILES_SQL) if r[0].startswith(folder))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = files_diff(phone, self, params)
+        want = self.targets(phone, params)
+        return 1.0 if want and not added and not changed and sorted(r[0] for r in removed) == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        left = [p for p in self.targets(phone, params) if storage.exists(phone, p)]
+        return delete_action(phone, obs, left)
+
+
+@register_task
+class DeleteFolder(TaskTemplate):
+    name = "files_delete_folder"
+    apps = ("Files",)
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "Delete the folder \"{folder_name}\" in Documents, including everything in it."
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"folder_name": rng.choice(("Old backups", "Temp", "Scans 2022", "Unsorted")),
+                "files": rng.sample(["scan_001.pdf", "scan_002.pdf", "notes.txt", "photo.jpg", "data.csv"], 3)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, f in enumerate(params["files"]):
+            plant(phone, f"Documents/{params['folder_name']}", f, 10_000 + 7_919 * i, days_ago=40 + i)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = files_diff(phone, self, params)
+        folder = f"{ROOT}/Documents/{params['folder_name']}"
+        want = sorted([folder] + [f"{folder}/{f}" for f in params["files"]])
+        return 1.0 if not added and not changed and sorted(r[0] for r in removed) == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return delete_action(phone, obs, [f"{ROOT}/Documents/{params['folder_name']}"])
+
+
+# ---- query templates ----------------------------------------------------------------------------------
+class FileQuery(TaskTemplate):
+    apps = ("Files",)
+    kind = "query"
+    complexity = 1
+    folder: ClassVar[str] = "Download"
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        pass
+
+    def entries(self, phone: Phone, params: dict[str, Any]) -> list[storage.FileEntry]:
+        return storage.list_dir(phone, f"{ROOT}/{self.folder}")
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def check(self, phone: Phone, params: dict[str, Any], text: str) -> bool:
+        return answer_matches(text, self.expected(phone, params))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer is not None and self.check(phone, params, answer) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = show_rows(phone, obs, f"{ROOT}/{self.folder}", [e.name for e in self.entries(phone, params)][-1:])
+        return step or answer(self.expected(phone, params))
+
+
+@register_task
+class QueryPdfCount(FileQuery):
+    name = "files_query_pdf_count"
+    optimal_steps = 4
+    goal_template = "How many PDF files are in the Download folder?"
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"extra": rng.sample([p[1] for p in PLANTS if p[1].endswith(".pdf")], rng.randint(0, 2))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, name in enumerate(params["extra"]):
+            plant(phone, "Download", name, 150_000 + 10_007 * i)
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        return str(sum(1 for e in self.entries(phone, params) if e.name.lower().endswith(".pdf")))
+
+    def check(self, phone: Phone, params: dict[str, Any], text: str) -> bool:
+        return answer_matches(text, self.expected(phone, params)) and len(re.findall(r"\d+", text)) == 1
+
+
+@register_task
+class QueryPhotoCount(QueryPdfCount):
+    name = "files_query_photo_count"
+    folder = "DCIM/Camera"
+    optimal_steps = 5
+    goal_template = "How many photos are in the DCIM/Camera folder?"
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        pass
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        return str(sum(1 for e in self.entries(phone, params) if e.mime.startswith("image/")))
+
+
+@register_task
+class QueryFileSize(PlantTemplate):
+    name = "files_query_file_size"
+    kind = "query"
+    complexity = 1
+    optimal_steps = 4
+    goal_template = "What is the size of the file {name} in {folder}? Answer as the Files app shows it."
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if not storage.exists(phone, self.src(params)):
+            return 0.0
+        return 1.0 if size_matches(answer, storage.stat(phone, self.src(params)).size) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = show_rows(phone, obs, f"{ROOT}/{params['folder']}", [params["name"]])
+        return step or answer(storage.human_size(storage.stat(phone, self.src(params)).size))
+
+
+@register_task
+class QueryNewestPhoto(FileQuery):
+    name = "files_query_newest_photo"
+    folder = "DCIM/Camera"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "What is the file name of the most recent photo in DCIM/Camera?"
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        photos = [e for e in self.entries(phone, params) if not e.is_dir]
+        return max(photos, key=lambda e: (e.modified, e.name)).name
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = show_rows(phone, obs, f"{ROOT}/{self.folder}", [self.expected(phone, params)])
+        return step or answer(self.expected(phone, params))
+
+
+@register_task
+class QueryLargestSong(FileQuery):
+    name = "files_query_largest_in_music"
+    folder = "Music"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "Which file in the Music folder is the largest? Answer with its file name."
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        files = [e for e in self.entries(phone, params) if not e.is_dir]
+        return max(files, key=lambda e: (e.size, e.name)).name
+
+
+@register_task
+class QueryLocateFile(TaskTemplate):
+    name = "files_query_locate_file"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "I can't find {name}. Which folder is it in? Answer with the folder name."
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name = rng.choice(("passport_scan.pdf", "insurance_card.jpg", "wifi_password.txt", "lease_signed.pdf",
+                           "vaccination_record.pdf"))
+        parent = rng.choice(("Documents", "Download", "Pictures"))
+        return {"name": name, "folder": f"{parent}/{rng.choice(FOLDER_NAMES)}"}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["folder"], params["name"], 245_760, days_ago=12)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        hits = [e for e in storage.search(phone, params["name"]) if e.name == params["name"]]
+        if len(hits) != 1 or answer is None:
+            return 0.0
+        return 1.0 if answer_matches(answer, posixpath.basename(hits[0].parent)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if phone.foreground != APP:
+            return open_app(phone, APP)
+        scr = phone.screen
+        assert scr is not None
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        if scr.name == "search":
+            if scr.fields.get("query", "") != params["name"]:
+                return type_in(obs, params["name"], resource_id="search_src_text") or BACK
+            if find(obs, text=params["name"], resource_id="item") is not None:
+                return answer(posixpath.basename(params["folder"]))
+        if scr.name == "main" and not scr.state.get("selected"):
+            return click(obs, desc="Search") or BACK
+        return BACK
