@@ -10,7 +10,7 @@ Reward is the task's rule-based success (0/1) when the agent ends the episode wi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -41,7 +41,7 @@ class DroidSimGymEnv(gym.Env):
     seeds to draw from (default 0..999, the "seen" parameter split).
     """
 
-    metadata = {"render_modes": ["rgb_array", "ansi"], "render_fps": 2}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array", "ansi"], "render_fps": 2}
 
     def __init__(self, tasks: list[str] | None = None, *, split: str = "train", seeds: range | list[int] | None = None,
                  max_steps: int | None = None, render_mode: str | None = None) -> None:

@@ -1,0 +1,53 @@
+"""``droidverify screen``: render a task's simulated screen to a PNG (initial, or after K oracle steps)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from droidverify.errors import DroidVerifyError
+
+
+def screen_command(
+    task: Annotated[str, typer.Argument(help="Task template name (see `droidverify tasks list`).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="PNG file to write.")],
+    seed: Annotated[int, typer.Option("--seed", help="Parameter and phone seed.")] = 0,
+    steps: Annotated[int, typer.Option("--steps", help="Oracle steps to take before rendering.", min=0)] = 0,
+    highlight: Annotated[int | None, typer.Option("--highlight", help="Outline this element index.")] = None,
+    scale: Annotated[float, typer.Option("--scale", help="Resize factor (1.0 = 1080x2400).", min=0.05,
+                                         max=2.0)] = 1.0,
+) -> None:
+    """Render the task's initial screen (or the screen after K oracle steps) to a PNG."""
+    from droidverify.env.sim import SimEnv
+    from droidverify.env.sim.render import render_png
+    from droidverify.tasks import registry
+
+    try:
+        inst = registry.get_template(task).instantiate(seed)
+        env = SimEnv(inst, seed)
+        obs = env.reset()
+        taken = 0
+        for _ in range(steps):
+            action = inst.oracle_action(env.phone, obs)
+            if action.action_type in ("status", "submit"):
+                break
+            obs = env.step(action)
+            taken += 1
+        png = render_png(obs, highlight=highlight, scale=scale)
+    except DroidVerifyError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(code=2) from None
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(png)
+    except OSError as e:
+        typer.echo(f"error: cannot write {out}: {e}", err=True)
+        raise typer.Exit(code=2) from None
+    typer.echo(f"{out}: {inst.goal} | {obs.info.get('location')} after {taken} oracle step(s), "
+               f"{len(obs.elements)} elements")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("screen")(screen_command)
