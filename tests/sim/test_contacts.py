@@ -1,0 +1,317 @@
+"""Contacts app and its tasks: oracle, do-nothing, checker success/near miss, screens."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from simhelpers import fresh, run_oracle
+
+from droidverify.actions.model import Action
+from droidverify.env.sim import SimEnv
+from droidverify.env.sim.apps.contacts import (
+    MIME_EMAIL,
+    MIME_ORG,
+    MIME_PHONE,
+    add_contact,
+    contact_info,
+    find_contacts,
+    live_contacts,
+    normalize_number,
+)
+from droidverify.env.sim.phone import Phone
+from droidverify.tasks import registry
+from droidverify.tasks.oracle_utils import find
+
+NAMES = [t.name for t in registry.all_templates() if t.name.startswith("contacts_")]
+
+
+def test_enough_contacts_templates() -> None:
+    assert len(NAMES) >= 15
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_oracle_solves_on_five_seeds(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(5):
+        env, steps = run_oracle(tmpl.instantiate(seed), seed)
+        assert env.is_successful() == 1.0, (name, seed, env.phone.location)
+        assert steps <= tmpl.optimal_steps + 6, (name, seed, steps)  # optimal_steps is realistic
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_do_nothing_fails(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(3):
+        env = fresh(tmpl.instantiate(seed), seed)
+        assert env.is_successful() == 0.0, (name, seed)
+
+
+# ---- checker cases: (make it right, make it almost right) applied by SQL after set-up -----------
+def _cid(p: Phone, name: str) -> int:
+    ids = find_contacts(p, name)
+    assert len(ids) == 1, (name, ids)
+    return ids[0]
+
+
+def _set_phone(p: Phone, name: str, number: str, ptype: int | None = None) -> None:
+    cid = _cid(p, name)
+    p.execute("UPDATE data SET data1=? WHERE raw_contact_id=? AND mimetype=?", (number, cid, MIME_PHONE))
+    if ptype is not None:
+        p.execute("UPDATE data SET data2=? WHERE raw_contact_id=? AND mimetype=?", (ptype, cid, MIME_PHONE))
+
+
+def _add(params: dict, **over: Any) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, _params: dict) -> None:
+        kw = {"number": params["number"], "ptype": {"Mobile": 2, "Work": 3, "Home": 1}[params["ptype"]],
+              "email": params.get("email"), "company": params.get("company")}
+        kw.update(over)
+        add_contact(p, params["first"], params["last"], **kw)
+    return go
+
+
+def _other_number(number: str) -> str:
+    d = normalize_number(number)
+    return f"({d[:3]}) {d[3:6]}-{(int(d[6:]) + 1) % 10000:04d}"
+
+
+def _delete(p: Phone, name: str) -> None:
+    p.execute("UPDATE raw_contacts SET deleted=1 WHERE _id=?", (_cid(p, name),))
+
+
+def _star(p: Phone, name: str, value: int) -> None:
+    p.execute("UPDATE raw_contacts SET starred=? WHERE _id=?", (value, _cid(p, name)))
+
+
+def _cases(name: str, params: dict) -> tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]:
+    """good, bad for operation templates."""
+    if name.startswith("contacts_add_contact"):
+        good = _add(params)
+        if name == "contacts_add_contact":
+            bad = _add(params, number=_other_number(params["number"]))  # right contact, wrong number
+        elif name == "contacts_add_contact_phone_type":
+            bad = _add(params, ptype=2)  # right number saved as Mobile
+        elif name == "contacts_add_contact_with_email":
+            bad = _add(params, email=None)  # email forgotten
+        else:
+            bad = _add(params, company="Initrode")  # wrong company
+
+        return good, bad
+    if name == "contacts_edit_phone_number":
+        return (lambda p, q: _set_phone(p, q["name"], q["new_number"]),
+                lambda p, q: _set_phone(p, q["decoy"], q["new_number"]))  # namesake edited instead
+    if name == "contacts_add_email_to_contact":
+        def email(who: str) -> Callable[[Phone, dict], None]:
+            return lambda p, q: p.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,1)",
+                                          (_cid(p, q[who]), MIME_EMAIL, q["email"]))
+        return email("name"), email("decoy")
+    if name == "contacts_change_phone_type":
+        code = {"Work": 3, "Home": 1}[params["ptype"]]
+        other = 1 if code == 3 else 3
+        return (lambda p, q: _set_phone(p, q["name"], q["number"], code),
+                lambda p, q: _set_phone(p, q["name"], q["number"], other))  # the other wrong label
+    if name == "contacts_change_last_name":
+        def rename(number_too: bool) -> Callable[[Phone, dict], None]:
+            def go(p: Phone, q: dict) -> None:
+                cid = _cid(p, q["name"])
+                p.execute("UPDATE raw_contacts SET display_name=? WHERE _id=?", (q["new_name"], cid))
+                p.execute("UPDATE data SET data1=?, data3=? WHERE raw_contact_id=? AND mimetype LIKE '%/name'",
+                          (q["new_name"], q["new_last"], cid))
+                if number_too:
+                    _set_phone(p, q["new_name"], _other_number(q["number"]))
+            return go
+        return rename(False), rename(True)  # renamed but the number lost/changed
+    if name == "contacts_delete_contact":
+        return (lambda p, q: _delete(p, q["name"]),
+                lambda p, q: (_delete(p, q["name"]), _delete(p, q["decoy"])))  # namesake deleted too
+    if name == "contacts_delete_two_contacts":
+        return (lambda p, q: (_delete(p, q["name_a"]), _delete(p, q["name_b"])),
+                lambda p, q: _delete(p, q["name_a"]))  # only one of two
+    if name == "contacts_add_to_favorites":
+        return (lambda p, q: _star(p, q["name"], 1), lambda p, q: _star(p, q["decoy"], 1))
+    if name == "contacts_remove_from_favorites":
+        return (lambda p, q: _star(p, q["name"], 0), lambda p, q: (_star(p, q["name"], 0), _star(p, q["decoy"], 0)))
+    raise KeyError(name)
+
+
+QUERY_ANSWERS: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
+    "contacts_query_phone_number": lambda p, q: (
+        f"It's {normalize_number(q['number'])}", _other_number(q["number"])),
+    "contacts_query_email": lambda p, q: (q["email"], q["email"].replace(".", "_", 1)),
+    "contacts_query_company": lambda p, q: (f"{q['company']}.", "Initrode"),
+    "contacts_query_company_count": lambda p, q: (f"{q['count']} contacts", str(q["count"] + 1)),
+    "contacts_query_favorites_count": lambda p, q: (str(q["count"]), str(q["count"] - 1)),
+}
+OPERATIONS = [n for n in NAMES if n not in QUERY_ANSWERS]
+
+
+def test_every_template_has_checker_cases() -> None:
+    assert set(NAMES) == set(OPERATIONS) | set(QUERY_ANSWERS)
+
+
+@pytest.mark.parametrize("name", OPERATIONS)
+def test_checker_success_and_near_miss(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(3):
+        task = tmpl.instantiate(seed)
+        good, bad = _cases(name, task.params)
+        env = fresh(task, seed)
+        good(env.phone, task.params)
+        assert env.is_successful() == 1.0, (name, seed, "success case")
+        env = fresh(task, seed)
+        bad(env.phone, task.params)
+        assert env.is_successful() == 0.0, (name, seed, "near miss passed")
+
+
+@pytest.mark.parametrize("name", sorted(QUERY_ANSWERS))
+def test_query_checker_success_and_near_miss(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(3):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        right, wrong = QUERY_ANSWERS[name](env.phone, task.params)
+        assert task.is_successful(env.phone, right) == 1.0, (name, seed, right)
+        assert task.is_successful(env.phone, wrong) == 0.0, (name, seed, wrong)
+        assert task.is_successful(env.phone, None) == 0.0
+
+
+def test_duplicate_contact_fails_add_task() -> None:
+    task = registry.get_template("contacts_add_contact").instantiate(1)
+    env = fresh(task, 1)
+    _add(task.params)(env.phone, task.params)
+    _add(task.params)(env.phone, task.params)  # saved twice
+    assert env.is_successful() == 0.0
+
+
+def test_company_count_ignores_deleted_contacts() -> None:
+    task = registry.get_template("contacts_query_company_count").instantiate(2)
+    env = fresh(task, 2)
+    row = env.phone.query_one("SELECT raw_contact_id FROM data WHERE mimetype=? AND data1=?",
+                              (MIME_ORG, task.params["company"]))
+    env.phone.execute("UPDATE raw_contacts SET deleted=1 WHERE _id=?", (row[0],))
+    assert task.is_successful(env.phone, str(task.params["count"] - 1)) == 1.0
+
+
+# ---- screens -------------------------------------------------------------------------------------
+def _open(seed: int = 0) -> SimEnv:
+    env = SimEnv(seed=seed)
+    env.reset()
+    env.step(Action(action_type="open_app", app_name="Contacts"))
+    return env
+
+
+def _click(env: SimEnv, **criteria: Any) -> None:
+    obs = env.last_observation
+    assert obs is not None
+    i = find(obs, **criteria)
+    assert i is not None, (criteria, [(e.text, e.content_description) for e in obs.elements])
+    env.step(Action(action_type="click", index=i))
+
+
+def _type(env: SimEnv, text: str, rid: str) -> None:
+    obs = env.last_observation
+    assert obs is not None
+    i = find(obs, editable=True, resource_id=rid)
+    assert i is not None, rid
+    env.step(Action(action_type="input_text", index=i, text=text))
+
+
+def test_main_list_sections_scroll_and_offscreen_rows_absent() -> None:
+    env = _open(0)
+    p = env.phone
+    names = [c["display_name"] for c in live_contacts(p)]
+    assert len(names) >= 38 and names == sorted(names, key=str.lower)
+    obs = env.last_observation
+    assert obs is not None
+    assert find(obs, desc="Create contact") is not None
+    assert find(obs, desc="Search contacts") is not None
+    assert find(obs, text=names[0][0], resource_id="section_header") is not None
+    assert find(obs, text=names[0], resource_id="contact_row") is not None
+    assert find(obs, text=names[-1], resource_id="contact_row") is None  # off screen: absent
+    for _ in range(20):
+        obs = env.step(Action(action_type="scroll", direction="down"))
+        if find(obs, text=names[-1], resource_id="contact_row") is not None:
+            break
+    assert find(obs, text=names[-1], resource_id="contact_row") is not None
+    assert find(obs, text=names[0], resource_id="contact_row") is None
+
+
+def test_search_filters_by_name_company_and_digits() -> None:
+    env = _open(1)
+    p = env.phone
+    target = live_contacts(p)[7]
+    info = contact_info(p, target["_id"])
+    _click(env, desc="Search contacts")
+    _type(env, target["display_name"].split()[1][:4], "search_view")
+    obs = env.last_observation
+    assert obs is not None
+    rows = [e.text for e in obs.elements if (e.resource_id or "").endswith("contact_row")]
+    assert target["display_name"] in " ".join(rows)
+    assert len(rows) < len(live_contacts(p))
+    _type(env, normalize_number(info["phones"][0][0])[-7:], "search_view")
+    obs = env.last_observation
+    assert obs is not None
+    assert find(obs, text=target["display_name"], resource_id="contact_row") is not None
+    _type(env, "zzzz", "search_view")
+    obs = env.last_observation
+    assert obs is not None and find(obs, text="No contacts found") is not None
+
+
+def test_create_contact_then_star_then_delete_with_confirm_dialog() -> None:
+    env = _open(2)
+    p = env.phone
+    before = len(live_contacts(p))
+    _click(env, desc="Create contact")
+    _type(env, "Quentin", "first_name")
+    _type(env, "Blake", "last_name")
+    _type(env, "+1 415-555-0199", "phone_number")
+    _click(env, resource_id="phone_type")
+    assert p.dialog is not None and p.dialog.name == "choice"
+    _click(env, text="Work", class_contains="RadioButton")
+    _click(env, text="Save")
+    assert p.location == "contacts/detail"
+    info = contact_info(p, _cid(p, "Quentin Blake"))
+    assert info["phones"] == [("+1 415-555-0199", 3)]
+    obs = env.last_observation
+    assert obs is not None
+    assert find(obs, text="+1 415-555-0199") is not None and find(obs, text="Work") is not None
+    _click(env, desc="Add to favorites")
+    assert contact_info(p, info["id"])["starred"]
+    _click(env, desc="Remove from favorites")
+    assert not contact_info(p, info["id"])["starred"]
+    _click(env, desc="More options")
+    _click(env, text="Delete")
+    assert p.dialog is not None
+    env.step(Action(action_type="navigate_back"))  # cancel keeps the contact
+    assert find_contacts(p, "Quentin Blake")
+    _click(env, desc="More options")
+    _click(env, text="Delete")
+    _click(env, text="Delete", resource_id="button1")
+    assert not find_contacts(p, "Quentin Blake")
+    assert len(live_contacts(p)) == before
+    assert p.location == "contacts/main"
+
+
+def test_empty_form_is_refused_and_changed_form_asks_before_discarding() -> None:
+    env = _open(3)
+    p = env.phone
+    _click(env, desc="Create contact")
+    _click(env, text="Save")
+    assert p.location == "contacts/edit" and "name or phone" in (p.toast or "")
+    _type(env, "Ada", "first_name")
+    _click(env, desc="Cancel")
+    assert p.dialog is not None and p.dialog.data["title"] == "Discard changes?"
+    _click(env, text="Discard")
+    assert p.location == "contacts/main" and not find_contacts(p, "Ada")
+
+
+def test_text_button_opens_the_conversation_in_messages() -> None:
+    env = _open(4)
+    p = env.phone
+    c = live_contacts(p)[0]
+    _click(env, text=c["display_name"], resource_id="contact_row")
+    _click(env, desc="Text")
+    assert p.location == "messages/thread"
+    number = contact_info(p, c["_id"])["phones"][0][0]
+    assert normalize_number(p.screen.args["address"]) == normalize_number(number)
