@@ -1,0 +1,311 @@
+"""Expenses app: screens (list, filter, form validation, statistics) and every task template
+(oracle solves it, doing nothing fails, checker success + near miss)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+
+import pytest
+from simhelpers import fresh, run_oracle
+
+from droidverify.actions.model import Action
+from droidverify.env.sim import SimEnv
+from droidverify.env.sim.apps.expenses import (
+    SEED_COUNT,
+    add_expense,
+    category_id,
+    expenses,
+    format_money,
+    month_expenses,
+    parse_money,
+)
+from droidverify.env.sim.phone import Phone
+from droidverify.tasks import registry
+from droidverify.tasks.expenses import money_matches
+from droidverify.tasks.oracle_utils import find, find_all
+
+TEMPLATES = [t for t in registry.all_templates() if t.name.startswith("expenses_")]
+NAMES = [t.name for t in TEMPLATES]
+
+
+def test_enough_templates_with_both_kinds() -> None:
+    assert len(NAMES) >= 15
+    kinds = {t.kind for t in TEMPLATES}
+    assert kinds == {"operation", "query"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_oracle_solves_on_five_seeds(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(5):
+        env, steps = run_oracle(tmpl.instantiate(seed), seed)
+        assert env.is_successful() == 1.0, (name, seed, env.phone.location)
+        assert steps <= tmpl.max_steps
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_do_nothing_fails(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(5):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+
+
+# ---- checker success + near miss --------------------------------------------------------------
+def _today(p: Phone) -> datetime:
+    return p.now.replace(second=0, microsecond=0)
+
+
+def _cents(s: str) -> int:
+    c = parse_money(s)
+    assert c is not None
+    return c
+
+
+def _add(day_key: str | None = None, cents_delta: int = 0, category: str | None = None, note: str | None = None,
+         twice: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        when = datetime.fromisoformat(pr[day_key]).replace(hour=9) if day_key else _today(p)
+        for _ in range(2 if twice else 1):
+            add_expense(p, pr["name"], _cents(pr["amount"]) + cents_delta, category or pr["category"], when,
+                        pr.get("note", "") if note is None else note)
+    return f
+
+
+def _target(p: Phone, pr: dict) -> int:
+    return expenses(p, "e.name = ?", (pr["name"],))[0]["expense_id"]
+
+
+def _update(**cols: Callable[[Phone, dict], object]):
+    def f(p: Phone, pr: dict) -> None:
+        eid = _target(p, pr)
+        for col, value in cols.items():
+            p.execute(f"UPDATE expense SET {col}=? WHERE expense_id=?", (value(p, pr), eid))
+    return f
+
+
+def _ms(iso: str, shift_days: int = 0) -> int:
+    from droidverify.env.sim.apps.expenses import to_ms
+
+    return to_ms(datetime.fromisoformat(iso).replace(hour=12, minute=30) + timedelta(days=shift_days))
+
+
+def _delete_named(p: Phone, pr: dict) -> None:
+    p.execute("DELETE FROM expense WHERE name=?", (pr["name"],))
+
+
+def _delete_named_and_another(p: Phone, pr: dict) -> None:
+    _delete_named(p, pr)
+    p.execute("DELETE FROM expense WHERE expense_id = (SELECT MIN(expense_id) FROM expense)")
+
+
+def _delete_one_of_named(p: Phone, pr: dict) -> None:
+    p.execute("DELETE FROM expense WHERE expense_id = (SELECT MIN(expense_id) FROM expense WHERE name=?)",
+              (pr["name"],))
+
+
+def _add_both(only_first: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        for i in (1,) if only_first else (1, 2):
+            add_expense(p, pr[f"name{i}"], _cents(pr[f"amount{i}"]), pr[f"category{i}"], _today(p))
+    return f
+
+
+# name -> (make it succeed, near miss that must fail)
+OPS: dict[str, tuple[Callable, Callable]] = {
+    "expenses_add_expense": (_add(), _add(cents_delta=100)),
+    "expenses_add_expense_on_date": (_add("day"), lambda p, pr: _add()(p, pr)),  # right item, today not the date
+    "expenses_add_expense_with_note": (_add(), _add(note="")),
+    "expenses_add_two_expenses": (_add_both(), _add_both(only_first=True)),
+    "expenses_delete_expense": (_delete_named, _delete_named_and_another),
+    "expenses_delete_all_named": (_delete_named, _delete_one_of_named),
+    "expenses_edit_amount": (_update(amount_cents=lambda p, pr: _cents(pr["new_amount"])),
+                             _update(amount_cents=lambda p, pr: _cents(pr["new_amount"]) + 1)),
+    "expenses_edit_category": (_update(category_id=lambda p, pr: category_id(p, pr["new_category"])),
+                               _update(category_id=lambda p, pr: category_id(
+                                   p, "Other" if pr["new_category"] != "Other" else "Food"))),
+    "expenses_rename_expense": (_update(name=lambda p, pr: pr["new_name"]),
+                                _update(name=lambda p, pr: pr["new_name"], amount_cents=lambda p, pr: 1)),
+    "expenses_edit_date": (_update(created_date=lambda p, pr: _ms(pr["new_day"])),
+                           _update(created_date=lambda p, pr: _ms(pr["new_day"], 1))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_operation_checker_success_and_near_miss(name: str) -> None:
+    good, bad = OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        env2 = fresh(task, seed)
+        bad(env2.phone, task.params)
+        assert task.is_successful(env2.phone, None) == 0.0, (name, seed)
+
+
+def test_add_duplicate_and_collateral_changes_fail() -> None:
+    task = registry.get_template("expenses_add_expense").instantiate(3)
+    env = fresh(task, 3)
+    _add(twice=True)(env.phone, task.params)
+    assert task.is_successful(env.phone, None) == 0.0  # a duplicate is not "an expense"
+    env = fresh(task, 3)
+    _add()(env.phone, task.params)
+    env.phone.execute("UPDATE expense SET amount_cents = amount_cents + 1 WHERE expense_id = 1")
+    assert task.is_successful(env.phone, None) == 0.0  # an unrelated row was changed
+    env = fresh(task, 3)
+    _add(category="Health" if task.params["category"] != "Health" else "Food")(env.phone, task.params)
+    assert task.is_successful(env.phone, None) == 0.0  # wrong category
+
+
+def _month(p: Phone, pr: dict, category: str | None = None) -> list[dict]:
+    return month_expenses(p, pr["year"], pr["month_num"], category)
+
+
+QUERIES: dict[str, tuple[Callable[[Phone, dict], list[str]], Callable[[Phone, dict], list[str]]]] = {
+    "expenses_query_amount": (
+        lambda p, pr: [format_money(_cents(pr["amount"])), pr["amount"].rstrip("0").rstrip("."),
+                       f"It cost {pr['amount']} dollars"],
+        lambda p, pr: [format_money(_cents(pr["amount"]) + 1), "I don't know", "1 2 3 4 " + pr["amount"]]),
+    "expenses_query_category_this_month": (
+        lambda p, pr: [format_money(sum(e["amount_cents"] for e in _month(p, pr, pr["category"])))],
+        lambda p, pr: [format_money(sum(e["amount_cents"] for e in _month(p, pr)))]),
+    "expenses_query_month_total": (
+        lambda p, pr: [format_money(sum(e["amount_cents"] for e in _month(p, pr))),
+                       f"{sum(e['amount_cents'] for e in _month(p, pr)) / 100:.2f}".replace(".00", "")],
+        lambda p, pr: [format_money(sum(e["amount_cents"] for e in _month(p, pr)) - 1)]),
+    "expenses_query_largest_in_month": (
+        lambda p, pr: [max(_month(p, pr), key=lambda e: e["amount_cents"])["name"]],
+        lambda p, pr: [sorted(_month(p, pr), key=lambda e: -e["amount_cents"])[i]["name"]
+                       for i in range(1, 4)
+                       if sorted(_month(p, pr), key=lambda e: -e["amount_cents"])[i]["name"]
+                       != max(_month(p, pr), key=lambda e: e["amount_cents"])["name"]][:1]),
+    "expenses_query_category_count": (
+        lambda p, pr: [str(len(_month(p, pr, pr["category"]))),
+                       f"{len(_month(p, pr, pr['category']))} expenses"],
+        lambda p, pr: [str(len(_month(p, pr, pr["category"])) + 1)]),
+    "expenses_query_top_category": (
+        lambda p, pr: [registry.get_template("expenses_query_top_category").expected(p, pr)],
+        lambda p, pr: ["Food, Transport, Shopping, Bills, Entertainment, Health, Education or Other"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_query_checker_success_and_near_miss(name: str) -> None:
+    good, bad = QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in range(3):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        for a in good(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        wrong = bad(env.phone, task.params)
+        assert wrong, name
+        for a in wrong:
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+def test_money_parsing_and_matching() -> None:
+    assert parse_money("42.5") == 4250 and parse_money("$1,234.50") == 123450 and parse_money("7") == 700
+    assert parse_money("abc") is None and parse_money("") is None and parse_money("1.234") is None
+    assert format_money(123450) == "$1,234.50" and format_money(5) == "$0.05"
+    assert money_matches("$42.50", 4250) and money_matches("42.5", 4250) and money_matches("USD 42", 4200)
+    assert not money_matches("$42.51", 4250) and not money_matches(None, 4250)
+    assert not money_matches("10 20 30 42.50", 4250)  # enumerating amounts is not an answer
+
+
+# ---- screens ------------------------------------------------------------------------------------
+def _open() -> SimEnv:
+    env = SimEnv(seed=0)
+    env.reset()
+    env.step(Action(action_type="open_app", app_name="Expenses"))
+    return env
+
+
+def _click(env: SimEnv, **criteria):
+    obs = env.last_observation or env.observe()
+    i = find(obs, **criteria)
+    assert i is not None, (criteria, [e.label for e in obs.elements])
+    return env.step(Action(action_type="click", index=i))
+
+
+def test_main_list_grouped_by_day_and_scrolls_with_offscreen_rows_absent() -> None:
+    env = _open()
+    obs = env.observe()
+    assert "com.arduia.expense:id/summary_card" in obs.xml  # a container: in the dump, not an element
+    for rid in ("month_total", "date_header", "expense_item", "fab"):
+        assert find(obs, resource_id=rid) is not None, rid
+    rows = find_all(obs, resource_id="expense_item")
+    assert 3 <= len(rows) < SEED_COUNT  # only what fits is in the tree
+    first = [obs.elements[i].label for i in rows]
+    newest = expenses(env.phone)[0]
+    assert obs.elements[rows[0]].label.startswith(newest["name"])
+    oldest = expenses(env.phone)[-1]
+    assert not any(oldest["name"] in (obs.elements[i].label or "") and format_money(oldest["amount_cents"])
+                   in (obs.elements[i].label or "") for i in rows)
+    obs = env.step(Action(action_type="scroll", direction="down"))
+    after = [obs.elements[i].label for i in find_all(obs, resource_id="expense_item")]
+    assert after and after != first
+    now = env.phone.now
+    month_total = sum(e["amount_cents"] for e in month_expenses(env.phone, now.year, now.month))
+    assert obs.elements[find(obs, resource_id="month_total")].text == format_money(month_total)
+
+
+def test_filter_by_category_dialog_and_clear() -> None:
+    env = _open()
+    obs = _click(env, desc="Filter")
+    assert obs.info["dialog"] == "choice"
+    obs = _click(env, text="Food", class_contains="RadioButton")
+    labels = [obs.elements[i].label for i in find_all(obs, resource_id="expense_item")]
+    assert labels and all(" | Food" in lbl for lbl in labels)
+    assert find(obs, text="Category: Food") is not None
+    obs = _click(env, resource_id="clear_filter")
+    assert find(obs, resource_id="filter_label") is None
+
+
+def test_add_form_validates_amount_then_saves_with_category_and_date() -> None:
+    env = _open()
+    before = len(expenses(env.phone))
+    obs = _click(env, desc="Add expense")
+    assert env.phone.location == "expenses/edit"
+    obs = env.step(Action(action_type="input_text", index=find(obs, resource_id="edt_name"), text="Taxi"))
+    obs = env.step(Action(action_type="input_text", index=find(obs, resource_id="edt_amount"), text="twelve"))
+    obs = _click(env, resource_id="btn_save")
+    assert obs.info["toast"] == "Please enter a valid amount" and len(expenses(env.phone)) == before
+    obs = env.step(Action(action_type="input_text", index=find(obs, resource_id="edt_amount"), text="$12.5"))
+    _click(env, resource_id="category_spinner")
+    _click(env, text="Transport", class_contains="RadioButton")
+    obs = _click(env, resource_id="date_picker_button")
+    assert obs.info["dialog"] == "date_picker"
+    obs = _click(env, desc="Previous month")
+    obs = env.step(Action(action_type="input_text", index=find(obs, resource_id="day"), text="3"))
+    _click(env, text="OK", resource_id="button1")
+    obs = _click(env, resource_id="btn_save")
+    assert env.phone.location == "expenses/main" and obs.info["toast"] == "Expense saved"
+    e = expenses(env.phone, "e.name = 'Taxi'")
+    assert len(e) == 1 and e[0]["amount_cents"] == 1250 and e[0]["category"] == "Transport"
+    assert e[0]["date"].date() == date(2024, 9, 3)
+
+
+def test_detail_delete_needs_confirmation_and_stats_switch_months() -> None:
+    env = _open()
+    victim = expenses(env.phone)[0]
+    _click(env, resource_id="expense_item")
+    obs = _click(env, resource_id="btn_delete")
+    assert obs.info["dialog"] == "confirm"
+    env.step(Action(action_type="navigate_back"))  # cancel keeps it
+    assert expenses(env.phone, "expense_id = ?", (victim["expense_id"],))
+    _click(env, resource_id="btn_delete")
+    obs = _click(env, text="Delete", resource_id="button1")
+    assert not expenses(env.phone, "expense_id = ?", (victim["expense_id"],))
+    assert env.phone.location == "expenses/main"
+    obs = _click(env, desc="Statistics")
+    assert obs.elements[find(obs, resource_id="month_label")].text == "October 2024"
+    obs = _click(env, desc="Previous month")
+    assert obs.elements[find(obs, resource_id="month_label")].text == "September 2024"
+    sep = month_expenses(env.phone, 2024, 9)
+    assert find(obs, text="Total spent") is not None
+    assert find(obs, text=format_money(sum(e["amount_cents"] for e in sep)), resource_id="summary") is not None
