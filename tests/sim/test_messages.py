@@ -1,0 +1,301 @@
+"""Messages app, its tasks and the Contacts+Messages multi-app tasks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from simhelpers import fresh, run_oracle
+
+from droidverify.actions.model import Action
+from droidverify.env.sim import SimEnv
+from droidverify.env.sim.apps.contacts import PHONE_TYPES, add_contact, find_contacts, normalize_number
+from droidverify.env.sim.apps.messages import (
+    TYPE_FAILED,
+    TYPE_SENT,
+    add_sms,
+    delete_thread,
+    display_name,
+    mark_thread_read,
+    thread_for,
+)
+from droidverify.env.sim.phone import Phone
+from droidverify.tasks import registry
+from droidverify.tasks.oracle_utils import find
+
+MINE = ("messages_", "multi_send_contact_number_by_sms", "multi_add_message_sender_as_contact",
+        "multi_update_contact_number_from_message", "multi_text_then_airplane_mode", "multi_text_alarm_time")
+NAMES = [t.name for t in registry.all_templates() if t.name.startswith(MINE)]
+
+
+def test_enough_templates() -> None:
+    assert len([n for n in NAMES if n.startswith("messages_")]) >= 12
+    assert len([n for n in NAMES if n.startswith("multi_")]) >= 4
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_oracle_solves_on_five_seeds(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(5):
+        env, steps = run_oracle(tmpl.instantiate(seed), seed)
+        assert env.is_successful() == 1.0, (name, seed, env.phone.location)
+        assert steps <= tmpl.optimal_steps + 6, (name, seed, steps)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_do_nothing_fails(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(3):
+        env = fresh(tmpl.instantiate(seed), seed)
+        assert env.is_successful() == 0.0, (name, seed)
+
+
+# ---- checker cases -------------------------------------------------------------------------------
+def _send(number_key: str, body: str | Callable[[dict], str]) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        text = body(q) if callable(body) else q[body]
+        add_sms(p, q[number_key], text, kind=TYPE_SENT)
+    return go
+
+
+def _both(*fns: Callable[[Phone, dict], Any]) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for f in fns:
+            f(p, q)
+    return go
+
+
+def _airplane(p: Phone, _q: dict) -> None:
+    p.put_setting("global", "airplane_mode_on", 1)
+
+
+def _tid(p: Phone, number: str) -> int:
+    tid = thread_for(p, number)
+    assert tid is not None
+    return tid
+
+
+def _new_contact(name_key: str, number_key: str) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        first, _, last = q[name_key].partition(" ")
+        add_contact(p, first, last, number=q[number_key], ptype=PHONE_TYPES["Mobile"])
+    return go
+
+
+def _set_number(p: Phone, name: str, number: str) -> None:
+    (cid,) = find_contacts(p, name)
+    p.execute("UPDATE data SET data1=? WHERE raw_contact_id=? AND mimetype LIKE '%phone_v2'", (number, cid))
+
+
+def _other(number: str) -> str:
+    d = normalize_number(number)
+    return f"({d[:3]}) {d[3:6]}-{(int(d[6:]) + 7) % 10000:04d}"
+
+
+CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "messages_send_to_contact": (_send("number", "body"), _send("decoy_number", "body")),  # namesake
+    "messages_send_to_number": (_send("number", "body"),
+                                lambda p, q: add_sms(p, _other(q["number"]), q["body"], kind=TYPE_SENT)),
+    "messages_send_to_two_contacts": (_both(_send("number", "body"), _send("number_b", "body")),
+                                      _send("number", "body")),  # only one of the two
+    "messages_reply_to_latest": (_send("number", "body"),
+                                 _both(_send("number", "body"), _send("number", "body"))),  # sent twice
+    "messages_delete_conversation": (lambda p, q: delete_thread(p, _tid(p, q["number"])),
+                                     lambda p, q: (delete_thread(p, _tid(p, q["number"])),
+                                                   delete_thread(p, p.query_one("SELECT _id FROM threads")[0]))),
+    "messages_mark_conversation_read": (lambda p, q: mark_thread_read(p, _tid(p, q["number"])),
+                                        lambda p, q: p.execute("UPDATE sms SET read=1 WHERE _id=(SELECT MIN(_id) "
+                                                               "FROM sms WHERE read=0)")),
+    "messages_mark_conversation_unread": (lambda p, q: mark_thread_read(p, _tid(p, q["number"]), read=False),
+                                          lambda p, q: None),
+    "multi_send_contact_number_by_sms": (_send("num_b", "num_a"),
+                                         _send("num_a", "num_a")),  # number texted to the wrong person
+    "multi_add_message_sender_as_contact": (_new_contact("new_name", "number"),
+                                            lambda p, q: _new_contact("new_name", "number")(
+                                                p, dict(q, number=_other(q["number"])))),
+    "multi_update_contact_number_from_message": (lambda p, q: _set_number(p, q["name"], q["new"]),
+                                                 lambda p, q: _set_number(p, q["name"], q["old"] + "0")),
+    "multi_text_then_airplane_mode": (_both(_send("number", "body"), _airplane),
+                                      _both(_airplane, lambda p, q: add_sms(p, q["number"], q["body"],
+                                                                            kind=TYPE_FAILED))),
+    "multi_text_alarm_time": (_send("number", "time"),
+                              _send("number", lambda q: q["time"].split()[0] + " " +
+                                    ("PM" if q["time"].endswith("AM") else "AM"))),  # wrong half of the day
+}
+QUERY_ANSWERS: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
+    "messages_query_restaurant": lambda p, q: (f"They suggested {q['place']}", q["other"]),
+    "messages_query_meeting_time": lambda p, q: (f"{q['day']} at {q['time']}", "12:00 PM"),
+    "messages_query_wifi_password": lambda p, q: (q["password"], q["password"][:-2]),
+    "messages_query_verification_code": lambda p, q: (q["code"], q["old_code"]),
+    "messages_query_unread_count": lambda p, q: (str(q["count"]), str(q["count"] + 1)),
+    "messages_query_latest_sender": lambda p, q: (q["name"], display_name(
+        p, p.query("SELECT address FROM sms WHERE type=1 ORDER BY date DESC, _id DESC")[1]["address"])),
+    "messages_search_parking_spot": lambda p, q: (f"Spot {q['spot']}", q["spot"][0] + "99"),
+}
+
+
+def test_every_template_has_checker_cases() -> None:
+    assert set(NAMES) == set(CASES) | set(QUERY_ANSWERS)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_checker_success_and_near_miss(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(3):
+        task = tmpl.instantiate(seed)
+        good, bad = CASES[name]
+        env = fresh(task, seed)
+        good(env.phone, task.params)
+        assert env.is_successful() == 1.0, (name, seed, "success case")
+        env = fresh(task, seed)
+        bad(env.phone, task.params)
+        assert env.is_successful() == 0.0, (name, seed, "near miss passed")
+
+
+@pytest.mark.parametrize("name", sorted(QUERY_ANSWERS))
+def test_query_checker_success_and_near_miss(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(3):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        right, wrong = QUERY_ANSWERS[name](env.phone, task.params)
+        assert task.is_successful(env.phone, right) == 1.0, (name, seed, right)
+        assert task.is_successful(env.phone, wrong) == 0.0, (name, seed, wrong)
+
+
+def test_unread_count_is_read_from_state_not_params() -> None:
+    task = registry.get_template("messages_query_unread_count").instantiate(0)
+    env = fresh(task, 0)
+    env.phone.execute("UPDATE sms SET read=1")  # the agent read everything before answering
+    for t in env.phone.query("SELECT _id FROM threads"):
+        mark_thread_read(env.phone, t["_id"])
+    assert task.is_successful(env.phone, str(task.params["count"])) == 0.0
+
+
+# ---- screens -------------------------------------------------------------------------------------
+def _open(seed: int = 0) -> SimEnv:
+    env = SimEnv(seed=seed)
+    env.reset()
+    env.step(Action(action_type="open_app", app_name="Messages"))
+    return env
+
+
+def _obs(env: SimEnv):
+    obs = env.last_observation
+    assert obs is not None
+    return obs
+
+
+def _click(env: SimEnv, **criteria: Any) -> None:
+    i = find(_obs(env), **criteria)
+    assert i is not None, (criteria, [(e.text, e.content_description) for e in _obs(env).elements])
+    env.step(Action(action_type="click", index=i))
+
+
+def _type(env: SimEnv, text: str, rid: str) -> None:
+    i = find(_obs(env), editable=True, resource_id=rid)
+    assert i is not None, rid
+    env.step(Action(action_type="input_text", index=i, text=text))
+
+
+def test_conversation_list_newest_first_with_contact_names_and_unread_description() -> None:
+    env = _open(0)
+    p = env.phone
+    threads = p.query("SELECT * FROM threads ORDER BY date DESC")
+    assert len(threads) >= 10
+    rows = [e for e in _obs(env).elements if (e.resource_id or "").endswith("swipeableContainer")]
+    first = display_name(p, threads[0]["recipient_ids"])
+    assert first in (rows[0].text or rows[0].content_description or "")
+    assert first != threads[0]["recipient_ids"]  # a contact's name, not the number
+    mark_thread_read(p, threads[0]["_id"], read=False)
+    obs = env.observe()
+    assert find(obs, desc_contains=f"Unread conversation with {first}") is not None
+    assert find(obs, desc="Start chat") is not None and find(obs, desc="Search") is not None
+
+
+def test_thread_shows_latest_bubbles_marks_read_and_scrolls_up() -> None:
+    env = _open(1)
+    p = env.phone
+    number = "(415) 555-0100"
+    for i in range(25):
+        add_sms(p, number, f"message number {i}", when=p.now - timedelta(hours=30 - i), read=False)
+    env.step(Action(action_type="navigate_back"))
+    env.step(Action(action_type="open_app", app_name="Messages"))
+    _click(env, desc_contains="Unread conversation with (415) 555-0100")
+    assert p.location == "messages/thread"
+    obs = _obs(env)
+    assert find(obs, text="message number 24") is not None  # opened at the bottom
+    assert find(obs, text="message number 0") is None  # old bubbles are off screen
+    assert p.query_one("SELECT COUNT(*) FROM sms WHERE read=0 AND thread_id=?", (thread_for(p, number),))[0] == 0
+    for _ in range(10):
+        obs = env.step(Action(action_type="scroll", direction="up"))
+    assert find(obs, text="message number 0") is not None
+
+
+def test_compose_suggests_contacts_and_sends_reply() -> None:
+    env = _open(2)
+    p = env.phone
+    add_contact(p, "Zelda", "Fitzgerald", number="(212) 555-0142")
+    _click(env, desc="Start chat")
+    _type(env, "Zelda", "recipient_text_view")
+    _click(env, text="Zelda Fitzgerald", resource_id="contact_picker_row")
+    assert p.location == "messages/thread"
+    send = find(_obs(env), desc="Send SMS")
+    assert send is not None and not _obs(env).elements[send].is_enabled  # nothing typed yet
+    _type(env, "Lunch at noon?", "compose_message_text")
+    _click(env, desc="Send SMS")
+    row = p.query_one("SELECT * FROM sms ORDER BY _id DESC")
+    assert (row["body"], row["type"], normalize_number(row["address"])) == ("Lunch at noon?", TYPE_SENT,
+                                                                          "2125550142")
+    assert find(_obs(env), text="Lunch at noon?") is not None
+    assert find(_obs(env), text="Lunch at noon?", editable=True) is None  # the field was cleared
+
+
+def test_send_to_raw_number_and_airplane_mode_fails_the_send() -> None:
+    env = _open(3)
+    p = env.phone
+    p.put_setting("global", "airplane_mode_on", 1)
+    _click(env, desc="Start chat")
+    _type(env, "650 555 0177", "recipient_text_view")
+    _click(env, resource_id="send_to_number")
+    _type(env, "hello", "compose_message_text")
+    _click(env, desc="Send SMS")
+    row = p.query_one("SELECT * FROM sms ORDER BY _id DESC")
+    assert row["type"] == TYPE_FAILED and "airplane" in (p.toast or "").lower()
+
+
+def test_long_press_delete_asks_for_confirmation() -> None:
+    env = _open(4)
+    p = env.phone
+    t = p.query_one("SELECT * FROM threads ORDER BY date DESC")
+    name = display_name(p, t["recipient_ids"])
+    before = p.query_one("SELECT COUNT(*) FROM threads")[0]
+    i = find(_obs(env), text=name, resource_id="swipeableContainer")
+    assert i is not None
+    env.step(Action(action_type="long_press", index=i))
+    assert find(_obs(env), text="1 selected") is not None
+    _click(env, desc="Delete")
+    assert p.dialog is not None and p.dialog.data["title"] == "Delete 1 conversation?"
+    _click(env, text="Cancel")
+    assert p.query_one("SELECT COUNT(*) FROM threads")[0] == before
+    _click(env, desc="Delete")
+    _click(env, text="Delete", resource_id="button1")
+    assert p.query_one("SELECT COUNT(*) FROM threads")[0] == before - 1
+    assert thread_for(p, t["recipient_ids"]) is None
+
+
+def test_search_finds_message_text_and_opens_thread() -> None:
+    env = _open(5)
+    p = env.phone
+    add_sms(p, "(503) 555-0111", "The spare key is under the blue flowerpot", when=p.now - timedelta(days=4))
+    _click(env, desc="Search")
+    _type(env, "flowerpot", "search_text")
+    results = [e for e in _obs(env).elements if (e.resource_id or "").endswith("search_result")]
+    assert len(results) == 1 and "blue flowerpot" in (results[0].text or "")
+    _click(env, resource_id="search_result")
+    assert p.location == "messages/thread"
+    _click(env, desc="Navigate up")
+    _type(env, "qqqqzz", "search_text")
+    assert find(_obs(env), text="No results") is not None
