@@ -1,0 +1,205 @@
+"""Markor (Notes) app and tasks: oracle/no-op, checker success + near misses, screens over shared storage."""
+
+from __future__ import annotations
+
+import pytest
+from simhelpers import act, fresh, run_oracle
+
+from droidverify.actions.model import Action
+from droidverify.env.sim import SimEnv
+from droidverify.env.sim import storage as st
+from droidverify.env.sim.apps.notes import MARKOR_DIR, note_path
+from droidverify.tasks import registry
+from droidverify.tasks.oracle_utils import click, find
+
+NOTES = sorted(t.name for t in registry.all_templates() if t.name.startswith("notes_"))
+
+
+def test_enough_templates() -> None:
+    assert len(NOTES) >= 13
+    assert len(NOTES) + len([t for t in registry.all_templates() if t.name.startswith("calendar_")]) >= 27
+
+
+@pytest.mark.parametrize("name", NOTES)
+def test_oracle_solves_and_noop_fails(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(5):
+        task = tmpl.instantiate(seed)
+        env, _ = run_oracle(task, seed)
+        assert env.is_successful() == 1.0, (name, seed)
+        assert fresh(task, seed).is_successful() == 0.0, (name, seed)
+
+
+def _solved(name: str, seed: int = 1):
+    task = registry.get_template(name).instantiate(seed)
+    env, _ = run_oracle(task, seed)
+    assert task.is_successful(env.phone) == 1.0
+    return task, env
+
+
+def _only(env: SimEnv, name: str, folder: str = "") -> str:
+    d = note_path(folder) if folder else MARKOR_DIR
+    return next(e.path for e in st.list_dir(env.phone, d) if e.name.rsplit(".", 1)[0] == name)
+
+
+@pytest.mark.parametrize("name", ["notes_create_note", "notes_create_note_in_folder", "notes_append_line",
+                                  "notes_replace_text"])
+def test_wrong_content_and_duplicate_fail(name: str) -> None:
+    task, env = _solved(name)
+    folder = task.params.get("folder", "") if name != "notes_append_line" else ""
+    path = _only(env, task.params["note"], folder if name.startswith("notes_create") else "")
+    snap = env.phone.snapshot()
+    st.write_file(env.phone, path, st.read_file(env.phone, path) + "\nextra words")
+    assert task.is_successful(env.phone) == 0.0
+    env.phone.restore(snap)
+    other = path[:-3] + ".txt" if path.endswith(".md") else path[:-4] + ".md"
+    st.write_file(env.phone, other, st.read_file(env.phone, path))  # a second file with the same name
+    assert task.is_successful(env.phone) == 0.0
+
+
+def test_note_in_wrong_folder_fails() -> None:
+    task = registry.get_template("notes_create_note_in_folder").instantiate(0)
+    env = fresh(task, 0)
+    st.write_file(env.phone, note_path(task.params["note"] + ".md"), task.params["text"])  # root, not folder
+    assert task.is_successful(env.phone) == 0.0
+
+
+def test_rename_move_delete_near_misses() -> None:
+    task, env = _solved("notes_rename_note")
+    st.write_file(env.phone, note_path(task.params["file"]), "again")  # old name came back
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _solved("notes_move_note")
+    st.write_file(env.phone, note_path(task.params["file"]), task.params["body"])  # copied, not moved
+    assert task.is_successful(env.phone) == 0.0
+    task = registry.get_template("notes_delete_note").instantiate(0)
+    env = fresh(task, 0)
+    st.delete(env.phone, note_path(task.params["note"] + " copy.md"))  # deleted the look-alike
+    assert task.is_successful(env.phone) == 0.0
+    task = registry.get_template("notes_delete_folder").instantiate(0)
+    env = fresh(task, 0)
+    st.delete(env.phone, note_path("Plan.md", task.params["folder"]))  # emptied, not deleted
+    assert task.is_successful(env.phone) == 0.0
+
+
+def test_create_folder_near_miss_file_of_that_name() -> None:
+    task = registry.get_template("notes_create_folder").instantiate(0)
+    env = fresh(task, 0)
+    st.write_file(env.phone, note_path(task.params["folder"]), "")
+    assert task.is_successful(env.phone) == 0.0
+
+
+@pytest.mark.parametrize("name,bad", [("notes_query_note_fact", None), ("notes_query_count_folder", "17"),
+                                      ("notes_query_list_items", "17")])
+def test_query_answers(name: str, bad: str | None) -> None:
+    task = registry.get_template(name).instantiate(2)
+    env = fresh(task, 2)
+    p = task.params
+    exp = p.get("value") or (str(p["count"]) if "count" in p else task.template.expected(env.phone, p))
+    assert task.is_successful(env.phone, exp) == 1.0
+    assert task.is_successful(env.phone, None) == 0.0
+    if bad is None:  # the outdated value in the same note
+        bad = p["body"].splitlines()[1].split(": ", 1)[1].split(" (")[0]
+    assert task.is_successful(env.phone, bad) == 0.0
+
+
+def test_multi_near_misses() -> None:
+    task, env = _solved("multi_note_from_first_event_tomorrow")
+    st.write_file(env.phone, _only(env, task.params["title"]), "Bean There Cafe")  # location of the later event
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _solved("multi_event_from_note")
+    env.phone.execute("UPDATE events SET eventLocation='' WHERE title=?", (task.params["title"],))
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _solved("multi_count_events_into_note")
+    path = _only(env, task.params["note"])
+    st.write_file(env.phone, path, str(int(st.read_file(env.phone, path)) + 1))
+    assert task.is_successful(env.phone) == 0.0
+
+
+# ---- screens ------------------------------------------------------------------------------------
+def _env() -> SimEnv:
+    env = SimEnv(None, 2)
+    env.reset()
+    env.phone.open_app("notes")
+    return env
+
+
+def _c(obs, **kw) -> Action:
+    a = click(obs, **kw)
+    assert a is not None, kw
+    return a
+
+
+def test_listing_editor_and_storage_shared() -> None:
+    env = _env()
+    obs = env.observe()
+    assert obs.package == "net.gsantner.markor"
+    assert find(obs, text="/Markor") is not None
+    assert find(obs, desc="QuickNote.md") is not None
+    obs = env.step(_c(obs, desc="QuickNote.md"))
+    assert env.phone.location == "notes/editor"
+    i = find(obs, resource_id="document__fragment__edit__highlighting_editor")
+    assert obs.elements[i].text == "Call the plumber about the kitchen sink."
+    act(env, "input_text", index=i, text="Plumber done")
+    env.step(Action(action_type="navigate_back"))  # hides the keyboard first
+    assert env.phone.location == "notes/editor" and not env.phone.keyboard_shown
+    env.step(Action(action_type="navigate_back"))  # leaving saves, as in Markor
+    assert env.phone.location == "notes/main"
+    assert st.read_file(env.phone, "Documents/Markor/QuickNote.md") == "Plumber done"
+
+
+def test_new_file_dialog_creates_note_and_folder() -> None:
+    env = _env()
+    obs = env.step(_c(env.observe(), desc="Create a new file or folder"))
+    assert env.phone.dialog is not None and env.phone.dialog.name == "new_file"
+    obs = env.step(_c(obs, text="OK"))
+    assert env.phone.toast == "Name can't be empty"
+    act(env, "input_text", index=find(env.observe(), resource_id="new_file_dialog__name"), text="Plan")
+    obs = env.step(_c(env.observe(), text="Plain text"))
+    env.step(_c(obs, text="OK"))
+    assert env.phone.location == "notes/editor" and st.exists(env.phone, "Documents/Markor/Plan.txt")
+    while env.phone.location != "notes/main":
+        env.phone.back()
+    obs = env.step(_c(env.observe(), desc="Create a new file or folder"))
+    act(env, "input_text", index=find(obs, resource_id="new_file_dialog__name"), text="Plan.txt")
+    env.step(_c(env.observe(), text="OK"))
+    assert env.phone.toast == "Plan.txt already exists"
+
+
+def test_selection_rename_move_delete_and_search() -> None:
+    env = _env()
+    st.mkdir(env.phone, note_path("Box"))
+    obs = env.observe()
+    obs = env.step(Action(action_type="long_press", index=find(obs, desc="QuickNote.md")))
+    assert find(obs, text="1 selected") is not None and find(obs, desc="Create a new file or folder") is None
+    obs = env.step(_c(obs, desc="Move"))
+    obs = env.step(_c(obs, text="Markor/Box"))
+    assert st.exists(env.phone, note_path("QuickNote.md", "Box"))
+    assert not st.exists(env.phone, note_path("QuickNote.md"))
+    obs = env.step(_c(obs, desc="Search"))
+    act(env, "input_text", index=find(env.observe(), resource_id="search_input"), text="quick")
+    obs = env.observe()
+    assert find(obs, text="Box/QuickNote.md") is not None
+    env.step(Action(action_type="navigate_back"))  # keyboard
+    obs = env.step(Action(action_type="navigate_back"))  # closes the search, stays in Markor
+    assert env.phone.location == "notes/main" and find(obs, resource_id="search_input") is None
+    obs = env.step(Action(action_type="long_press", index=find(env.observe(), desc="Folder Box")))
+    obs = env.step(_c(obs, desc="Delete"))
+    assert env.phone.dialog is not None and env.phone.dialog.name == "confirm"
+    env.step(_c(env.observe(), text="OK"))
+    assert not st.exists(env.phone, note_path("Box"))
+
+
+def test_sort_menu_and_long_listing_scrolls() -> None:
+    env = _env()
+    for i in range(20):
+        st.write_file(env.phone, note_path(f"zz note {i:02d}.md"), "x" * i)
+    obs = env.observe()
+    assert find(obs, desc="zz note 19.md") is None  # off screen rows are absent
+    obs = env.step(Action(action_type="scroll", direction="down"))
+    obs = env.step(Action(action_type="scroll", direction="down"))
+    assert find(obs, desc="zz note 19.md") is not None
+    obs = env.step(_c(obs, desc="More options"))
+    env.step(_c(obs, text="Sort by size"))
+    rows = st.list_dir(env.phone, MARKOR_DIR, sort="size", dirs_first=True)
+    assert rows[0].is_dir
+    assert env.phone.query_one("SELECT value FROM markor_prefs WHERE name='sort'")["value"] == "size"
