@@ -562,7 +562,8 @@ class QueryLocateFile(TaskTemplate):
         hits = [e for e in storage.search(phone, params["name"]) if e.name == params["name"]]
         if len(hits) != 1 or answer is None:
             return 0.0
-        return 1.0 if answer_matches(answer, posixpath.basename(hits[0].parent)) else 0.0
+        # a path answer ("Documents/Work") names the folder too
+        return 1.0 if answer_matches(answer.replace("/", " "), posixpath.basename(hits[0].parent)) else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if phone.foreground != APP:

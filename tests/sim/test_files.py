@@ -1,0 +1,280 @@
+"""Files app: browsing/selection/dialogs/picker/search screens, its task templates and the
+Files x Expenses multi-app tasks (oracle solves, do-nothing fails, success + near miss)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+import pytest
+from simhelpers import fresh, run_oracle
+
+from droidverify.actions.model import Action
+from droidverify.env.sim import SimEnv, storage
+from droidverify.env.sim.apps.expenses import add_expense, parse_money
+from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.storage import ROOT
+from droidverify.tasks import registry
+from droidverify.tasks.files import size_matches
+from droidverify.tasks.oracle_utils import find, find_all
+
+TEMPLATES = [t for t in registry.all_templates() if t.name.startswith("files_") or t.name in (
+    "multi_expenses_from_receipts", "multi_delete_screenshots_dark_theme", "multi_refund_expense_and_receipt")]
+NAMES = [t.name for t in TEMPLATES]
+
+
+def test_enough_templates() -> None:
+    assert len([n for n in NAMES if n.startswith("files_")]) >= 12
+    assert len([n for n in NAMES if n.startswith("multi_")]) == 3
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_oracle_solves_on_five_seeds(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(5):
+        env, steps = run_oracle(tmpl.instantiate(seed), seed)
+        assert env.is_successful() == 1.0, (name, seed, env.phone.location)
+        assert steps <= tmpl.max_steps
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_do_nothing_fails(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(5):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+
+
+# ---- checker success + near miss --------------------------------------------------------------
+def _src(pr: dict) -> str:
+    return f"{ROOT}/{pr['folder']}/{pr['name']}"
+
+
+def _both(*fns: Callable[[Phone, dict], object]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        for fn in fns:
+            fn(p, pr)
+    return f
+
+
+def _screenshots(p: Phone) -> list[str]:
+    return [e.path for e in storage.list_dir(p, f"{ROOT}/Pictures/Screenshots")]
+
+
+OPS: dict[str, tuple[Callable, Callable]] = {
+    "files_delete_file": (lambda p, pr: storage.delete(p, _src(pr)),
+                          _both(lambda p, pr: storage.delete(p, _src(pr)),
+                                lambda p, pr: storage.delete(p, storage.list_dir(p, f"{ROOT}/Music")[0].path))),
+    "files_rename_file": (lambda p, pr: storage.rename(p, _src(pr), pr["new_name"]),
+                          lambda p, pr: storage.rename(p, _src(pr), pr["new_name"] + ".bak")),
+    "files_move_file": (lambda p, pr: storage.move(p, _src(pr), f"{ROOT}/{pr['dest']}"),  # wrong folder:
+                        lambda p, pr: storage.move(p, _src(pr), f"{ROOT}/Alarms")),
+    "files_copy_file": (lambda p, pr: storage.copy(p, _src(pr), f"{ROOT}/{pr['dest']}"),
+                        lambda p, pr: storage.move(p, _src(pr), f"{ROOT}/{pr['dest']}")),  # original gone
+    "files_create_folder": (
+        lambda p, pr: storage.mkdir(p, f"{ROOT}/{pr['parent']}/{pr['folder_name']}".replace("0//", "0/")),
+        lambda p, pr: storage.mkdir(p, f"{ROOT}/Ringtones/{pr['folder_name']}")),
+    "files_create_folder_and_move": (
+        _both(lambda p, pr: storage.mkdir(p, f"{ROOT}/Documents/{pr['folder_name']}"),
+              lambda p, pr: storage.move(p, f"{ROOT}/Download/{pr['name']}", f"{ROOT}/Documents/{pr['folder_name']}")),
+        _both(lambda p, pr: storage.mkdir(p, f"{ROOT}/Documents/{pr['folder_name']}"),
+              lambda p, pr: storage.copy(p, f"{ROOT}/Download/{pr['name']}", f"{ROOT}/Documents/{pr['folder_name']}"))),
+    "files_delete_screenshots": (
+        lambda p, pr: [storage.delete(p, s) for s in _screenshots(p)],
+        lambda p, pr: storage.delete(p, f"{ROOT}/Pictures/Screenshots", recursive=True)),  # folder went too
+    "files_delete_folder": (
+        lambda p, pr: storage.delete(p, f"{ROOT}/Documents/{pr['folder_name']}", recursive=True),
+        lambda p, pr: [storage.delete(p, f"{ROOT}/Documents/{pr['folder_name']}/{f}") for f in pr["files"]]),
+    "multi_delete_screenshots_dark_theme": (
+        _both(lambda p, pr: [storage.delete(p, s) for s in _screenshots(p)],
+              lambda p, pr: p.put_setting("secure", "ui_night_mode", 2)),
+        lambda p, pr: [storage.delete(p, s) for s in _screenshots(p)]),  # dark theme still off
+    "multi_expenses_from_receipts": (
+        lambda p, pr: [add_expense(p, s, parse_money(a), "Shopping", p.now) for s, a in pr["receipts"]],
+        lambda p, pr: [add_expense(p, s, parse_money(a), "Other", p.now) for s, a in pr["receipts"]]),
+    "multi_refund_expense_and_receipt": (
+        _both(lambda p, pr: p.execute("DELETE FROM expense WHERE name=?", (pr["shop"],)),
+              lambda p, pr: storage.delete(p, f"{ROOT}/Download/{pr['receipt']}")),
+        lambda p, pr: p.execute("DELETE FROM expense WHERE name=?", (pr["shop"],))),  # receipt kept
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_operation_checker_success_and_near_miss(name: str) -> None:
+    good, bad = OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        env2 = fresh(task, seed)
+        bad(env2.phone, task.params)
+        assert task.is_successful(env2.phone, None) == 0.0, (name, seed)
+
+
+def test_receipts_with_wrong_amount_or_missing_one_fail() -> None:
+    task = registry.get_template("multi_expenses_from_receipts").instantiate(4)
+    env = fresh(task, 4)
+    (s1, a1), (s2, a2) = task.params["receipts"]
+    add_expense(env.phone, s1, parse_money(a1), "Shopping", env.phone.now)
+    assert task.is_successful(env.phone, None) == 0.0
+    add_expense(env.phone, s2, parse_money(a2) + 100, "Shopping", env.phone.now)
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+def _entries(p: Phone, folder: str):
+    return storage.list_dir(p, f"{ROOT}/{folder}")
+
+
+QUERIES: dict[str, tuple[Callable[[Phone, dict], list[str]], Callable[[Phone, dict], list[str]]]] = {
+    "files_query_pdf_count": (
+        lambda p, pr: [str(sum(e.name.endswith(".pdf") for e in _entries(p, "Download"))),
+                       f"There are {sum(e.name.endswith('.pdf') for e in _entries(p, 'Download'))} PDFs"],
+        lambda p, pr: [str(len(_entries(p, "Download"))), "3 4 5 6 7"]),
+    "files_query_photo_count": (
+        lambda p, pr: [str(len(_entries(p, "DCIM/Camera")))],
+        lambda p, pr: [str(len(_entries(p, "DCIM/Camera")) - 1)]),
+    "files_query_file_size": (
+        lambda p, pr: [storage.human_size(pr["size"]), storage.human_size(pr["size"]).replace(" ", ""),
+                       f"{pr['size']} bytes"],
+        lambda p, pr: [storage.human_size(pr["size"] + 200_000), "a few kilobytes"]),
+    "files_query_newest_photo": (
+        lambda p, pr: [max(_entries(p, "DCIM/Camera"), key=lambda e: e.modified).name],
+        lambda p, pr: [min(_entries(p, "DCIM/Camera"), key=lambda e: e.modified).name]),
+    "files_query_largest_in_music": (
+        lambda p, pr: [max(_entries(p, "Music"), key=lambda e: e.size).name],
+        lambda p, pr: [min(_entries(p, "Music"), key=lambda e: e.size).name]),
+    "files_query_locate_file": (
+        lambda p, pr: [pr["folder"].split("/")[-1], f"It is in {pr['folder']}"],
+        lambda p, pr: [pr["folder"].split("/")[0], "Download" if "Download" not in pr["folder"] else "Pictures"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_query_checker_success_and_near_miss(name: str) -> None:
+    good, bad = QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in range(3):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        for a in good(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+def test_size_matching() -> None:
+    assert size_matches("1.4 MB", 1_412_345) and size_matches("1.4MB", 1_412_345)
+    assert size_matches("1,412,345 bytes", 1_412_345)
+    assert not size_matches("1.5 MB", 1_412_345) and not size_matches("1.4 kB", 1_412_345)
+    assert not size_matches(None, 10) and not size_matches("big", 10)
+
+
+# ---- screens ------------------------------------------------------------------------------------
+def _open(seed: int = 0) -> SimEnv:
+    env = SimEnv(seed=seed)
+    env.reset()
+    env.step(Action(action_type="open_app", app_name="Files"))
+    return env
+
+
+def _click(env: SimEnv, *, long: bool = False, **criteria):
+    obs = env.last_observation or env.observe()
+    i = find(obs, **criteria)
+    assert i is not None, (criteria, [e.label for e in obs.elements])
+    return env.step(Action(action_type="long_press" if long else "click", index=i))
+
+
+def _labels(obs) -> list[str]:
+    return [obs.elements[i].label or "" for i in find_all(obs, resource_id="item")]
+
+
+def test_root_folders_breadcrumb_and_file_info() -> None:
+    env = _open()
+    obs = env.observe()
+    names = [lbl.split(" | ")[0] for lbl in _labels(obs)]
+    assert {"DCIM", "Documents", "Download", "Music", "Pictures"} <= set(names)
+    assert obs.elements[find(obs, resource_id="toolbar_title")].text == "Internal storage"
+    _click(env, text="DCIM", resource_id="item")
+    obs = _click(env, text="Camera", resource_id="item")
+    crumbs = [obs.elements[i].text for i in find_all(obs, resource_id="breadcrumb_text")]
+    assert crumbs == ["Internal storage", "DCIM", "Camera"]
+    photos = _labels(obs)
+    assert photos and all(lbl.startswith("IMG_2024") and "MB" in lbl for lbl in photos)
+    obs = _click(env, text="DCIM", resource_id="breadcrumb_text")
+    assert env.phone.screen.state["path"] == f"{ROOT}/DCIM"
+    env.step(Action(action_type="navigate_back"))  # back climbs to the parent folder
+    assert env.phone.screen.state["path"] == ROOT and env.phone.location == "files/main"
+    _click(env, text="Download", resource_id="item")
+    obs = _click(env, resource_id="item", text_contains=".pdf")
+    assert obs.info["dialog"] == "info"
+    assert obs.elements[find(obs, resource_id="info_location")].text == "Internal storage > Download"
+
+
+def test_sort_by_size_and_long_list_scrolls() -> None:
+    env = _open()
+    _click(env, text="Download", resource_id="item")
+    for i in range(12):  # a long folder: rows past the screen are absent until scrolled
+        storage.write_file(env.phone, f"{ROOT}/Download/zz_scan_{i:02d}.pdf", None, size=1000 + i)
+    obs = env.observe()
+    assert "zz_scan_11.pdf" not in " ".join(_labels(obs))
+    obs = env.step(Action(action_type="scroll", direction="down"))
+    obs = env.step(Action(action_type="scroll", direction="down"))
+    assert "zz_scan_11.pdf" in " ".join(_labels(obs))
+    _click(env, desc="More options")
+    _click(env, text="Sort by\u2026")
+    obs = _click(env, text="Size", class_contains="RadioButton")
+    first = _labels(obs)[0].split(" | ")[0]
+    biggest = max((e for e in storage.list_dir(env.phone, f"{ROOT}/Download") if not e.is_dir), key=lambda e: e.size)
+    assert first == biggest.name
+
+
+def test_selection_rename_conflict_and_move_picker() -> None:
+    env = _open()
+    _click(env, text="Music", resource_id="item")
+    songs = [e.name for e in storage.list_dir(env.phone, f"{ROOT}/Music")]
+    obs = _click(env, long=True, text=songs[0], resource_id="item")
+    assert obs.elements[find(obs, resource_id="title")].text == "1 selected"
+    _click(env, desc="More options")
+    obs = _click(env, text="Rename")
+    assert obs.info["dialog"] == "text_input"
+    obs = env.step(Action(action_type="input_text", index=find(obs, resource_id="edit"), text=songs[1]))
+    obs = _click(env, text="Rename", resource_id="button1")
+    assert obs.info["toast"] == "A file with that name already exists"
+    assert storage.exists(env.phone, f"{ROOT}/Music/{songs[0]}")
+    # move the selection to Documents through the picker
+    _click(env, desc="More options")
+    obs = _click(env, text="Move to\u2026")
+    assert env.phone.location == "files/picker"
+    assert not obs.elements[find(obs, resource_id="btn_confirm")].is_enabled  # same folder: disabled
+    env.step(Action(action_type="navigate_back"))  # picker climbs to the root
+    _click(env, text="Documents", resource_id="item")
+    obs = _click(env, resource_id="btn_confirm")
+    assert env.phone.location == "files/main" and obs.info["toast"] == "Moved 1 item"
+    assert storage.exists(env.phone, f"{ROOT}/Documents/{songs[0]}")
+    assert not storage.exists(env.phone, f"{ROOT}/Music/{songs[0]}")
+
+
+def test_delete_confirm_and_new_folder_and_search() -> None:
+    env = _open()
+    _click(env, desc="More options")
+    obs = _click(env, text="New folder")
+    obs = env.step(Action(action_type="input_text", index=find(obs, resource_id="edit"), text="Receipts"))
+    _click(env, text="Create", resource_id="button1")
+    assert storage.is_dir(env.phone, f"{ROOT}/Receipts")
+    obs = _click(env, long=True, text="Receipts", resource_id="item")
+    obs = _click(env, desc="Delete")
+    assert obs.info["dialog"] == "confirm"
+    _click(env, text="Delete", resource_id="button1")
+    assert not storage.exists(env.phone, f"{ROOT}/Receipts")
+    storage.write_file(env.phone, f"{ROOT}/Documents/Work/passport_scan.pdf", None, size=2048, parents=True,
+                       modified=datetime(2024, 10, 1, 8, 0))
+    _click(env, desc="Search")
+    obs = env.observe()
+    obs = env.step(Action(action_type="input_text", index=find(obs, resource_id="search_src_text"), text="PASSPORT"))
+    hits = _labels(obs)
+    assert len(hits) == 1 and "Internal storage > Documents > Work" in hits[0]
+    obs = env.step(Action(action_type="input_text", index=find(obs, resource_id="search_src_text"), text="nothing"))
+    assert find(obs, text="No matches") is not None
