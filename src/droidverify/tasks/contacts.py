@@ -302,7 +302,7 @@ class ExistingContactTemplate(TaskTemplate):
 class EditPhone(ExistingContactTemplate):
     name = "contacts_edit_phone_number"
     complexity = 2
-    optimal_steps = 7
+    optimal_steps = 9
     goal_template = "{name} has a new phone number: {new_number}. Update the contact."
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
@@ -323,7 +323,7 @@ class EditPhone(ExistingContactTemplate):
 class EditEmail(ExistingContactTemplate):
     name = "contacts_add_email_to_contact"
     complexity = 2
-    optimal_steps = 7
+    optimal_steps = 10
     goal_template = "Add the email address {email} to the contact {name}."
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
@@ -346,7 +346,7 @@ class EditEmail(ExistingContactTemplate):
 class EditPhoneType(ExistingContactTemplate):
     name = "contacts_change_phone_type"
     complexity = 2
-    optimal_steps = 7
+    optimal_steps = 11
     goal_template = "{name}'s number {number} is a {ptype_lower} number, not mobile. Change its label to {ptype}."
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
@@ -369,7 +369,7 @@ class EditPhoneType(ExistingContactTemplate):
 class RenameContact(ExistingContactTemplate):
     name = "contacts_change_last_name"
     complexity = 2
-    optimal_steps = 6
+    optimal_steps = 9
     goal_template = "{name} changed their last name to {new_last}. Update the contact (keep the number)."
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
@@ -411,7 +411,7 @@ def delete_step(phone: Phone, obs: Observation, name: str) -> Action:
 @register_task
 class DeleteContact(ExistingContactTemplate):
     name = "contacts_delete_contact"
-    optimal_steps = 6
+    optimal_steps = 7
     goal_template = "Delete the contact {name}."
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
@@ -429,7 +429,7 @@ class DeleteTwoContacts(TaskTemplate):
     name = "contacts_delete_two_contacts"
     apps = ("Contacts",)
     complexity = 2
-    optimal_steps = 11
+    optimal_steps = 13
     goal_template = "Remove both {name_a} and {name_b} from my contacts."
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
@@ -475,6 +475,7 @@ class StarTemplate(ExistingContactTemplate):
 @register_task
 class StarContact(StarTemplate):
     name = "contacts_add_to_favorites"
+    optimal_steps = 6
     want, start_starred = True, False
     goal_template = "Add {name} to my favorite contacts."
 
@@ -482,6 +483,7 @@ class StarContact(StarTemplate):
 @register_task
 class UnstarContact(StarTemplate):
     name = "contacts_remove_from_favorites"
+    optimal_steps = 7
     want, start_starred = False, True
     goal_template = "Remove {name} from my favorites."
 
@@ -508,6 +510,7 @@ class ContactQuery(ExistingContactTemplate):
 @register_task
 class QueryPhone(ContactQuery):
     name = "contacts_query_phone_number"
+    optimal_steps = 7
     goal_template = "What is {name}'s phone number?"
 
     def expected(self, phone: Phone, params: dict[str, Any]) -> str:
@@ -520,6 +523,7 @@ class QueryPhone(ContactQuery):
 @register_task
 class QueryEmail(ContactQuery):
     name = "contacts_query_email"
+    optimal_steps = 6
     goal_template = "What is the email address of {name}?"
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
@@ -536,6 +540,7 @@ class QueryEmail(ContactQuery):
 @register_task
 class QueryCompanyOf(ContactQuery):
     name = "contacts_query_company"
+    optimal_steps = 6
     goal_template = "Which company does {name} work for?"
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
@@ -594,7 +599,7 @@ class QueryFavoritesCount(TaskTemplate):
     apps = ("Contacts",)
     kind = "query"
     complexity = 2
-    optimal_steps = 6
+    optimal_steps = 8
     goal_template = "How many contacts are marked as favorites? Answer with a number."
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:

@@ -211,7 +211,7 @@ class MessagesTemplate(TaskTemplate):
 @register_task
 class SendToContact(MessagesTemplate):
     name = "messages_send_to_contact"
-    optimal_steps = 6
+    optimal_steps = 7
     goal_template = "Send a text message to {name} saying \"{body}\"."
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
@@ -237,7 +237,7 @@ class SendToContact(MessagesTemplate):
 @register_task
 class SendToNumber(MessagesTemplate):
     name = "messages_send_to_number"
-    optimal_steps = 6
+    optimal_steps = 7
     goal_template = "Text {number} the message \"{body}\"."
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
@@ -263,7 +263,7 @@ class SendToNumber(MessagesTemplate):
 class SendToTwo(MessagesTemplate):
     name = "messages_send_to_two_contacts"
     complexity = 2
-    optimal_steps = 12
+    optimal_steps = 14
     goal_template = "Send \"{body}\" to both {name} and {name_b} (two separate texts)."
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
@@ -556,7 +556,7 @@ class QuerySearchKeyword(MessagesTemplate):
     name = "messages_search_parking_spot"
     kind = "query"
     complexity = 2
-    optimal_steps = 4
+    optimal_steps = 5
     goal_template = "Someone texted me which parking spot to use. Search my messages: what is the spot number?"
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:

@@ -56,7 +56,7 @@ class ShareNumberBySms(TaskTemplate):
     name = "multi_send_contact_number_by_sms"
     apps = ("Contacts", "Messages")
     complexity = 2
-    optimal_steps = 9
+    optimal_steps = 7
     goal_template = "Text {name_b} the phone number of my contact {name_a}."
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
