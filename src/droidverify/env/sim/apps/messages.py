@@ -314,10 +314,9 @@ class MessagesApp(App):
             status = "Not sent · Tap to retry"
         elif sent:
             status += " · Delivered"
-        body = text_view(m["body"], rid="message_text", size=42,
-                         style={"bg": ACCENT if sent else "#e8eaed", "fg": "#ffffff" if sent else "#202124",
-                                "shape": "card", "align": "right" if sent else "left"},
-                         pad=(40, 24, 40, 24))
+        text = text_view(m["body"], rid="message_text", size=42,
+                         style={"fg": "#ffffff" if sent else "#202124", "align": "right" if sent else "left"})
+        body = V("linear", text, pad=(40, 24, 40, 24), style={"bg": ACCENT if sent else "#e8eaed", "shape": "card"})
         meta = text_view(status, rid="message_status", size=30,
                          style={"fg": "#5f6368", "align": "right" if sent else "left"})
         pad = (260, 12, 40, 12) if sent else (40, 12, 260, 12)
