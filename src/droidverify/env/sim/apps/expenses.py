@@ -387,7 +387,7 @@ class ExpensesApp(App):
             pct = round(100 * s / total) if total else 0
             n = len(amounts)
             rows.append(list_row(cat, f"{format_money(s)} · {pct}% · {n} expense{'s' if n != 1 else ''}",
-                                 rid="category_total", icon=f"cat_{cat.lower()}"))
+                                 rid="category_total"))
         if not items:
             rows.append(text_view("No expenses this month", rid="empty_view", size=42, pad=(48, 40, 48, 0)))
         return screen_frame(app_bar("Statistics", back=phone.back),
