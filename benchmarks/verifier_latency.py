@@ -108,10 +108,10 @@ def part_a(args: argparse.Namespace, console: Console) -> None:
     prefix = build_prefix()
     table = Table(title="(a) verifier scoring: naive vs prefix-cached batched (SmolLM2-135M, CPU)")
     for col in ("dtype", "cands", "prefix tok", "naive s", "cached s", "time ratio", "token ratio",
-                "efficiency", "max |dlogp|", "batch"):
+                "efficiency", "max |dlogp|", "mode/batch"):
         table.add_column(col, justify="right")
     for dtype in args.dtypes.split(","):
-        llm = LocalLLM(dtype=dtype, max_batch=args.batch)
+        llm = LocalLLM(dtype=dtype, max_batch=args.batch, score_mode=args.mode)
         n_prefix = llm.count_tokens(prefix)
         if args.tune:
             tune = Table(title=f"batch-size tuning, {dtype}, {args.tune_candidates} candidates")
@@ -139,7 +139,7 @@ def part_a(args: argparse.Namespace, console: Console) -> None:
             style = "green" if eff >= 0.9 and time_ratio >= 10 else "yellow"
             table.add_row(dtype, str(n), str(n_prefix), f"{t_naive:.2f}", f"{t_cached:.3f}",
                           f"[{style}]{time_ratio:.1f}x[/]", f"{tok_ratio:.1f}x", f"[{style}]{eff:.0%}[/]",
-                          f"{diff:.1e}", str(llm.max_batch))
+                          f"{diff:.1e}", f"{llm.score_mode}/{llm.max_batch}")
     console.print(table)
     console.print("time ratio = naive s / cached s; token ratio = naive tokens / cached tokens "
                   "(prefix once + every candidate's own tokens); efficiency = time ratio / token ratio. "
@@ -155,6 +155,7 @@ def main() -> None:
     p.add_argument("--dtypes", default="float32,bfloat16")
     p.add_argument("--candidates", default="30,50")
     p.add_argument("--batch", type=int, default=None, help="max_batch for cached scoring (default: library's)")
+    p.add_argument("--mode", default="packed", choices=["packed", "batched"], help="LocalLLM score_mode")
     p.add_argument("--repeats", type=int, default=3, help="runs of cached scoring (median taken)")
     p.add_argument("--naive-repeats", type=int, default=1, help="runs of naive scoring (median taken)")
     p.add_argument("--tune", default="", help="comma-separated max_batch values to time first, e.g. 4,8,16,32")

@@ -55,13 +55,15 @@ def test_cached_scoring_equals_naive_scoring(llm_fp32) -> None:
     assert cached.usage.prompt_tokens == naive.usage.prompt_tokens
     assert cached.usage.cached_tokens == (n_prefix - 1) * 29
     assert naive.usage.cached_tokens == 0
-    # Batch size changes nothing.
-    llm.max_batch = 3
-    try:
-        again = llm.score(prefix, conts[:7])
-    finally:
-        llm.max_batch = 8
-    assert max(abs(a["Yes"] - b["Yes"]) for a, b in zip(again.logprobs, cached.logprobs[:7])) < 1e-4
+    # Neither the batch size nor the way a batch is laid out (packed / padded rows) changes anything.
+    assert llm.score_mode == "packed"
+    for mode, batch in (("packed", 3), ("batched", 4), ("batched", 16)):
+        llm.max_batch, llm.score_mode = batch, mode
+        try:
+            again = llm.score(prefix, conts)
+        finally:
+            llm.max_batch, llm.score_mode = 8, "packed"
+        assert max(abs(a[t] - b[t]) for a, b in zip(again.logprobs, naive.logprobs) for t in a) < 1e-4
 
 
 def test_token_merge_at_the_boundary_is_handled(llm_fp32) -> None:

@@ -58,3 +58,20 @@ def test_chatml_fallback_and_helpers() -> None:
     assert cut_at_stop("abc\nObservation: x", ["\nObs", "zz"]) == ("abc", True)
     assert cut_at_stop("abc", ["zz"]) == ("abc", False)
     assert cut_at_stop("abc", None) == ("abc", False)
+
+
+def test_load_llm_specs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from droidverify.llm import load_llm
+    from droidverify.llm.openai_backend import OpenAICompatLLM
+
+    llm = load_llm("openai:http://127.0.0.1:9/v1#my-model", max_retries=0)
+    assert isinstance(llm, OpenAICompatLLM)
+    assert (llm.base_url, llm.model, llm.name) == ("http://127.0.0.1:9/v1", "my-model", "openai:my-model")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v2")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    env = load_llm("openai:#other")
+    assert env.base_url == "http://127.0.0.1:9/v2" and env.client.api_key == "sk-test"
+    with pytest.raises(ModelLoadError, match="does not exist"):
+        load_llm(str(tmp_path / "missing-model"))
+    with pytest.raises(LLMInputError):
+        load_llm(42)  # type: ignore[arg-type]

@@ -1,8 +1,9 @@
 """A local transformers model (default: the bundled SmolLM2-135M-Instruct) with prefix-cached scoring.
 
 Scoring (V-Droid's verifier step): the shared prefix is run once; its KV cache is then shared by
-every continuation, which run in right-padded batches of ``max_batch``. A step costs one prefix
-prefill plus the continuation tokens, instead of one full prefill per candidate.
+every continuation, run ``max_batch`` at a time (packed into one masked sequence, or as padded
+rows). A step costs one prefix prefill plus the continuation tokens, instead of one full prefill
+per candidate.
 
 Tokenization at the boundary. Results are defined on the tokenization of each full string
 ``prefix + continuation`` (exactly what :meth:`LocalLLM.naive_score` runs). BPE can merge tokens
@@ -71,13 +72,21 @@ class LocalLLM:
     directory or a ``.gguf`` file. ``dtype``: ``"float32"``, ``"bfloat16"`` or ``"auto"`` (time one
     forward pass in each and keep the faster; the choice is remembered per model and machine).
     Numerical equivalence checks should use ``"float32"``.
+
+    ``score_mode``: ``"packed"`` (default, faster on CPU) runs up to ``max_batch`` continuations
+    as one sequence after the prefix with a block-diagonal causal mask; ``"batched"`` runs them as
+    right-padded rows, each on a (view-expanded) copy of the prefix KV cache. Both give the naive
+    result; ``"batched"`` is for attention kernels that take no custom 4D mask.
     """
 
     def __init__(self, model: str | Path | None = None, *, dtype: str = "auto", device: str = "cpu",
-                 seed: int = 0, max_batch: int = DEFAULT_MAX_BATCH,
+                 seed: int = 0, max_batch: int = DEFAULT_MAX_BATCH, score_mode: str = "packed",
                  num_threads: int | None = None) -> None:
         if dtype not in (*_DTYPES, "auto"):
             raise LLMInputError(f"dtype must be 'float32', 'bfloat16' or 'auto', got {dtype!r}")
+        if score_mode not in ("packed", "batched"):
+            raise LLMInputError(f"score_mode must be 'packed' or 'batched', got {score_mode!r}")
+        self.score_mode = score_mode
         if not isinstance(max_batch, int) or max_batch < 1:
             raise LLMInputError(f"max_batch must be a positive int, got {max_batch!r}")
         torch.set_num_threads(num_threads or _default_threads())
@@ -233,7 +242,8 @@ class LocalLLM:
             order = sorted(range(len(conts)), key=lambda i: -len(tails[i]))
             for s in range(0, len(order), self.max_batch):
                 idx = order[s:s + self.max_batch]
-                out[idx] = self._score_batch([tails[i] for i in idx], k, kv)
+                run = self._score_packed if self.score_mode == "packed" else self._score_batch
+                out[idx] = run([tails[i] for i in idx], k, kv)
         n_full = sum(len(f) for f in fulls)
         usage = TokenUsage(prompt_tokens=n_full, cached_tokens=k * (len(conts) - 1))
         return self._result(out, tids, validate_targets(targets), usage, time.perf_counter() - t0)
@@ -263,6 +273,34 @@ class LocalLLM:
                                        past_key_values=cache, use_cache=k > 0).last_hidden_state
         last = hidden[torch.arange(b, device=dev), lens - 1]
         return self._head(last).cpu()
+
+    def _score_packed(self, tails: list[list[int]], k: int,
+                      kv: list[tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
+        """All tails in ONE row after the prefix, kept apart by a block-diagonal causal mask.
+
+        Versus a padded batch this copies the prefix KV once per pass (not once per row) and runs
+        no pad tokens. Each tail's token i has position k + i and attends to the prefix and to
+        tail tokens 0..i of its own tail only, exactly as in its own full-prompt run.
+        """
+        from transformers import DynamicCache
+
+        dev = self.device
+        lens = [len(t) for t in tails]
+        q = sum(lens)
+        ids = torch.tensor([[tok for t in tails for tok in t]], device=dev)
+        pos = torch.cat([torch.arange(n, device=dev) for n in lens]).add_(k).unsqueeze(0)
+        seg = torch.repeat_interleave(torch.arange(len(tails), device=dev), torch.tensor(lens, device=dev))
+        idx = torch.arange(q, device=dev)
+        allowed = torch.ones((q, k + q), dtype=torch.bool, device=dev)
+        allowed[:, k:] = (seg[:, None] == seg[None, :]) & (idx[None, :] <= idx[:, None])
+        dtype = _DTYPES[self.dtype_name]
+        mask = torch.zeros((1, 1, q, k + q), dtype=dtype, device=dev)
+        mask.masked_fill_(~allowed, torch.finfo(dtype).min)  # additive form: valid for sdpa and eager
+        cache = DynamicCache(ddp_cache_data=kv) if k else None
+        hidden = self.model.base_model(input_ids=ids, attention_mask=mask, position_ids=pos,
+                                       past_key_values=cache, use_cache=k > 0).last_hidden_state
+        ends = torch.tensor(lens, device=dev).cumsum(0) - 1
+        return self._head(hidden[0, ends]).cpu()
 
     def naive_score(self, prefix: str, continuations: list[str],
                     targets: tuple[str, ...] = ("Yes", "No")) -> ScoreResult:
