@@ -236,11 +236,15 @@ class OpenAICompatLLM:
         # The first request alone warms the server's prefix cache; the rest then share it.
         results[0] = self._score_one(prefix + conts[0], targets)
         if len(conts) > 1:
-            with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            pool = ThreadPoolExecutor(max_workers=self.concurrency)
+            try:
                 futs = {i: pool.submit(self._score_one, prefix + conts[i], targets)
                         for i in range(1, len(conts))}
                 for i, f in futs.items():
                     results[i] = f.result()
+            finally:
+                # On a failure, drop the queued requests instead of retrying each against a dead server.
+                pool.shutdown(wait=True, cancel_futures=True)
         usage = TokenUsage()
         for r in results:
             assert r is not None
