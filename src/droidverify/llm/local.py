@@ -45,9 +45,11 @@ from droidverify.llm.chat import (
 from droidverify.llm.modelcache import cache_root, load_model_and_tokenizer, materialize
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
-# Measured on a 2-core AVX512-BF16 CPU with SmolLM2-135M (benchmarks/verifier_latency.py):
-# larger batches stop paying off once the continuation matmuls saturate both cores.
-DEFAULT_MAX_BATCH = 16
+# Candidates per packed pass. Measured on a 2-core AVX512-BF16 CPU, SmolLM2-135M, 50 candidates on a
+# 985-token prefix (benchmarks/verifier_latency.py --tune 8,16,25,50): fp32 5.4/5.2/5.1/5.5 s, bf16
+# 2.7/2.8/2.9/3.4 s. Bigger packs waste attention on masked-out pairs; smaller ones copy the prefix
+# KV more often.
+DEFAULT_MAX_BATCH = 8
 
 
 def _default_threads() -> int:
@@ -71,7 +73,8 @@ class LocalLLM:
     ``model``: ``None`` for the bundled SmolLM2-135M-Instruct GGUF, else a transformers model
     directory or a ``.gguf`` file. ``dtype``: ``"float32"``, ``"bfloat16"`` or ``"auto"`` (time one
     forward pass in each and keep the faster; the choice is remembered per model and machine).
-    Numerical equivalence checks should use ``"float32"``.
+    Numerical equivalence checks should use ``"float32"``: in bfloat16 the same log-probability
+    computed in two layouts (cached vs naive) differs by up to ~0.2 nats on SmolLM2.
 
     ``score_mode``: ``"packed"`` (default, faster on CPU) runs up to ``max_batch`` continuations
     as one sequence after the prefix with a block-diagonal causal mask; ``"batched"`` runs them as
