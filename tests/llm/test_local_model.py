@@ -154,3 +154,7 @@ def test_converted_weights_are_cached_and_reused(llm_fp32, model_cache_dir: Path
     a = llm_fp32.score(prefix, [_question("wait()")])
     b = again.score(prefix, [_question("wait()")])
     assert torch.equal(a.logits, b.logits)
+    # The converted directory is an ordinary transformers model directory, loadable by path.
+    by_dir = LocalLLM(entries[0], dtype="float32")
+    assert by_dir.name == entries[0].name
+    assert torch.equal(by_dir.score(prefix, [_question("wait()")]).logits, a.logits)
