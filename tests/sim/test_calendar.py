@@ -21,16 +21,6 @@ def test_enough_templates() -> None:
     assert len(CAL) >= 14
 
 
-@pytest.mark.parametrize("name", CAL + MULTI)
-def test_oracle_solves_and_noop_fails(name: str) -> None:
-    tmpl = registry.get_template(name)
-    for seed in range(5):
-        task = tmpl.instantiate(seed)
-        env, _ = run_oracle(task, seed)
-        assert env.is_successful() == 1.0, (name, seed)
-        assert fresh(task, seed).is_successful() == 0.0, (name, seed)
-
-
 def _solved(name: str, seed: int = 1):
     task = registry.get_template(name).instantiate(seed)
     env, _ = run_oracle(task, seed)

@@ -20,16 +20,6 @@ def test_enough_templates() -> None:
     assert len(NOTES) + len([t for t in registry.all_templates() if t.name.startswith("calendar_")]) >= 27
 
 
-@pytest.mark.parametrize("name", NOTES)
-def test_oracle_solves_and_noop_fails(name: str) -> None:
-    tmpl = registry.get_template(name)
-    for seed in range(5):
-        task = tmpl.instantiate(seed)
-        env, _ = run_oracle(task, seed)
-        assert env.is_successful() == 1.0, (name, seed)
-        assert fresh(task, seed).is_successful() == 0.0, (name, seed)
-
-
 def _solved(name: str, seed: int = 1):
     task = registry.get_template(name).instantiate(seed)
     env, _ = run_oracle(task, seed)
