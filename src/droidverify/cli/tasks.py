@@ -61,7 +61,8 @@ def list_command(
             typer.echo(json.dumps(r))
         return
     table = Table(title=f"{len(rows)} task templates")
-    for col in ("name", "apps", "kind", "complexity", "optimal steps", "split"):
+    table.add_column("name", no_wrap=True)  # names are what users type: never cut them
+    for col in ("apps", "kind", "complexity", "optimal steps", "split"):
         table.add_column(col)
     for r in rows:
         table.add_row(r["name"], ", ".join(r["apps"]), r["kind"], str(r["complexity"]),
