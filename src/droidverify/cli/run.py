@@ -12,6 +12,7 @@ from rich.console import Console
 from droidverify.errors import DroidVerifyError
 
 AGENTS = ("oracle", "random", "noop", "verifier", "generator")
+DTYPES = ("auto", "float32", "bfloat16")
 MAX_SEEDS = 100_000
 
 
@@ -64,7 +65,27 @@ def _select_templates(tasks: str | None, split: str | None, max_tasks: int | Non
     return templates
 
 
-def _agent_factory(agent: str, model: str | None, memory: str, seed: int, apps: list[str]) -> Any:
+def installed_app_names(env: str) -> list[str]:
+    """The apps an agent may open on the environment: every simulator app, or the adb app table.
+
+    Never derived from the selected tasks: offering only the task's apps would tell the agent
+    which app the task is about.
+    """
+    if env == "sim":
+        from droidverify.env.sim.app import installed_apps
+
+        return sorted(app.name for app in installed_apps().values())
+    if env == "adb":
+        from droidverify.env.apps import APPS
+
+        return sorted(info.name for info in APPS)
+    from droidverify.errors import RunError
+
+    raise RunError(f"unknown environment {env!r}; use sim or adb")
+
+
+def _agent_factory(agent: str, model: str | None, memory: str, seed: int, apps: list[str],
+                   dtype: str = "auto") -> Any:
     """A zero-argument factory; an LLM is loaded once and shared by every episode's agent."""
     if agent == "oracle":
         from droidverify.agents.oracle import OracleAgent
@@ -80,7 +101,9 @@ def _agent_factory(agent: str, model: str | None, memory: str, seed: int, apps: 
         return lambda: RandomAgent(seed, apps=apps)
     from droidverify.llm.registry import load_llm
 
-    llm = load_llm(model)
+    # dtype applies to local models only; an OpenAI-compatible server chooses its own.
+    is_remote = isinstance(model, str) and model.startswith("openai:")
+    llm = load_llm(model) if is_remote else load_llm(model, dtype=dtype)
     if agent == "verifier":
         from droidverify.agents.verifier import VerifierAgent
 
@@ -113,6 +136,8 @@ def run_command(
     model: Annotated[str | None, typer.Option("--model", help="LLM for verifier/generator: a model "
                                               "directory, a .gguf file or openai:URL (default: the "
                                               "bundled model).")] = None,
+    dtype: Annotated[str, typer.Option("--dtype", help="Local model precision: auto (time both once "
+                                       "per machine, keep the faster) | float32 | bfloat16.")] = "auto",
     memory: Annotated[str, typer.Option("--memory", help="Working memory: diff | history | llm.")] = "diff",
     env: Annotated[str, typer.Option("--env", help="sim | adb")] = "sim",
     serial: Annotated[str | None, typer.Option("--serial", help="adb device serial (--env adb).")] = None,
@@ -141,6 +166,11 @@ def run_command(
         _fail("the oracle agent needs simulator state; it cannot run with --env adb")
     if memory not in ("diff", "history", "llm"):
         _fail(f"unknown --memory {memory!r}; use diff, history or llm")
+    if dtype not in DTYPES:
+        _fail(f"unknown --dtype {dtype!r}; use {', '.join(DTYPES)}")
+    if dtype != "auto" and (agent not in ("verifier", "generator")
+                            or (model or "").startswith("openai:")):
+        _fail("--dtype applies only to a local model (--agent verifier|generator without openai:URL)")
     if max_steps is not None and max_steps < 1:
         _fail(f"--max-steps must be >= 1, got {max_steps}")
     try:
@@ -153,14 +183,14 @@ def run_command(
 
     from droidverify.runner.run import run_many
 
-    apps = sorted({a for t in templates for a in t.apps})
+    apps = installed_app_names(env)
     pairs = [(t, s) for t in templates for s in seed_list]
-    config = {"agent": agent, "model": model, "memory": memory, "env": env, "serial": serial,
+    config = {"agent": agent, "model": model, "dtype": dtype, "apps": apps, "memory": memory, "env": env, "serial": serial,
               "seeds": seed_list, "tasks": [t.name for t in templates], "max_steps": max_steps,
               "agent_seed": agent_seed}
     console = Console(stderr=True)
     try:
-        factory = _agent_factory(agent, model, memory, agent_seed, apps)
+        factory = _agent_factory(agent, model, memory, agent_seed, apps, dtype)
         summary = run_many(factory, pairs, out, env_factory=_env_factory(env, serial, screenshots),
                            resume=not no_resume, progress=not no_progress, max_steps=max_steps,
                            answer_ends_episode=answer_ends, config=config, console=console)
