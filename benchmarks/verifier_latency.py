@@ -9,10 +9,21 @@ shared prefix, naive (each prefix + candidate run on its own) vs prefix-cached b
   proportional to tokens run through the model;
 * efficiency = time ratio / token ratio (goal: >= 90%, and time ratio >= 10x).
 
-Parts (b) and (c) (agent latency, success rates) are to be added as functions registered in PARTS.
+Part (b): one VerifierAgent step vs one GeneratorAgent step with the same model on the same
+simulator screens. Screens are drawn deterministically: for the validation-split templates (sorted
+by name, seed 0) the oracle runs 1, 3 or 5 steps (cycling) to reach varied screens; the agents see
+that screen with the oracle's history. Reports median / p90 seconds, candidates per step, prefix
+tokens (verifier), prompt and generated tokens (generator), and the ratio generator / verifier.
+
+Part (c): success of the verifier and generator agents (and the oracle, random and noop baselines
+for reference) on the validation split through ``run_many``; what the agents do (solved, mean steps,
+declared done too early = declared done while the checker says not solved, entropy of the
+verifier's candidate scores, generator fallbacks to wait, seconds per step).
 
     python benchmarks/verifier_latency.py --parts a
     python benchmarks/verifier_latency.py --parts a --dtypes float32 --candidates 30 --tune 4,8,16,32
+    python benchmarks/verifier_latency.py --parts b --screens 12 --dtypes bfloat16
+    python benchmarks/verifier_latency.py --parts c --seeds 0 --max-tasks 5 --max-steps 8
 """
 
 from __future__ import annotations
@@ -170,7 +181,223 @@ def part_a(args: argparse.Namespace, console: Console) -> None:
                   "candidate token attends to the whole prefix), the limit once attention is included.")
 
 
-PARTS: dict[str, Callable[[argparse.Namespace, Console], None]] = {"a": part_a}
+# ------------------------------------------------------------------------------- part (b)
+
+DEPTHS = (1, 3, 5)  # oracle steps before a screen is taken, cycling over the templates
+
+
+def collect_screens(n: int, split: str = "validation") -> list[tuple[str, str, list[Any], Any]]:
+    """(template, goal, oracle history, observation) for ``n`` screens, deterministically."""
+    from droidverify.agents.oracle import OracleAgent
+    from droidverify.env.records import Step
+    from droidverify.env.sim import SimEnv
+    from droidverify.tasks import registry
+
+    screens: list[tuple[str, str, list[Any], Any]] = []
+    templates = sorted(registry.templates_for_split(split), key=lambda t: t.name)
+    for i, template in enumerate(templates[:n]):
+        task = template.instantiate(0)
+        env = SimEnv(task=task, seed=0)
+        obs = env.reset()
+        oracle = OracleAgent()
+        oracle.bind(env, task)
+        oracle.reset(task.goal)
+        history: list[Any] = []
+        for j in range(DEPTHS[i % len(DEPTHS)]):
+            action = oracle.act(obs, history).action
+            if action is None or action.action_type in ("status", "answer", "submit"):
+                break
+            history.append(Step(index=j, observation=obs, action=action))
+            obs = env.step(action)
+        screens.append((template.name, task.goal, history, obs))
+        env.close()
+    if len(screens) < n:
+        raise SystemExit(f"only {len(screens)} {split} templates, asked for {n} screens")
+    return screens
+
+
+def _p90(xs: list[float]) -> float:
+    ys = sorted(xs)
+    return ys[min(len(ys) - 1, round(0.9 * (len(ys) - 1)))]
+
+
+def sim_app_names() -> list[str]:
+    from droidverify.env.sim.app import installed_apps
+
+    return sorted(app.name for app in installed_apps().values())
+
+
+def part_b(args: argparse.Namespace, console: Console) -> None:
+    from droidverify.agents.generator import GeneratorAgent
+    from droidverify.agents.verifier import VerifierAgent
+    from droidverify.llm.local import LocalLLM
+
+    screens = collect_screens(args.screens)
+    apps = sim_app_names()
+    for dtype in args.dtypes.split(","):
+        llm = LocalLLM(dtype=dtype)
+        per = Table(title=f"(b) one agent step per screen, {llm.name} {llm.dtype_name}, CPU "
+                          f"({len(screens)} validation screens, oracle depth {'/'.join(map(str, DEPTHS))})")
+        for col in ("screen (template)", "pkg", "cands", "prefix tok", "verifier s", "score s",
+                    "verifier action", "gen prompt tok", "gen tok", "generator s", "generator action",
+                    "gen/ver"):
+            per.add_column(col, justify="right" if col not in ("screen (template)", "verifier action",
+                                                               "generator action") else "left")
+        rows: dict[str, list[float]] = {k: [] for k in ("v", "g", "score", "cands", "prefix", "gtok", "gprompt")}
+        VerifierAgent(llm, apps=apps).llm.score("warm up", ["a", "b"])  # first-call allocations
+        for name, goal, history, obs in screens:
+            ver = VerifierAgent(llm, apps=apps)
+            ver.reset(goal)
+            t = time.perf_counter()
+            vout = ver.act(obs, history)
+            tv = time.perf_counter() - t
+            gen = GeneratorAgent(llm, max_tokens=args.gen_max_tokens)
+            gen.reset(goal)
+            t = time.perf_counter()
+            gout = gen.act(obs, history)
+            tg = time.perf_counter() - t
+            info = vout.info
+            rows["v"].append(tv)
+            rows["g"].append(tg)
+            rows["score"].append(info["seconds_scoring"])
+            rows["cands"].append(info["n_candidates"])
+            rows["prefix"].append(info["prefix_tokens"])
+            rows["gtok"].append(gout.usage.completion_tokens)
+            rows["gprompt"].append(gout.usage.prompt_tokens)
+            gact = gout.action.to_json() if gout.action else "-"
+            if gout.info.get("fallback_wait"):
+                gact = "wait (fallback)"
+            per.add_row(name, (obs.package or "").rsplit(".", 1)[-1], str(info["n_candidates"]),
+                        str(info["prefix_tokens"]), f"{tv:.2f}", f"{info['seconds_scoring']:.2f}",
+                        vout.action.to_json() if vout.action else "-", str(gout.usage.prompt_tokens),
+                        str(gout.usage.completion_tokens), f"{tg:.2f}", gact[:40], f"{tg / tv:.2f}x")
+        console.print(per)
+        agg = Table(title=f"(b) step latency summary, {llm.dtype_name}: generator vs verifier, same screens")
+        for col in ("agent", "median s", "p90 s", "mean s", "ratio median (gen/ver)", "ratio p90 (gen/ver)",
+                    "per step"):
+            agg.add_column(col, justify="right")
+        med = {k: statistics.median(rows[k]) for k in ("v", "g")}
+        p90 = {k: _p90(rows[k]) for k in ("v", "g")}
+        agg.add_row("verifier", f"{med['v']:.2f}", f"{p90['v']:.2f}", f"{statistics.mean(rows['v']):.2f}",
+                    "1.00x", "1.00x",
+                    f"cands median {statistics.median(rows['cands']):.0f} (max {max(rows['cands']):.0f}); "
+                    f"prefix tok median {statistics.median(rows['prefix']):.0f} (max {max(rows['prefix']):.0f}); "
+                    f"scoring {sum(rows['score']) / sum(rows['v']):.0%} of the time")
+        agg.add_row("generator", f"{med['g']:.2f}", f"{p90['g']:.2f}", f"{statistics.mean(rows['g']):.2f}",
+                    f"{med['g'] / med['v']:.2f}x", f"{p90['g'] / p90['v']:.2f}x",
+                    f"generated tok median {statistics.median(rows['gtok']):.0f} (max {max(rows['gtok']):.0f}); "
+                    f"prompt tok median {statistics.median(rows['gprompt']):.0f} (incl. retries)")
+        console.print(agg)
+
+
+# ------------------------------------------------------------------------------- part (c)
+
+BASELINES = ("oracle", "random", "noop")
+
+
+def _llm_agent_factories(args: argparse.Namespace, apps: list[str]) -> dict[str, Callable[[], Any]]:
+    from droidverify.agents.generator import GeneratorAgent
+    from droidverify.agents.verifier import VerifierAgent
+    from droidverify.llm.local import LocalLLM
+
+    llm = LocalLLM(dtype=args.dtypes.split(",")[0])
+    return {"verifier": lambda: VerifierAgent(llm, apps=apps),
+            "generator": lambda: GeneratorAgent(llm, max_tokens=args.gen_max_tokens)}
+
+
+def _agent_stats(out_dir: Any) -> dict[str, Any]:
+    from droidverify.runner.store import load_trajectories
+
+    trajs = load_trajectories(out_dir)
+    eps = len(trajs)
+    scored = [t for t in trajs if t.success is not None]
+    solved = sum(1 for t in scored if t.success >= 1.0)
+    done = [t for t in trajs if t.declared_done]
+    early = sum(1 for t in done if (t.metadata.get("checker_score") or 0.0) < 1.0)
+    steps = [len(t.steps) for t in trajs]
+    ents = [s.agent_info["entropy_normalized"] for t in trajs for s in t.steps
+            if s.agent_info and "entropy_normalized" in s.agent_info]
+    fallbacks = sum(1 for t in trajs for s in t.steps if s.agent_info and s.agent_info.get("fallback_wait"))
+    n_steps = sum(steps)
+    agent_s = sum(s.timings.get("agent", 0.0) for t in trajs for s in t.steps)
+    kinds: dict[str, int] = {}
+    for t in trajs:
+        for s in t.steps:
+            k = s.action.action_type if s.action else "none"
+            kinds[k] = kinds.get(k, 0) + 1
+    return {"episodes": eps, "solved": solved, "scored": len(scored),
+            "checker_passed": sum(1 for t in trajs if (t.metadata.get("checker_score") or 0) >= 1.0),
+            "declared_done": len(done), "early_done": early,
+            "first_step_done": sum(1 for t in done if len(t.steps) <= 1),
+            "mean_steps": statistics.mean(steps) if steps else 0.0, "steps": n_steps,
+            "entropy": ents, "fallbacks": fallbacks,
+            "s_per_step": agent_s / n_steps if n_steps else 0.0, "kinds": kinds}
+
+
+def part_c(args: argparse.Namespace, console: Console) -> None:
+    from pathlib import Path
+
+    from droidverify.agents.oracle import OracleAgent
+    from droidverify.agents.random import NoopAgent, RandomAgent
+    from droidverify.env.sim import SimEnv
+    from droidverify.runner.run import run_many
+    from droidverify.tasks import registry
+
+    seeds = [int(s) for s in args.seeds.split(",")]
+    templates = list(registry.templates_for_split("validation"))[:args.max_tasks]
+    pairs = [(t, s) for t in templates for s in seeds]
+    apps = sim_app_names()
+    factories: dict[str, Callable[[], Any]] = {
+        "oracle": OracleAgent, "random": lambda: RandomAgent(0, apps=apps), "noop": NoopAgent}
+    agents = [a for a in args.agents.split(",") if a]
+    if any(a in ("verifier", "generator") for a in agents):
+        factories.update(_llm_agent_factories(args, apps))
+    root = Path(args.out_dir)
+    stats: dict[str, dict[str, Any]] = {}
+    wall: dict[str, float] = {}
+    for name in agents:
+        if name not in factories:
+            raise SystemExit(f"unknown agent {name!r}; use {sorted(factories)}")
+        t = time.perf_counter()
+        # The oracle runs to each task's own step limit: it shows what the limit allows.
+        run_many(factories[name], pairs, root / name, env_factory=lambda task, seed: SimEnv(task=task, seed=seed),
+                 resume=False, progress=True, max_steps=None if name == "oracle" else args.max_steps,
+                 config={"agent": name, "benchmark": "verifier_latency c"}, report=False, console=console)
+        wall[name] = time.perf_counter() - t
+        stats[name] = _agent_stats(root / name)
+    table = Table(title=f"(c) validation split, {len(templates)} templates x seeds {seeds}, "
+                        f"max_steps {args.max_steps} (oracle: task limit)")
+    for col in ("agent", "episodes", "solved", "success", "vs oracle", "checker passed", "declared done",
+                "done too early", "done at step 1", "mean steps", "s/step", "wall s", "entropy (norm.) mean/min/max",
+                "gen. fallbacks", "actions"):
+        table.add_column(col, justify="right" if col not in ("agent", "actions") else "left")
+    oracle_rate = None
+    if "oracle" in stats and stats["oracle"]["scored"]:
+        oracle_rate = stats["oracle"]["solved"] / stats["oracle"]["scored"]
+    for name in agents:
+        st = stats[name]
+        rate = st["solved"] / st["scored"] if st["scored"] else None
+        ent = st["entropy"]
+        top = sorted(st["kinds"].items(), key=lambda kv: -kv[1])[:4]
+        table.add_row(
+            name, str(st["episodes"]), str(st["solved"]), "-" if rate is None else f"{rate:.0%}",
+            "-" if rate is None or not oracle_rate else f"{rate / oracle_rate:.2f}x",
+            str(st["checker_passed"]), str(st["declared_done"]),
+            f"{st['early_done']} of {st['declared_done']}", str(st["first_step_done"]),
+            f"{st['mean_steps']:.1f}", f"{st['s_per_step']:.2f}", f"{wall[name]:.0f}",
+            f"{statistics.mean(ent):.2f}/{min(ent):.2f}/{max(ent):.2f}" if ent else "-",
+            str(st["fallbacks"]) if name == "generator" else "-",
+            ", ".join(f"{k} {v}" for k, v in top))
+    console.print(table)
+    if "verifier" in stats and "generator" in stats and stats["verifier"]["s_per_step"]:
+        console.print(f"generator / verifier seconds per step: "
+                      f"{stats['generator']['s_per_step'] / stats['verifier']['s_per_step']:.2f}x")
+    console.print("done too early = declared done (status complete) while the checker does not pass; "
+                  "entropy (norm.) = entropy of the softmax over candidate scores / log(#candidates) per "
+                  f"verifier step (1 = uniform). Run directories: {root}/<agent>")
+
+
+PARTS: dict[str, Callable[[argparse.Namespace, Console], None]] = {"a": part_a, "b": part_b, "c": part_c}
 
 
 def main() -> None:
@@ -184,6 +411,13 @@ def main() -> None:
     p.add_argument("--naive-repeats", type=int, default=1, help="runs of naive scoring (median taken)")
     p.add_argument("--tune", default="", help="comma-separated max_batch values to time first, e.g. 4,8,16,32")
     p.add_argument("--tune-candidates", type=int, default=50)
+    p.add_argument("--screens", type=int, default=12, help="(b) simulator screens to time both agents on")
+    p.add_argument("--gen-max-tokens", type=int, default=256, help="(b, c) generator max_tokens per reply")
+    p.add_argument("--seeds", default="0", help="(c) comma-separated seeds")
+    p.add_argument("--max-tasks", type=int, default=5, help="(c) first N validation templates")
+    p.add_argument("--max-steps", type=int, default=8, help="(c) step limit for all agents but the oracle")
+    p.add_argument("--agents", default="oracle,random,noop,verifier,generator", help="(c) agents to run")
+    p.add_argument("--out-dir", default="runs/bench_verifier_c", help="(c) run directories go here")
     args = p.parse_args()
     if args.batch is None:
         from droidverify.llm.local import DEFAULT_MAX_BATCH
