@@ -7,17 +7,19 @@ per candidate.
 
 Tokenization at the boundary. Results are defined on the tokenization of each full string
 ``prefix + continuation`` (exactly what :meth:`LocalLLM.naive_score` runs). BPE can merge tokens
-across the join (e.g. a prefix ending in a space), so the cached part is the longest run of prefix
-tokens that every full tokenization starts with; the rest of each full tokenization is that
+across the join (e.g. a prefix ending in a space), so the cached part is the longest run of tokens
+that every full tokenization starts with; the rest of each full tokenization is that
 candidate's continuation. With a prefix ending in a newline (as rendered chat prompts do) the whole
-prefix is cached. Either way the ids run are identical to the naive ones.
+prefix is cached. The cached run also extends past the prefix over tokens every continuation
+starts with (a verifier's continuations all open with the same question words). Either way the ids
+run are identical to the naive ones.
 
 Targets are scored exactly as given (``"Yes"``, not ``" Yes"``): the verifier prompt ends with the
 chat template's ``<|im_start|>assistant\\n``, after which a reply's first token carries no leading
 space. Each target must be a single token, else :class:`LLMOutputError`.
 
 Usage accounting (same as an OpenAI server with a prefix cache): ``prompt_tokens`` counts every
-full prompt as if sent separately; ``cached_tokens`` the prefix tokens reused instead of recomputed;
+full prompt as if sent separately; ``cached_tokens`` the shared tokens reused instead of recomputed;
 ``prompt_tokens - cached_tokens`` is what was actually computed.
 """
 
@@ -223,15 +225,19 @@ class LocalLLM:
         if not conts:
             return ScoreResult(logprobs=[], seconds=time.perf_counter() - t0,
                                logits=torch.empty(0, self.model.config.vocab_size))
-        prefix_ids = self.tokenize(prefix)
-        fulls = [self.tokenize(prefix + c) for c in conts]
-        k = len(prefix_ids)
+        # One batched call (the fast tokenizer's Rust batch) gives the same ids as one call each.
+        fulls = [list(ids) for ids in
+                 self.tokenizer([prefix + c for c in conts], add_special_tokens=False)["input_ids"]]
+        # The cached part is every token all full prompts share: the prefix, and also the opening
+        # tokens all continuations have in common (e.g. "Is the action ["), which are computed once.
+        k = len(fulls[0])
         for i, f in enumerate(fulls):
             if not f:
                 raise LLMInputError(f"prefix + continuations[{i}] is empty: nothing to score")
             self._check_length(len(f), f"prefix + continuations[{i}]")
             # Keep >= 1 own token per continuation: its last token's logits are the answer.
-            k = min(k, _common_prefix_len(prefix_ids, f), len(f) - 1)
+            k = min(k, _common_prefix_len(fulls[0], f), len(f) - 1)
+        shared = fulls[0][:k]
         tails = [f[k:] for f in fulls]
         dev = self.device
         base = self.model.base_model
@@ -239,7 +245,7 @@ class LocalLLM:
         with self._lock, torch.inference_mode():
             kv: list[tuple[torch.Tensor, torch.Tensor]] = []
             if k:
-                pre = base(input_ids=torch.tensor([prefix_ids[:k]], device=dev), use_cache=True)
+                pre = base(input_ids=torch.tensor([shared], device=dev), use_cache=True)
                 kv = [(layer.keys, layer.values) for layer in pre.past_key_values.layers]
             # Longest first, so each batch pads little.
             order = sorted(range(len(conts)), key=lambda i: -len(tails[i]))
