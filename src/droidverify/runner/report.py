@@ -1,31 +1,385 @@
-"""The HTML report of a run directory (episodes, success, per-step actions and screenshots)."""
+"""The HTML report of a run directory: summary tables, then every episode with its steps.
+
+Per step the report shows the screen the agent saw (rendered from the step's XML with the acted-on
+element outlined), the action, errors, the raw model output and, for the verifier, a bar chart of
+candidate scores with the step's entropy; for the generator, every attempt.
+
+Rendered screens are PNG files in ``screens/rendered/<attempt_id>/`` next to the report (loaded
+lazily by the browser, so a 100-episode report stays light). Step lines never change once written,
+so an existing file is reused when the report is rebuilt.
+
+Everything read from the run files is untrusted (screen text, model output): the template
+autoescapes it.
+"""
 
 from __future__ import annotations
 
+import io
+import json
+import math
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from droidverify.runner.store import REPORT_FILE, SCREENS_DIR
+from droidverify.errors import DroidVerifyError, RunError
+from droidverify.runner.store import (
+    EPISODES_FILE,
+    REPORT_FILE,
+    RUN_FILE,
+    SCREENS_DIR,
+    STEPS_FILE,
+    finished_episodes,
+    read_jsonl,
+)
 from droidverify.runner.summary import RunSummary
 
+RENDERED_DIR = "rendered"  # under SCREENS_DIR: the report's own images (env screenshots sit beside)
+DEFAULT_SCALE = 0.3
+DEFAULT_TOP_K = 8
+MAX_TEXT = 20_000  # characters of one raw output / memory / JSON blob shown before truncating
 
-def write_report(out_dir: Path, *, episodes: list[dict[str, Any]], summary: RunSummary) -> Path:
-    """Render ``report.html`` in ``out_dir``; screenshots are linked relative to it when present."""
+
+@dataclass
+class ScreenImage:
+    """A rendered screen: ``src`` relative to the report, or ``error`` saying why there is none."""
+
+    src: str | None = None
+    error: str | None = None
+    note: str | None = None  # e.g. "index 40 is out of range: nothing outlined"
+
+
+@dataclass
+class Bar:
+    rank: int  # 1 = best score
+    index: int  # candidate position in agent_info["candidates"]
+    score: float
+    width: float  # percent of the track, proportional to the score (see ``scale_note``)
+    description: str
+    action: str
+    chosen: bool
+    argmax: bool
+
+
+@dataclass
+class VerifierView:
+    bars: list[Bar]
+    hidden: list[Bar]  # below the top k, shown collapsed
+    entropy: float | None
+    entropy_normalized: float | None
+    score_kind: str | None
+    scale_note: str
+    completion: dict[str, Any] | None
+    completion_failures: list[dict[str, Any]]
+
+
+@dataclass
+class StepView:
+    index: int
+    action: str | None
+    action_type: str | None
+    description: str | None  # the chosen candidate's description (verifier)
+    raw_output: str | None
+    error: str | None
+    screen: ScreenImage | None
+    device_screenshot: str | None
+    verifier: VerifierView | None
+    attempts: list[dict[str, Any]] | None  # generator
+    fallback_wait: bool
+    memory: str | None
+    traceback: str | None
+    other_info: str | None  # remaining agent_info keys as JSON
+    timings: dict[str, float]
+    usage: dict[str, int]
+
+
+@dataclass
+class EpisodeView:
+    ep: dict[str, Any]
+    anchor: str
+    steps: list[StepView] = field(default_factory=list)
+    final_screen: ScreenImage | None = None
+    missing_steps: int = 0  # steps the episode line counts but steps.jsonl does not hold
+    mean_entropy_normalized: float | None = None
+
+
+# ---------------------------------------------------------------------------------------- helpers
+
+
+def _clip(text: Any, limit: int = MAX_TEXT) -> str | None:
+    if text is None:
+        return None
+    s = text if isinstance(text, str) else str(text)
+    return s if len(s) <= limit else s[:limit] + f"\n... [{len(s) - limit} more characters]"
+
+
+def _number(x: Any) -> float | None:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _action_text(action: Any) -> tuple[str | None, str | None]:
+    """(compact JSON, action_type) of a step's action dict; the dict is untrusted."""
+    if action is None:
+        return None, None
+    if isinstance(action, dict):
+        kind = action.get("action_type")
+        ordered = {"action_type": kind, **{k: v for k, v in sorted(action.items()) if k != "action_type"}}
+        return json.dumps(ordered, ensure_ascii=False, separators=(",", ":"), default=str), \
+            kind if isinstance(kind, str) else None
+    return _clip(action, 2000), None
+
+
+def _action_index(action: Any) -> int | None:
+    if isinstance(action, dict):
+        idx = action.get("index")
+        if isinstance(idx, int) and not isinstance(idx, bool):
+            return idx
+    return None
+
+
+def _observation(d: Any, where: str):
+    """An Observation from a step record's dict, or RunError naming what is wrong with it."""
+    from droidverify.env.records import Observation
+
+    if not isinstance(d, dict) or not isinstance(d.get("xml"), str):
+        raise RunError(f"{where}: the record has no observation XML")
+    size = d.get("screen_size") or (1080, 2400)
+    if (not isinstance(size, list | tuple) or len(size) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 20_000 for v in size)):
+        raise RunError(f"{where}: bad screen_size {size!r}")
+    return Observation(xml=d["xml"], screen_size=(size[0], size[1]))
+
+
+def _write_png(path: Path, png: bytes) -> None:
+    """Quantise to 64 colours (a flat UI loses nothing visible; files shrink ~4x), write atomically."""
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(png)).quantize(colors=64, method=Image.Quantize.FASTOCTREE)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(buf.getvalue())
+    os.replace(tmp, path)
+
+
+def render_screen(obs_dict: Any, path: Path, *, rel: str, highlight: int | None, scale: float,
+                  where: str) -> ScreenImage:
+    """Render one observation dict to ``path`` (reused if it exists); failures become a visible
+    ``error`` instead of breaking the report."""
+    from droidverify.env.sim.render import render_png
+
+    if path.exists():
+        return ScreenImage(src=rel)
+    try:
+        obs = _observation(obs_dict, where)
+        note = None
+        if highlight is not None and not 0 <= highlight < len(obs.elements):
+            note = f"index {highlight} is out of range (0..{len(obs.elements) - 1}): nothing outlined"
+            highlight = None
+        _write_png(path, render_png(obs, highlight=highlight, scale=scale))
+    except DroidVerifyError as exc:
+        return ScreenImage(error=str(exc))
+    return ScreenImage(src=rel, note=note)
+
+
+def _verifier_view(info: dict[str, Any], top_k: int) -> VerifierView | None:
+    cands = info.get("candidates")
+    if not isinstance(cands, list) or not cands:
+        return None
     rows = []
+    for i, c in enumerate(cands):
+        c = c if isinstance(c, dict) else {}
+        rows.append((i, _number(c.get("score")), str(c.get("description") or ""), str(c.get("action") or "")))
+    scores = [s for _, s, _, _ in rows if s is not None]
+    lo, hi = (min(scores), max(scores)) if scores else (0.0, 1.0)
+    unit = lo >= 0.0 and hi <= 1.0
+    if unit:  # probabilities: the bar is the score itself
+        scale_note = "bar length = score (0 to 1)"
+    else:  # a learned head's logits: only the order and the gaps mean something
+        scale_note = f"bar length = (score − min) / (max − min), min {lo:.3g}, max {hi:.3g}"
+    chosen = info.get("chosen") if isinstance(info.get("chosen"), int) else None
+    arg = info.get("argmax") if isinstance(info.get("argmax"), int) else None
+    order = sorted(rows, key=lambda r: (-(r[1] if r[1] is not None else -math.inf), r[0]))
+    bars = []
+    for rank, (i, s, desc, act) in enumerate(order, start=1):
+        if s is None:
+            width = 0.0
+        elif unit:
+            width = 100.0 * s
+        else:
+            width = 100.0 * (s - lo) / (hi - lo) if hi > lo else 100.0
+        bars.append(Bar(rank=rank, index=i, score=s if s is not None else math.nan, width=width,
+                        description=desc, action=act, chosen=i == chosen, argmax=i == arg))
+    shown = bars[:top_k]
+    hidden = bars[top_k:]
+    for b in list(hidden):  # the executed candidate is always visible
+        if b.chosen:
+            hidden.remove(b)
+            shown.append(b)
+    completion = info.get("completion") if isinstance(info.get("completion"), dict) else None
+    failures = [f for f in info.get("completion_failures") or [] if isinstance(f, dict)]
+    return VerifierView(bars=shown, hidden=hidden, entropy=_number(info.get("entropy")),
+                        entropy_normalized=_number(info.get("entropy_normalized")),
+                        score_kind=info.get("score_kind") if isinstance(info.get("score_kind"), str) else None,
+                        scale_note=scale_note, completion=completion, completion_failures=failures)
+
+
+_SHOWN_KEYS = {"paradigm", "candidates", "n_candidates", "argmax", "chosen", "entropy",
+               "entropy_normalized", "score_kind", "memory", "completion", "completion_failures",
+               "attempts", "fallback_wait", "traceback"}
+
+
+def _step_view(rec: dict[str, Any], *, report_dir: Path, run_dir: Path, screens: bool, scale: float,
+               top_k: int) -> StepView:
+    step = rec.get("step") if isinstance(rec.get("step"), dict) else {}
+    attempt = str(rec.get("attempt_id"))
+    index = step.get("index") if isinstance(step.get("index"), int) else rec.get("index")
+    index = index if isinstance(index, int) else -1
+    action, kind = _action_text(step.get("action"))
+    info = step.get("agent_info") if isinstance(step.get("agent_info"), dict) else {}
+    screen = None
+    if screens:
+        rel = f"{SCREENS_DIR}/{RENDERED_DIR}/{attempt}/{index:03d}.png"
+        screen = render_screen(step.get("observation"), report_dir / rel, rel=rel,
+                               highlight=_action_index(step.get("action")), scale=scale,
+                               where=f"step {index} of attempt {attempt}")
+    shot = rec.get("screenshot")
+    device = None
+    if isinstance(shot, str) and (run_dir / shot).is_file():
+        device = Path(os.path.relpath(run_dir / shot, report_dir)).as_posix()
+    verifier = _verifier_view(info, top_k)
+    description = None
+    if verifier is not None:
+        description = next((b.description for b in verifier.bars if b.chosen), None)
+    attempts = info.get("attempts")
+    attempts = [a for a in attempts if isinstance(a, dict)] if isinstance(attempts, list) else None
+    other = {k: v for k, v in info.items() if k not in _SHOWN_KEYS}
+    timings = {k: v for k, v in (step.get("timings") or {}).items() if _number(v) is not None} \
+        if isinstance(step.get("timings"), dict) else {}
+    usage = {k: v for k, v in (step.get("usage") or {}).items() if isinstance(v, int) and v} \
+        if isinstance(step.get("usage"), dict) else {}
+    return StepView(
+        index=index, action=action, action_type=kind, description=description,
+        raw_output=_clip(step.get("raw_output")), error=_clip(step.get("error")), screen=screen,
+        device_screenshot=device, verifier=verifier,
+        attempts=[{"raw": _clip(a.get("raw")), "error": _clip(a.get("error"))} for a in attempts]
+        if attempts is not None else None,
+        fallback_wait=bool(info.get("fallback_wait")), memory=_clip(info.get("memory")),
+        traceback=_clip(info.get("traceback")),
+        other_info=_clip(json.dumps(other, indent=1, ensure_ascii=False, default=str)) if other else None,
+        timings=timings, usage=usage)
+
+
+def _load_steps(run_dir: Path, attempts: set[str]) -> tuple[dict[str, list[dict]], dict[str, Any]]:
+    """Step records and final observations of the given attempts (stale attempts are ignored)."""
+    steps: dict[str, list[dict]] = {a: [] for a in attempts}
+    finals: dict[str, Any] = {}
+    for rec in read_jsonl(run_dir / STEPS_FILE).records:
+        a = rec.get("attempt_id")
+        if a not in steps:
+            continue
+        if rec.get("kind") == "step":
+            steps[a].append(rec)
+        elif rec.get("kind") == "final":
+            finals[a] = rec.get("observation")
+    for recs in steps.values():
+        recs.sort(key=lambda r: r.get("index") if isinstance(r.get("index"), int) else -1)
+    return steps, finals
+
+
+def _group_rows(groups: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"name": name, "g": g, "width": 100.0 * (g.success_rate or 0.0)} for name, g in groups.items()]
+
+
+def _entropy_by_outcome(views: list[EpisodeView]) -> list[dict[str, Any]] | None:
+    """Mean normalised step entropy over verifier steps, grouped by the *episode's* outcome (the only
+    label a run has; whether an individual step was right is not known)."""
+    groups: dict[str, list[float]] = {"solved": [], "not solved": [], "unscored": []}
+    for v in views:
+        vals = [s.verifier.entropy_normalized for s in v.steps
+                if s.verifier is not None and s.verifier.entropy_normalized is not None]
+        succ = v.ep.get("success")
+        key = "unscored" if succ is None else "solved" if succ >= 1.0 else "not solved"
+        groups[key].extend(vals)
+    rows = [{"name": k, "steps": len(vs), "mean": sum(vs) / len(vs)} for k, vs in groups.items() if vs]
+    return rows or None
+
+
+def write_report(out_dir: Path, *, episodes: list[dict[str, Any]], summary: RunSummary,
+                 out_file: Path | None = None, screens: bool = True, scale: float = DEFAULT_SCALE,
+                 top_k: int = DEFAULT_TOP_K) -> Path:
+    """Render the report of run directory ``out_dir`` for ``episodes`` (episode lines) to
+    ``out_file`` (default ``out_dir/report.html``); ``screens`` renders each step's screen."""
+    out_dir = Path(out_dir)
+    path = Path(out_file) if out_file is not None else out_dir / REPORT_FILE
+    report_dir = path.parent
+    report_dir.mkdir(parents=True, exist_ok=True)
+    attempts = {str(ep.get("attempt_id")) for ep in episodes}
+    steps, finals = _load_steps(out_dir, attempts)
+    views = []
     for ep in episodes:
-        shots_dir = out_dir / SCREENS_DIR / str(ep.get("attempt_id"))
-        screens = [
-            f"{SCREENS_DIR}/{ep['attempt_id']}/{i:03d}.png"
-            if (shots_dir / f"{i:03d}.png").exists() else None
-            for i in range(int(ep.get("n_steps") or 0))
-        ]
-        rows.append({**ep, "actions": ep.get("actions") or [], "errors": ep.get("errors") or [],
-                     "screens": screens if any(screens) else None})
+        attempt = str(ep.get("attempt_id"))
+        view = EpisodeView(ep={**ep, "actions": ep.get("actions") or [], "errors": ep.get("errors") or []},
+                           anchor=f"ep-{ep.get('episode_id')}")
+        view.steps = [_step_view(r, report_dir=report_dir, run_dir=out_dir, screens=screens, scale=scale,
+                                 top_k=top_k) for r in steps.get(attempt, [])]
+        n = ep.get("n_steps") if isinstance(ep.get("n_steps"), int) else 0
+        view.missing_steps = max(0, n - len(view.steps))
+        if screens and attempt in finals:
+            rel = f"{SCREENS_DIR}/{RENDERED_DIR}/{attempt}/final.png"
+            view.final_screen = render_screen(finals[attempt], report_dir / rel, rel=rel, highlight=None,
+                                              scale=scale, where=f"final screen of attempt {attempt}")
+        ents = [s.verifier.entropy_normalized for s in view.steps
+                if s.verifier is not None and s.verifier.entropy_normalized is not None]
+        view.mean_entropy_normalized = sum(ents) / len(ents) if ents else None
+        views.append(view)
+    run_info = _read_json(out_dir / RUN_FILE)
     env = Environment(loader=PackageLoader("droidverify.runner", "templates"),
                       autoescape=select_autoescape(["html", "jinja"]))
-    html = env.get_template("report.html.jinja").render(summary=summary, episodes=rows)
-    path = out_dir / REPORT_FILE
-    path.write_text(html, encoding="utf-8")
+    html = env.get_template("report.html.jinja").render(
+        summary=summary, episodes=views, run=run_info, run_dir=str(out_dir),
+        by_app=_group_rows(summary.by_app), by_complexity=_group_rows(summary.by_complexity),
+        entropy_rows=_entropy_by_outcome(views), screens=screens)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(html, encoding="utf-8")
+    os.replace(tmp, path)
     return path
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def build_report(run_dir: str | Path, *, out_file: str | Path | None = None, screens: bool = True,
+                 scale: float = DEFAULT_SCALE, top_k: int = DEFAULT_TOP_K) -> Path:
+    """(Re)build the report of a run directory from its files, e.g. after an interrupted run.
+
+    Covers every finished episode, in ``run.json``'s pair order (others after); stale attempts are
+    left out. Raises RunError if ``run_dir`` holds no finished episodes.
+    """
+    run_dir = Path(run_dir)
+    if not (run_dir / EPISODES_FILE).is_file():
+        raise RunError(f"{run_dir} is not a run directory: {EPISODES_FILE} is missing")
+    done = finished_episodes(run_dir)
+    if not done:
+        raise RunError(f"{run_dir}: {EPISODES_FILE} holds no finished episode")
+    order: list[str] = []
+    for pair in _read_json(run_dir / RUN_FILE).get("pairs") or []:
+        if isinstance(pair, list) and len(pair) == 2:
+            order.append(f"{pair[0]}:{pair[1]}")
+    rank = {eid: i for i, eid in enumerate(order)}
+    eps = sorted(done.values(), key=lambda e: (rank.get(e["episode_id"], len(rank)), e["episode_id"]))
+    summary = RunSummary.from_episodes(eps, out_dir=str(run_dir))
+    return write_report(run_dir, episodes=eps, summary=summary,
+                        out_file=Path(out_file) if out_file is not None else None, screens=screens,
+                        scale=scale, top_k=top_k)
