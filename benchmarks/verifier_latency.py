@@ -317,6 +317,9 @@ def _agent_stats(out_dir: Any) -> dict[str, Any]:
     steps = [len(t.steps) for t in trajs]
     ents = [s.agent_info["entropy_normalized"] for t in trajs for s in t.steps
             if s.agent_info and "entropy_normalized" in s.agent_info]
+    # Spread of the verifier's normalised P(Yes) over a step's candidates (0 = no preference).
+    spreads = [max(c["score"] for c in s.agent_info["candidates"]) - min(c["score"] for c in s.agent_info["candidates"])
+               for t in trajs for s in t.steps if s.agent_info and s.agent_info.get("candidates")]
     fallbacks = sum(1 for t in trajs for s in t.steps if s.agent_info and s.agent_info.get("fallback_wait"))
     n_steps = sum(steps)
     agent_s = sum(s.timings.get("agent", 0.0) for t in trajs for s in t.steps)
@@ -330,7 +333,7 @@ def _agent_stats(out_dir: Any) -> dict[str, Any]:
             "declared_done": len(done), "early_done": early,
             "first_step_done": sum(1 for t in done if len(t.steps) <= 1),
             "mean_steps": statistics.mean(steps) if steps else 0.0, "steps": n_steps,
-            "entropy": ents, "fallbacks": fallbacks,
+            "entropy": ents, "spread": spreads, "fallbacks": fallbacks,
             "s_per_step": agent_s / n_steps if n_steps else 0.0, "kinds": kinds}
 
 
@@ -368,33 +371,36 @@ def part_c(args: argparse.Namespace, console: Console) -> None:
     table = Table(title=f"(c) validation split, {len(templates)} templates x seeds {seeds}, "
                         f"max_steps {args.max_steps} (oracle: task limit)")
     for col in ("agent", "episodes", "solved", "success", "vs oracle", "checker passed", "declared done",
-                "done too early", "done at step 1", "mean steps", "s/step", "wall s", "entropy (norm.) mean/min/max",
-                "gen. fallbacks", "actions"):
-        table.add_column(col, justify="right" if col not in ("agent", "actions") else "left")
+                "too early", "done at step 1", "mean steps", "s/step", "wall s", "entropy norm. mean/min",
+                "P(Yes) spread", "gen. wait fallbacks"):
+        table.add_column(col, justify="right" if col != "agent" else "left")
     oracle_rate = None
     if "oracle" in stats and stats["oracle"]["scored"]:
         oracle_rate = stats["oracle"]["solved"] / stats["oracle"]["scored"]
     for name in agents:
         st = stats[name]
         rate = st["solved"] / st["scored"] if st["scored"] else None
-        ent = st["entropy"]
-        top = sorted(st["kinds"].items(), key=lambda kv: -kv[1])[:4]
+        ent, spread = st["entropy"], st["spread"]
         table.add_row(
             name, str(st["episodes"]), str(st["solved"]), "-" if rate is None else f"{rate:.0%}",
             "-" if rate is None or not oracle_rate else f"{rate / oracle_rate:.2f}x",
             str(st["checker_passed"]), str(st["declared_done"]),
             f"{st['early_done']} of {st['declared_done']}", str(st["first_step_done"]),
             f"{st['mean_steps']:.1f}", f"{st['s_per_step']:.2f}", f"{wall[name]:.0f}",
-            f"{statistics.mean(ent):.2f}/{min(ent):.2f}/{max(ent):.2f}" if ent else "-",
-            str(st["fallbacks"]) if name == "generator" else "-",
-            ", ".join(f"{k} {v}" for k, v in top))
+            f"{statistics.mean(ent):.4f}/{min(ent):.4f}" if ent else "-",
+            f"{statistics.mean(spread):.3f}" if spread else "-",
+            str(st["fallbacks"]) if name == "generator" else "-")
     console.print(table)
+    for name in agents:
+        kinds = sorted(stats[name]["kinds"].items(), key=lambda kv: -kv[1])
+        console.print(f"  {name} actions: " + ", ".join(f"{k} {v}" for k, v in kinds))
     if "verifier" in stats and "generator" in stats and stats["verifier"]["s_per_step"]:
         console.print(f"generator / verifier seconds per step: "
                       f"{stats['generator']['s_per_step'] / stats['verifier']['s_per_step']:.2f}x")
     console.print("done too early = declared done (status complete) while the checker does not pass; "
-                  "entropy (norm.) = entropy of the softmax over candidate scores / log(#candidates) per "
-                  f"verifier step (1 = uniform). Run directories: {root}/<agent>")
+                  "entropy norm. = entropy of the softmax over candidate scores / log(#candidates) per "
+                  "verifier step (1 = uniform); P(Yes) spread = max - min normalised P(Yes) over a step's "
+                  f"candidates, mean over steps. Run directories: {root}/<agent>")
 
 
 PARTS: dict[str, Callable[[argparse.Namespace, Console], None]] = {"a": part_a, "b": part_b, "c": part_c}
