@@ -158,3 +158,29 @@ def test_converted_weights_are_cached_and_reused(llm_fp32, model_cache_dir: Path
     by_dir = LocalLLM(entries[0], dtype="float32")
     assert by_dir.name == entries[0].name
     assert torch.equal(by_dir.score(prefix, [_question("wait()")]).logits, a.logits)
+
+
+def test_bfloat16_body_keeps_a_float32_output_head(llm_fp32, model_cache_dir: Path) -> None:
+    """bf16 logits would land on a coarse grid (ties between candidates); the head runs in fp32."""
+    from droidverify.llm.local import LocalLLM
+
+    old = os.environ.get("DROIDVERIFY_CACHE")
+    os.environ["DROIDVERIFY_CACHE"] = str(model_cache_dir)
+    try:
+        bf = LocalLLM(dtype="bfloat16", max_batch=8)
+    finally:
+        if old is None:
+            os.environ.pop("DROIDVERIFY_CACHE", None)
+        else:
+            os.environ["DROIDVERIFY_CACHE"] = old
+    assert bf.model.get_output_embeddings().weight.dtype == torch.float32
+    assert bf.model.get_input_embeddings().weight.dtype == torch.bfloat16
+    prefix = _prefix(bf)
+    conts = [_question(f"click(index={i})") for i in range(10)]
+    res = bf.score(prefix, conts)
+    assert not torch.equal(res.logits.bfloat16().float(), res.logits)  # finer than the bf16 grid
+    assert len({round(p, 6) for p in res.p("Yes")}) == len(conts)  # no ties among 10 candidates
+    # Close to float32 (bf16 body), and the same path as naive scoring in bf16.
+    ref = llm_fp32.score(prefix, conts)
+    assert max(abs(a["Yes"] - b["Yes"]) for a, b in zip(res.logprobs, ref.logprobs)) < 0.5
+    assert bf.generate([{"role": "user", "content": "Say hi"}], max_tokens=4).text

@@ -106,6 +106,8 @@ class LocalLLM:
         self.device = torch.device(device)
         self.dtype_name = self._choose_dtype() if dtype == "auto" else dtype
         self.model.to(_DTYPES[self.dtype_name])
+        if self.dtype_name != "float32":
+            self._float32_output_head()
         self.load_seconds = time.perf_counter() - t0
         self.seed = seed
         self.max_batch = max_batch
@@ -197,6 +199,25 @@ class LocalLLM:
         if self.max_positions is not None and n > self.max_positions:
             raise LLMInputError(f"{what} is {n} tokens, longer than {self.name}'s context "
                                 f"({self.max_positions})")
+
+    def _float32_output_head(self) -> None:
+        """Run the output projection in float32 while the body stays in bfloat16.
+
+        bfloat16 keeps 8 mantissa bits, so logits near 20 come out in steps of ~0.1 and P("Yes")
+        across candidates collapses onto a coarse grid (ties everywhere). The projection only runs
+        on the positions whose logits are needed, so float32 there costs little. Every path
+        (score, naive_score, generate) goes through the same head, so they stay comparable.
+        """
+        old = self.model.get_output_embeddings()
+        head = torch.nn.Linear(old.in_features, old.out_features, bias=old.bias is not None,
+                               dtype=torch.float32, device=old.weight.device)
+        with torch.no_grad():
+            head.weight.copy_(old.weight.float())  # untied copy: the input embeddings stay bf16
+            if old.bias is not None:
+                head.bias.copy_(old.bias.float())
+        head.register_forward_pre_hook(lambda _m, args: (args[0].float(), *args[1:]))
+        self.model.set_output_embeddings(head)
+        self.model.config.tie_word_embeddings = False
 
     # ------------------------------------------------------------------ forward helpers
     def _head(self, hidden: torch.Tensor) -> torch.Tensor:
