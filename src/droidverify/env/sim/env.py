@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
@@ -16,6 +17,24 @@ if TYPE_CHECKING:
     from droidverify.tasks.base import Task
 
 WAIT_SECONDS = 5  # how far ``wait`` moves the frozen clock
+
+
+@dataclass(eq=False)
+class SimObservation(Observation):
+    """An ``Observation`` that also carries the views it was emitted from (``views[node_id]``).
+
+    The renderer reads their ``style`` (colours, shapes, icons) for faithful screenshots. Views hold
+    render-time closures, so they are dropped when the observation is pickled or serialised, and
+    ``SimEnv`` keeps them only on its latest observation (older ones in a trajectory would otherwise
+    pin every screen's views in memory); rendering an older one falls back to class defaults.
+    """
+
+    views: list[View] | None = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["views"] = None
+        return state
 
 
 class SimEnv:
@@ -74,13 +93,15 @@ class SimEnv:
             "dialog": p.dialog.name if p.dialog else None, "menu_open": p.menu_open,
             "time": p.now.isoformat(timespec="seconds"), "windows": composed.kinds,
         }
-        obs = Observation(xml=em.xml, package=composed.package, activity=composed.activity,
+        obs = SimObservation(xml=em.xml, package=composed.package, activity=composed.activity,
                           screen_size=(SCREEN_W, SCREEN_H), timestamp=p.now.timestamp(), info=info,
-                          _root=em.root)
+                          _root=em.root, views=em.nodes)
         if self.screenshot:
             from droidverify.env.sim.render import render_png
 
             obs.screenshot_png = render_png(obs)
+        if isinstance(self._obs, SimObservation):
+            self._obs.views = None
         self._obs = obs
         return obs
 

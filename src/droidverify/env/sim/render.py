@@ -1,187 +1,941 @@
 """Screenshot rendering: draw a UI tree (simulator observation or any parsed dump) to a PNG.
 
-Works from ``UIElement`` trees, so it renders real device dumps too. Colours come from the
-simulator's view styles when available (``Observation.info["styles"]`` is not needed: the
-simulator renders from the tree plus class-based defaults).
+Works from ``UIElement`` trees, so it renders real device dumps too (class-based defaults and
+icons guessed from content-desc / resource id). For simulator observations the renderer also
+reads each node's ``style`` (the view that produced it: ``SimObservation.views`` or the
+``views=`` argument): ``bg``, ``fg``, ``size``, ``bold``, ``shape`` (``round`` / ``pill`` /
+``card``), ``align`` / ``valign``, ``border``, ``icon``, ``letter`` (avatar initials),
+``progress`` (seek bars), ``app_icon`` (launcher icons) and ``scrim`` (dim what is below a
+dialog). Icons are simple vector shapes drawn with Pillow's ``ImageDraw``.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
+import math
+import re
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
 from droidverify.env.records import Observation
 from droidverify.errors import EnvError
-from droidverify.ui.element import UIElement
+from droidverify.ui.element import Bounds, UIElement
 
 BG = "#ffffff"
 ACCENT = "#1a73e8"
 TEXT = "#202124"
 MUTED = "#5f6368"
+ICON = "#444746"
+DIVIDER = "#e3e3e3"
+SCRIM_ALPHA = 0.42  # how much a dialog darkens the screen below it
+_FONT_SCALE = 0.9  # DejaVu is wider than Roboto; the layout engine assumes ~0.52 em per glyph
+_EMPTY: dict[str, Any] = {}
 
 
-@lru_cache(maxsize=16)
-def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
-    return ImageFont.load_default(size=size)
+# ---- fonts ------------------------------------------------------------------------------------
+@lru_cache(maxsize=64)
+def _font(size: int, bold: bool = False) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    size = max(8, int(size))
+    names = ("DejaVuSans-Bold.ttf",) if bold else ("DejaVuSans.ttf",)
+    for name in names:
+        try:
+            return ImageFont.truetype(name, size)
+        except OSError:
+            continue
+    return ImageFont.load_default(size=size)  # Pillow's bundled font (no system fonts installed)
 
 
 def _short(cls: str | None) -> str:
     return (cls or "").rsplit(".", 1)[-1]
 
 
-def _fit(draw: ImageDraw.ImageDraw, text: str, font, width: int) -> list[str]:
-    words, lines, cur = text.split(), [], ""
-    for w in words:
-        cand = f"{cur} {w}".strip()
-        if draw.textlength(cand, font=font) <= width or not cur:
-            cur = cand
-        else:
-            lines.append(cur)
+def _fit(draw: ImageDraw.ImageDraw, text: str, font: Any, width: int) -> list[str]:
+    """Greedy word wrap; hard newlines start new lines; over-long words are cut by characters."""
+    lines: list[str] = []
+    for para in text.split("\n"):
+        cur = ""
+        for w in para.split(" "):
+            cand = f"{cur} {w}" if cur else w
+            if draw.textlength(cand, font=font) <= width:
+                cur = cand
+                continue
+            if cur:
+                lines.append(cur)
             cur = w
-    if cur:
+            while cur and draw.textlength(cur, font=font) > width and len(cur) > 1:
+                n = max(1, int(len(cur) * width / max(1.0, draw.textlength(cur, font=font))))
+                lines.append(cur[:n])
+                cur = cur[n:]
         lines.append(cur)
     return lines or [""]
 
 
-_ICON_GLYPH = {"Navigate up": "<", "More options": ":", "Back": "<", "Home": "O", "Overview": "[ ]",
-               "Apps list": "Apps", "Delete": "x", "Delete timer": "x", "Start": ">", "Pause": "||",
-               "Bluetooth on.": "BT", "Airplane mode.": "AIR", "Wi-Fi signal full.": "Wi-Fi"}
+def _ellipsize(draw: ImageDraw.ImageDraw, line: str, font: Any, width: int) -> str:
+    if draw.textlength(line, font=font) <= width:
+        return line
+    while line and draw.textlength(line + "…", font=font) > width:
+        line = line[:-1]
+    return line + "…"
 
 
-def _glyph(desc: str) -> str:
-    if desc in _ICON_GLYPH:
-        return _ICON_GLYPH[desc]
-    if desc.startswith("Battery "):
-        return desc.split()[1] + "%"
-    for prefix, g in (("Increase", "+"), ("Decrease", "-"), ("Next", "^"), ("Previous", "v")):
-        if desc.startswith(prefix):
-            return g
-    return desc[:1]
+# ---- icons --------------------------------------------------------------------------------------
+IconFn = Callable[[ImageDraw.ImageDraw, Callable[[float, float], tuple[float, float]], float, str], None]
+_ICONS: dict[str, IconFn] = {}
 
 
+def _icon(*names: str) -> Callable[[IconFn], IconFn]:
+    def deco(fn: IconFn) -> IconFn:
+        for n in names:
+            _ICONS[n] = fn
+        return fn
+    return deco
+
+
+def _lw(s: float) -> int:
+    return max(2, int(s / 11))
+
+
+@_icon("back", "arrow_back")
+def _i_back(d, p, s, c):
+    w = _lw(s)
+    d.line([p(0.15, 0.5), p(0.88, 0.5)], fill=c, width=w)
+    d.line([p(0.48, 0.17), p(0.15, 0.5), p(0.48, 0.83)], fill=c, width=w, joint="curve")
+
+
+@_icon("forward", "next", "chevron_right")
+def _i_forward(d, p, s, c):
+    d.line([p(0.35, 0.15), p(0.7, 0.5), p(0.35, 0.85)], fill=c, width=_lw(s), joint="curve")
+
+
+@_icon("chevron_left")
+def _i_cleft(d, p, s, c):
+    d.line([p(0.65, 0.15), p(0.3, 0.5), p(0.65, 0.85)], fill=c, width=_lw(s), joint="curve")
+
+
+@_icon("up")
+def _i_up(d, p, s, c):
+    d.line([p(0.15, 0.65), p(0.5, 0.3), p(0.85, 0.65)], fill=c, width=_lw(s), joint="curve")
+
+
+@_icon("down")
+def _i_down(d, p, s, c):
+    d.line([p(0.15, 0.35), p(0.5, 0.7), p(0.85, 0.35)], fill=c, width=_lw(s), joint="curve")
+
+
+@_icon("more")
+def _i_more(d, p, s, c):
+    r = s * 0.085
+    for fy in (0.2, 0.5, 0.8):
+        x, y = p(0.5, fy)
+        d.ellipse((x - r, y - r, x + r, y + r), fill=c)
+
+
+@_icon("menu")
+def _i_menu(d, p, s, c):
+    for fy in (0.25, 0.5, 0.75):
+        d.line([p(0.12, fy), p(0.88, fy)], fill=c, width=_lw(s))
+
+
+@_icon("apps")
+def _i_apps(d, p, s, c):
+    r = s * 0.07
+    for fx in (0.2, 0.5, 0.8):
+        for fy in (0.2, 0.5, 0.8):
+            x, y = p(fx, fy)
+            d.ellipse((x - r, y - r, x + r, y + r), fill=c)
+
+
+@_icon("search")
+def _i_search(d, p, s, c):
+    w = _lw(s)
+    (x0, y0), (x1, y1) = p(0.1, 0.1), p(0.66, 0.66)
+    d.ellipse((x0, y0, x1, y1), outline=c, width=w)
+    d.line([p(0.6, 0.6), p(0.92, 0.92)], fill=c, width=w + 1)
+
+
+@_icon("add", "plus")
+def _i_add(d, p, s, c):
+    w = _lw(s)
+    d.line([p(0.5, 0.12), p(0.5, 0.88)], fill=c, width=w)
+    d.line([p(0.12, 0.5), p(0.88, 0.5)], fill=c, width=w)
+
+
+@_icon("minus", "remove")
+def _i_minus(d, p, s, c):
+    d.line([p(0.12, 0.5), p(0.88, 0.5)], fill=c, width=_lw(s))
+
+
+@_icon("check", "save", "done")
+def _i_check(d, p, s, c):
+    d.line([p(0.12, 0.52), p(0.4, 0.8), p(0.9, 0.25)], fill=c, width=_lw(s) + 1, joint="curve")
+
+
+@_icon("close", "cancel", "clear")
+def _i_close(d, p, s, c):
+    w = _lw(s)
+    d.line([p(0.18, 0.18), p(0.82, 0.82)], fill=c, width=w)
+    d.line([p(0.82, 0.18), p(0.18, 0.82)], fill=c, width=w)
+
+
+@_icon("delete", "trash")
+def _i_delete(d, p, s, c):
+    w = _lw(s)
+    d.line([p(0.12, 0.22), p(0.88, 0.22)], fill=c, width=w)
+    d.line([p(0.38, 0.22), p(0.38, 0.1), p(0.62, 0.1), p(0.62, 0.22)], fill=c, width=w)
+    d.polygon([p(0.22, 0.28), p(0.78, 0.28), p(0.72, 0.92), p(0.28, 0.92)], outline=c, width=w)
+    for fx in (0.42, 0.58):
+        d.line([p(fx, 0.4), p(fx, 0.8)], fill=c, width=max(1, w - 1))
+
+
+def _star_points(p, cx: float = 0.5, cy: float = 0.53, r1: float = 0.47, r2: float = 0.2):
+    pts = []
+    for i in range(10):
+        r = r1 if i % 2 == 0 else r2
+        a = -math.pi / 2 + i * math.pi / 5
+        pts.append(p(cx + r * math.cos(a), cy + r * math.sin(a)))
+    return pts
+
+
+@_icon("star", "favorite", "starred")
+def _i_star(d, p, s, c):
+    d.polygon(_star_points(p), fill=c)
+
+
+@_icon("star_border")
+def _i_star_border(d, p, s, c):
+    d.polygon(_star_points(p), outline=c, width=_lw(s))
+
+
+@_icon("edit", "rename", "pencil")
+def _i_edit(d, p, s, c):
+    d.polygon([p(0.15, 0.85), p(0.2, 0.65), p(0.68, 0.17), p(0.83, 0.32), p(0.35, 0.8)], fill=c)
+    d.line([p(0.12, 0.92), p(0.88, 0.92)], fill=c, width=max(1, _lw(s) - 1))
+
+
+@_icon("home")
+def _i_home(d, p, s, c):
+    w = _lw(s)
+    d.line([p(0.1, 0.48), p(0.5, 0.12), p(0.9, 0.48)], fill=c, width=w, joint="curve")
+    d.line([p(0.22, 0.4), p(0.22, 0.88), p(0.78, 0.88), p(0.78, 0.4)], fill=c, width=w)
+
+
+@_icon("nav_back")
+def _i_nav_back(d, p, s, c):
+    d.polygon([p(0.72, 0.15), p(0.72, 0.85), p(0.18, 0.5)], outline=c, width=_lw(s))
+
+
+@_icon("nav_home")
+def _i_nav_home(d, p, s, c):
+    (x0, y0), (x1, y1) = p(0.15, 0.15), p(0.85, 0.85)
+    d.ellipse((x0, y0, x1, y1), outline=c, width=_lw(s))
+
+
+@_icon("nav_recents", "recents")
+def _i_nav_recents(d, p, s, c):
+    (x0, y0), (x1, y1) = p(0.2, 0.2), p(0.8, 0.8)
+    d.rounded_rectangle((x0, y0, x1, y1), radius=s * 0.08, outline=c, width=_lw(s))
+
+
+@_icon("send")
+def _i_send(d, p, s, c):
+    d.polygon([p(0.1, 0.12), p(0.92, 0.5), p(0.1, 0.88), p(0.2, 0.5)], fill=c)
+
+
+@_icon("phone", "call", "action_call")
+def _i_phone(d, p, s, c):
+    # a handset: thick arc bulging to the lower left with rounded ear/mouth pieces
+    (x0, y0), (x1, y1) = p(0.2, -0.4), p(1.4, 0.8)
+    d.arc((x0, y0, x1, y1), 90, 180, fill=c, width=max(3, int(s * 0.2)))
+    for fx, fy in ((0.2, 0.2), (0.8, 0.8)):
+        x, y = p(fx, fy)
+        r = s * 0.15
+        d.ellipse((x - r, y - r, x + r, y + r), fill=c)
+
+
+@_icon("bell", "notifications")
+def _i_bell(d, p, s, c):
+    d.chord((*p(0.2, 0.12), *p(0.8, 0.9)), 180, 360, fill=c)
+    d.rectangle((*p(0.2, 0.5), *p(0.8, 0.75)), fill=c)
+    d.rectangle((*p(0.1, 0.72), *p(0.9, 0.8)), fill=c)
+    d.ellipse((*p(0.42, 0.8), *p(0.58, 0.94)), fill=c)
+
+
+@_icon("sound", "volume", "speaker")
+def _i_sound(d, p, s, c):
+    d.polygon([p(0.08, 0.38), p(0.28, 0.38), p(0.52, 0.15), p(0.52, 0.85), p(0.28, 0.62), p(0.08, 0.62)], fill=c)
+    d.arc((*p(0.35, 0.25), *p(0.85, 0.75)), -50, 50, fill=c, width=_lw(s))
+
+
+@_icon("display", "brightness", "sun")
+def _i_sun(d, p, s, c):
+    for i in range(8):
+        a = i * math.pi / 4
+        d.line([p(0.5 + 0.32 * math.cos(a), 0.5 + 0.32 * math.sin(a)),
+                p(0.5 + 0.46 * math.cos(a), 0.5 + 0.46 * math.sin(a))], fill=c, width=_lw(s))
+    d.ellipse((*p(0.28, 0.28), *p(0.72, 0.72)), fill=c)
+
+
+@_icon("location", "pin")
+def _i_pin(d, p, s, c):
+    d.ellipse((*p(0.2, 0.06), *p(0.8, 0.66)), fill=c)
+    d.polygon([p(0.24, 0.5), p(0.76, 0.5), p(0.5, 0.95)], fill=c)
+    r = s * 0.1
+    x, y = p(0.5, 0.36)
+    d.ellipse((x - r, y - r, x + r, y + r), fill="#ffffff")
+
+
+@_icon("security", "lock", "safety", "vpn")
+def _i_lock(d, p, s, c):
+    d.arc((*p(0.28, 0.08), *p(0.72, 0.6)), 180, 360, fill=c, width=_lw(s) + 1)
+    d.line([p(0.28, 0.34), p(0.28, 0.45)], fill=c, width=_lw(s) + 1)
+    d.line([p(0.72, 0.34), p(0.72, 0.45)], fill=c, width=_lw(s) + 1)
+    d.rounded_rectangle((*p(0.16, 0.42), *p(0.84, 0.92)), radius=s * 0.06, fill=c)
+
+
+@_icon("passwords", "key")
+def _i_key(d, p, s, c):
+    w = _lw(s) + 1
+    d.ellipse((*p(0.06, 0.3), *p(0.46, 0.7)), outline=c, width=w)
+    d.line([p(0.46, 0.5), p(0.94, 0.5)], fill=c, width=w)
+    d.line([p(0.8, 0.5), p(0.8, 0.68)], fill=c, width=w)
+    d.line([p(0.66, 0.5), p(0.66, 0.64)], fill=c, width=w)
+
+
+@_icon("storage", "dns", "sim", "datasaver")
+def _i_storage(d, p, s, c):
+    for fy in (0.12, 0.4, 0.68):
+        d.rounded_rectangle((*p(0.1, fy), *p(0.9, fy + 0.22)), radius=s * 0.04, fill=c)
+
+
+@_icon("connected", "devices", "nearby", "cast", "nfc", "car", "print")
+def _i_devices(d, p, s, c):
+    w = _lw(s)
+    d.rounded_rectangle((*p(0.06, 0.18), *p(0.62, 0.82)), radius=s * 0.05, outline=c, width=w)
+    d.rounded_rectangle((*p(0.68, 0.36), *p(0.94, 0.82)), radius=s * 0.05, fill=c)
+
+
+@_icon("hotspot")
+def _i_hotspot(d, p, s, c):
+    w = _lw(s)
+    d.ellipse((*p(0.42, 0.42), *p(0.58, 0.58)), fill=c)
+    d.arc((*p(0.25, 0.25), *p(0.75, 0.75)), 200, 340, fill=c, width=w)
+    d.arc((*p(0.08, 0.08), *p(0.92, 0.92)), 200, 340, fill=c, width=w)
+
+
+@_icon("accessibility", "wellbeing", "digital")
+def _i_accessibility(d, p, s, c):
+    w = _lw(s) + 1
+    d.ellipse((*p(0.4, 0.04), *p(0.6, 0.24)), fill=c)
+    d.line([p(0.12, 0.34), p(0.88, 0.34)], fill=c, width=w)
+    d.line([p(0.5, 0.34), p(0.5, 0.6), p(0.3, 0.95)], fill=c, width=w)
+    d.line([p(0.5, 0.6), p(0.7, 0.95)], fill=c, width=w)
+
+
+@_icon("system")
+def _i_system(d, p, s, c):
+    w = _lw(s)
+    d.rounded_rectangle((*p(0.24, 0.06), *p(0.76, 0.94)), radius=s * 0.08, outline=c, width=w)
+    d.line([p(0.42, 0.82), p(0.58, 0.82)], fill=c, width=w)
+
+
+@_icon("wallpaper", "style")
+def _i_wallpaper(d, p, s, c):
+    _i_image(d, p, s, c)
+
+
+@_icon("chat", "message", "sms")
+def _i_chat(d, p, s, c):
+    (x0, y0), (x1, y1) = p(0.1, 0.12), p(0.9, 0.72)
+    d.rounded_rectangle((x0, y0, x1, y1), radius=s * 0.1, fill=c)
+    d.polygon([p(0.22, 0.7), p(0.22, 0.92), p(0.45, 0.7)], fill=c)
+
+
+@_icon("email", "mail")
+def _i_email(d, p, s, c):
+    w = _lw(s)
+    (x0, y0), (x1, y1) = p(0.08, 0.2), p(0.92, 0.8)
+    d.rectangle((x0, y0, x1, y1), outline=c, width=w)
+    d.line([p(0.08, 0.22), p(0.5, 0.52), p(0.92, 0.22)], fill=c, width=w)
+
+
+@_icon("folder")
+def _i_folder(d, p, s, c):
+    d.polygon([p(0.08, 0.2), p(0.4, 0.2), p(0.48, 0.3), p(0.92, 0.3), p(0.92, 0.82), p(0.08, 0.82)], fill=c)
+
+
+@_icon("file", "note", "description")
+def _i_file(d, p, s, c):
+    w = _lw(s)
+    d.polygon([p(0.2, 0.08), p(0.62, 0.08), p(0.8, 0.26), p(0.8, 0.92), p(0.2, 0.92)], outline=c, width=w)
+    for fy in (0.45, 0.6, 0.75):
+        d.line([p(0.32, fy), p(0.68, fy)], fill=c, width=max(1, w - 1))
+
+
+@_icon("wifi", "network", "internet")
+def _i_wifi(d, p, s, c):
+    (x0, y0), (x1, y1) = p(-0.1, 0.12), p(1.1, 1.32)
+    d.pieslice((x0, y0, x1, y1), 225, 315, fill=c)
+
+
+@_icon("bt", "bluetooth")
+def _i_bt(d, p, s, c):
+    d.line([p(0.25, 0.3), p(0.72, 0.7), p(0.5, 0.9), p(0.5, 0.1), p(0.72, 0.3), p(0.25, 0.7)], fill=c,
+           width=_lw(s), joint="curve")
+
+
+@_icon("airplane")
+def _i_airplane(d, p, s, c):
+    d.line([p(0.5, 0.06), p(0.5, 0.85)], fill=c, width=max(3, int(s * 0.13)))
+    d.polygon([p(0.5, 0.35), p(0.95, 0.6), p(0.95, 0.68), p(0.5, 0.55), p(0.05, 0.68), p(0.05, 0.6)], fill=c)
+    d.polygon([p(0.5, 0.78), p(0.72, 0.92), p(0.28, 0.92)], fill=c)
+
+
+@_icon("battery")
+def _i_battery(d, p, s, c, level: float = 0.85):
+    w = _lw(s)
+    (x0, y0), (x1, y1) = p(0.28, 0.14), p(0.72, 0.95)
+    d.rectangle((*p(0.4, 0.06), *p(0.6, 0.14)), fill=c)
+    d.rectangle((x0, y0, x1, y1), outline=c, width=w)
+    top = y1 - (y1 - y0) * max(0.0, min(1.0, level))
+    d.rectangle((x0 + w, top, x1 - w, y1 - w), fill=c)
+
+
+@_icon("play", "start")
+def _i_play(d, p, s, c):
+    d.polygon([p(0.25, 0.12), p(0.85, 0.5), p(0.25, 0.88)], fill=c)
+
+
+@_icon("pause")
+def _i_pause(d, p, s, c):
+    d.rectangle((*p(0.22, 0.15), *p(0.4, 0.85)), fill=c)
+    d.rectangle((*p(0.6, 0.15), *p(0.78, 0.85)), fill=c)
+
+
+@_icon("stop")
+def _i_stop(d, p, s, c):
+    d.rectangle((*p(0.2, 0.2), *p(0.8, 0.8)), fill=c)
+
+
+@_icon("globe", "language")
+def _i_globe(d, p, s, c):
+    w = max(1, _lw(s) - 1)
+    d.ellipse((*p(0.08, 0.08), *p(0.92, 0.92)), outline=c, width=w)
+    d.ellipse((*p(0.3, 0.08), *p(0.7, 0.92)), outline=c, width=w)
+    d.line([p(0.08, 0.5), p(0.92, 0.5)], fill=c, width=w)
+
+
+@_icon("avatar", "person", "account")
+def _i_person(d, p, s, c):
+    d.ellipse((*p(0.3, 0.1), *p(0.7, 0.5)), fill=c)
+    d.chord((*p(0.1, 0.58), *p(0.9, 1.3)), 180, 360, fill=c)
+
+
+@_icon("clock", "alarm", "tab_alarms", "tab_clock", "time", "today_time")
+def _i_clock(d, p, s, c):
+    w = _lw(s)
+    d.ellipse((*p(0.1, 0.1), *p(0.9, 0.9)), outline=c, width=w)
+    d.line([p(0.5, 0.25), p(0.5, 0.5), p(0.7, 0.62)], fill=c, width=w)
+
+
+@_icon("timer", "tab_timer", "hourglass")
+def _i_timer(d, p, s, c):
+    d.polygon([p(0.2, 0.08), p(0.8, 0.08), p(0.5, 0.5), p(0.8, 0.92), p(0.2, 0.92), p(0.5, 0.5)], outline=c,
+              width=_lw(s))
+
+
+@_icon("stopwatch", "tab_stopwatch")
+def _i_stopwatch(d, p, s, c):
+    w = _lw(s)
+    d.ellipse((*p(0.14, 0.2), *p(0.86, 0.92)), outline=c, width=w)
+    d.line([p(0.4, 0.06), p(0.6, 0.06)], fill=c, width=w)
+    d.line([p(0.5, 0.56), p(0.5, 0.36)], fill=c, width=w)
+
+
+@_icon("calendar", "today", "event", "date")
+def _i_calendar(d, p, s, c):
+    w = _lw(s)
+    d.rectangle((*p(0.1, 0.16), *p(0.9, 0.9)), outline=c, width=w)
+    d.rectangle((*p(0.1, 0.16), *p(0.9, 0.34)), fill=c)
+    d.rectangle((*p(0.55, 0.55), *p(0.75, 0.75)), fill=c)
+
+
+@_icon("filter")
+def _i_filter(d, p, s, c):
+    d.polygon([p(0.08, 0.15), p(0.92, 0.15), p(0.58, 0.55), p(0.58, 0.88), p(0.42, 0.78), p(0.42, 0.55)], fill=c)
+
+
+@_icon("sort")
+def _i_sort(d, p, s, c):
+    for fy, fx in ((0.25, 0.88), (0.5, 0.64), (0.75, 0.4)):
+        d.line([p(0.12, fy), p(fx, fy)], fill=c, width=_lw(s))
+
+
+@_icon("statistics", "chart", "stats")
+def _i_stats(d, p, s, c):
+    for fx, fy in ((0.15, 0.55), (0.42, 0.25), (0.69, 0.45)):
+        d.rectangle((*p(fx, fy), *p(fx + 0.17, 0.88)), fill=c)
+
+
+@_icon("info", "about")
+def _i_info(d, p, s, c):
+    w = _lw(s)
+    d.ellipse((*p(0.08, 0.08), *p(0.92, 0.92)), outline=c, width=w)
+    d.line([p(0.5, 0.45), p(0.5, 0.75)], fill=c, width=w)
+    x, y = p(0.5, 0.3)
+    d.ellipse((x - w, y - w, x + w, y + w), fill=c)
+
+
+@_icon("settings", "prefs", "gear")
+def _i_gear(d, p, s, c):
+    w = _lw(s)
+    for i in range(8):
+        a = i * math.pi / 4
+        d.line([p(0.5 + 0.28 * math.cos(a), 0.5 + 0.28 * math.sin(a)),
+                p(0.5 + 0.44 * math.cos(a), 0.5 + 0.44 * math.sin(a))], fill=c, width=w + 2)
+    d.ellipse((*p(0.2, 0.2), *p(0.8, 0.8)), outline=c, width=w + 1)
+
+
+@_icon("backspace")
+def _i_backspace(d, p, s, c):
+    w = _lw(s)
+    d.polygon([p(0.05, 0.5), p(0.3, 0.18), p(0.95, 0.18), p(0.95, 0.82), p(0.3, 0.82)], outline=c, width=w)
+    d.line([p(0.48, 0.36), p(0.76, 0.64)], fill=c, width=w)
+    d.line([p(0.76, 0.36), p(0.48, 0.64)], fill=c, width=w)
+
+
+def _i_image(d, p, s, c):
+    d.rectangle((*p(0.1, 0.15), *p(0.9, 0.85)), outline=c, width=_lw(s))
+    d.polygon([p(0.18, 0.78), p(0.42, 0.45), p(0.6, 0.66), p(0.7, 0.55), p(0.84, 0.78)], fill=c)
+
+
+@_icon("music", "audio")
+def _i_music(d, p, s, c):
+    d.line([p(0.62, 0.72), p(0.62, 0.12), p(0.85, 0.25)], fill=c, width=_lw(s))
+    d.ellipse((*p(0.3, 0.6), *p(0.66, 0.88)), fill=c)
+
+
+_ICONS["image"] = _ICONS["photo"] = _i_image
+
+
+def _icon_name(style: dict[str, Any], desc: str, rid: str) -> str | None:
+    """Icon key: the view's style, else a keyword of content-desc / resource id (device dumps)."""
+    name = style.get("icon")
+    if name in _ICONS:
+        return name
+    for k in (str(name or ""), rid, desc):
+        k = k.lower()
+        if not k:
+            continue
+        bare = k.rstrip("0123456789")  # wifi3 -> wifi
+        if bare in _ICONS:
+            return bare
+        words = " " + " ".join(re.findall(r"[a-z]+", k)) + " "
+        for word, icon in _KEYWORDS:
+            if f" {word} " in words:
+                return icon
+    return None
+
+
+_KEYWORDS: tuple[tuple[str, str], ...] = (
+    ("navigate up", "back"), ("back", "back"), ("more options", "more"), ("overflow", "more"),
+    ("search", "search"), ("delete", "delete"), ("trash", "delete"), ("remove", "delete"),
+    ("save", "check"), ("done", "check"), ("confirm", "check"), ("favorite", "star"), ("star", "star"),
+    ("edit", "edit"), ("rename", "edit"), ("home", "home"), ("menu", "menu"), ("drawer", "menu"),
+    ("overview", "nav_recents"), ("recent", "nav_recents"), ("apps list", "apps"), ("send", "send"),
+    ("call", "phone"), ("phone", "phone"), ("message", "chat"), ("sms", "chat"), ("email", "email"),
+    ("folder", "folder"), ("wi fi", "wifi"), ("wifi", "wifi"), ("bluetooth", "bt"), ("airplane", "airplane"),
+    ("battery", "battery"), ("pause", "pause"), ("stop", "stop"), ("play", "play"), ("start", "play"),
+    ("close", "close"), ("cancel", "close"), ("clear", "close"), ("filter", "filter"), ("sort", "sort"),
+    ("statistics", "statistics"), ("stats", "statistics"), ("today", "calendar"), ("calendar", "calendar"), ("alarm", "clock"),
+    ("increase", "up"), ("decrease", "down"), ("next", "forward"), ("previous", "chevron_left"),
+    ("add", "add"), ("new", "add"), ("create", "add"), ("plus", "add"), ("minus", "minus"),
+    ("settings", "settings"), ("info", "info"), ("avatar", "avatar"), ("photo", "image"),
+)
+
+
+def draw_icon(d: ImageDraw.ImageDraw, name: str, box: Sequence[float], colour: str, **kw: Any) -> None:
+    """Draw icon ``name`` into the square ``box`` = (left, top, size)."""
+    x0, y0, s = box
+
+    def p(fx: float, fy: float) -> tuple[float, float]:
+        return x0 + fx * s, y0 + fy * s
+
+    _ICONS[name](d, p, s, colour, **kw)
+
+
+# ---- colours ------------------------------------------------------------------------------------
+def _rgb(c: str) -> tuple[int, int, int]:
+    c = c.lstrip("#")
+    return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
+
+
+def _is_dark(c: str | None) -> bool:
+    if not c or not c.startswith("#") or len(c) != 7:
+        return False
+    r, g, b = _rgb(c)
+    return 0.299 * r + 0.587 * g + 0.114 * b < 140
+
+
+def _tint(c: str, f: float) -> str:
+    """Mix colour ``c`` with white (f=0 -> c, f=1 -> white)."""
+    r, g, b = _rgb(c)
+    return "#" + "".join(f"{int(v + (255 - v) * f):02x}" for v in (r, g, b))
+
+
+def _colour(name: str) -> str:
+    palette = ("#1a73e8", "#5f6368", "#188038", "#e37400", "#d93025", "#9334e6", "#12b5cb", "#f9ab00")
+    return palette[sum(map(ord, name)) % len(palette)]
+
+
+# ---- the renderer ---------------------------------------------------------------------------------
 def render_png(source: Observation | UIElement, *, size: tuple[int, int] = (1080, 2400),
-               highlight: int | None = None, scale: float = 1.0) -> bytes:
-    """PNG bytes of the screen; ``highlight`` outlines element ``index`` of ``observation.elements``."""
+               highlight: int | None = None, scale: float = 1.0, views: Sequence[Any] | None = None,
+               optimize: bool = False) -> bytes:
+    """PNG bytes of the screen; ``highlight`` outlines element ``index`` of ``observation.elements``.
+
+    ``views`` (a list indexed by ``UIElement.node_id`` of objects with a ``style`` dict and a
+    ``cls``) supplies styles; simulator observations carry theirs. ``optimize`` spends extra time
+    for a smaller file (documentation images).
+    """
     if isinstance(source, Observation):
         root, size, elements = source.root, source.screen_size, source.elements
+        if views is None:
+            views = getattr(source, "views", None)
     elif isinstance(source, UIElement):
         root, elements = source, None
     else:
         raise EnvError(f"render_png needs an Observation or UIElement, got {type(source).__name__}")
     w, h = size
-    img = Image.new("RGB", (w, h), BG)
-    d = _SafeDraw(img)
-    for node in root.iter():
-        if node.class_name == "hierarchy" or node.bbox_pixels is None:
-            continue
-        b = node.bbox_pixels
-        if b.width <= 0 or b.height <= 0:
-            continue
-        box = (b.left, b.top, b.right - 1, b.bottom - 1)
-        cls = _short(node.class_name)
-        pkg = node.package_name or ""
-        rid = node.resource_name or ""
-        if node.parent is not None and node.parent.class_name == "hierarchy":
-            # window roots: system bars, launcher wallpaper, dialog cards, toasts
-            if pkg == "com.android.systemui" and rid in ("status_bar",):
-                d.rectangle(box, fill="#202124")
-            elif pkg == "com.android.systemui" and rid == "navigation_bar_frame":
-                d.rectangle(box, fill="#000000")
-            elif "launcher" in pkg:
-                d.rectangle(box, fill="#3b5f8a" if rid == "launcher" else "#303134")
-            elif node.window > 0 and rid != "status_bar":
-                d.rounded_rectangle(box, radius=36, fill="#ffffff", outline="#dadce0", width=3)
-        dark_bg = pkg == "com.android.systemui" or "launcher" in pkg
-        fg = "#ffffff" if dark_bg else TEXT
-        if cls in ("Button",):
-            fill = ACCENT if node.is_selected else "#e8f0fe"
-            d.rounded_rectangle(box, radius=min(60, b.height // 2), fill=fill)
-            fg = "#ffffff" if node.is_selected else ACCENT
-        elif cls == "FloatingActionButton":
-            d.rounded_rectangle(box, radius=48, fill=ACCENT)
-            d.text(b.center, "+", fill="#ffffff", font=_font(90), anchor="mm")
-        elif cls == "CardView":
-            d.rounded_rectangle(box, radius=40, fill="#f1f3f4")
-        elif cls == "EditText":
-            d.rectangle((b.left, b.bottom - 6, b.right, b.bottom), fill=ACCENT if node.is_focused else "#9aa0a6")
-        elif cls == "Switch":
-            on = node.is_checked
-            track = (b.left + 20, b.top + 28, b.right - 20, b.bottom - 28)
-            d.rounded_rectangle(track, radius=20, fill="#a8c7fa" if on else "#dadce0")
-            cx = track[2] - 20 if on else track[0] + 20
-            d.ellipse((cx - 28, b.top + 20, cx + 28, b.bottom - 20), fill=ACCENT if on else "#80868b")
-        elif cls in ("CheckBox", "RadioButton") and not node.text or cls == "CheckBox" and len(node.text or "") <= 1:
-            if len(node.text or "") == 1:  # day toggles
-                d.ellipse(box, fill=ACCENT if node.is_checked else "#e8eaed")
-                fg = "#ffffff" if node.is_checked else TEXT
-            else:
-                s = min(b.width, b.height) - 30
-                bx = (b.left + 15, b.top + (b.height - s) // 2, b.left + 15 + s, b.top + (b.height + s) // 2)
-                d.rectangle(bx, outline=ACCENT, width=5, fill=ACCENT if node.is_checked else None)
-        elif cls == "RadioButton":
-            r = 26
-            cy = (b.top + b.bottom) // 2
-            d.ellipse((b.left + 10, cy - r, b.left + 10 + 2 * r, cy + r), outline=ACCENT, width=5)
-            if node.is_checked:
-                d.ellipse((b.left + 22, cy - r + 12, b.left + 2 * r - 2, cy + r - 12), fill=ACCENT)
-        elif cls == "SeekBar":
-            cy = (b.top + b.bottom) // 2
-            d.rounded_rectangle((b.left + 20, cy - 8, b.right - 20, cy + 8), radius=8, fill="#dadce0")
-            frac = _progress(node.text)
-            x = b.left + 20 + int((b.width - 40) * frac)
-            d.rounded_rectangle((b.left + 20, cy - 8, x, cy + 8), radius=8, fill=ACCENT)
-            d.ellipse((x - 24, cy - 24, x + 24, cy + 24), fill=ACCENT)
-            continue
-        elif cls in ("ImageButton", "ImageView") and node.content_description:
-            glyph = _glyph(node.content_description)
-            d.text(b.center, glyph, fill=fg if dark_bg else MUTED, font=_font(max(24, min(64, b.height // 2))),
-                   anchor="mm")
-            continue
-        if "launcher" in pkg and cls == "TextView" and node.is_clickable and node.text:
-            # app icon: coloured circle above the label
-            r = min(90, b.width // 3)
-            cx, cy = b.center[0], b.top + 40 + r
-            d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=_colour(node.text))
-            d.text((cx, cy), node.text[:1], fill="#ffffff", font=_font(r), anchor="mm")
-            d.text((cx, cy + r + 40), node.text, fill="#ffffff", font=_font(36), anchor="mm")
-            continue
-        text = node.text if not (node.is_editable and not node.text) else None
-        if node.is_editable and node.text and node.hint_text and node.text == node.hint_text:
-            fg = MUTED
-        if text and cls != "Switch":
-            size = _guess_size(node)
-            font = _font(size)
-            lines = _fit(d, text, font, max(10, b.width - 10))
-            lh = int(size * 1.3)
-            total = lh * len(lines)
-            centred = cls in ("Button", "CheckBox") or node.is_selected or rid.startswith("tab_") or \
-                rid in ("message", "digital_clock", "timer_setup_time", "stopwatch_time_text", "timer_time_text",
-                        "edit_time")
-            y = b.top + max(0, (b.height - total) // 2)
-            for ln in lines:
-                if y + lh > b.bottom + lh // 2:
-                    break
-                if centred:
-                    d.text((b.center[0], y + lh // 2), ln, fill=fg, font=font, anchor="mm")
-                else:
-                    d.text((b.left + 4, y + lh // 2), ln, fill=fg, font=font, anchor="lm")
-                y += lh
-        if rid.startswith("tab_") and node.is_selected:
-            d.rounded_rectangle((b.center[0] - 80, b.top + 20, b.center[0] + 80, b.top + 70), radius=25,
-                                fill="#c2e7ff")
+    if scale <= 0:
+        raise EnvError(f"render_png scale must be > 0, got {scale}")
+    img = _Renderer(root, (w, h), views).run()
     if highlight is not None and elements is not None:
         if not 0 <= highlight < len(elements):
             raise EnvError(f"highlight index {highlight} out of range (0..{len(elements) - 1})")
         hb = elements[highlight].bbox_pixels
         if hb is not None:
-            d.rectangle((hb.left, hb.top, hb.right - 1, hb.bottom - 1), outline="#ea4335", width=8)
+            ImageDraw.Draw(img).rectangle((hb.left, hb.top, hb.right - 1, hb.bottom - 1), outline="#ea4335",
+                                          width=8)
     if scale != 1.0:
-        img = img.resize((max(1, int(w * scale)), max(1, int(h * scale))))
+        img = img.resize((max(1, int(w * scale)), max(1, int(h * scale))), Image.Resampling.BILINEAR
+                         if scale < 1 else Image.Resampling.BICUBIC, reducing_gap=None)
     buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=True)
+    if optimize:
+        img.save(buf, format="PNG", optimize=True)
+    else:
+        img.save(buf, format="PNG", compress_level=1)
     return buf.getvalue()
+
+
+class _Renderer:
+    def __init__(self, root: UIElement, size: tuple[int, int], views: Sequence[Any] | None) -> None:
+        self.root, self.size, self.views = root, size, views
+        self.img = Image.new("RGB", size, BG)
+        self.d = _SafeDraw(self.img)
+        self.dark: dict[int, bool] = {}  # node_id -> drawn on a dark background
+
+    def view(self, node: UIElement) -> Any:
+        vs = self.views
+        if vs is None or not 0 <= node.node_id < len(vs):
+            return None
+        v = vs[node.node_id]
+        if getattr(v, "cls", None) != node.class_name:  # views from another screen: ignore
+            return None
+        return v
+
+    def style(self, node: UIElement) -> dict[str, Any]:
+        v = self.view(node)
+        return (getattr(v, "style", None) or _EMPTY) if v is not None else _EMPTY
+
+    def run(self) -> Image.Image:
+        for win in self.root.children:
+            self.window(win)
+        return self.img
+
+    # windows ------------------------------------------------------------------------------------
+    def window(self, win: UIElement) -> None:
+        st = self.style(win)
+        pkg = win.package_name or ""
+        rid = win.resource_name or ""
+        is_dialog = st.get("scrim") or (self.views is None and win.window > 0 and pkg != "com.android.systemui"
+                                        and rid not in ("message",) and _short(win.class_name) != "ListView")
+        if is_dialog:
+            self.scrim()
+        b = win.bbox_pixels
+        if st.get("shadow") or _short(win.class_name) == "ListView":
+            self.shadow(b, 24)
+        if pkg == "com.android.systemui" and self.views is None:
+            if rid == "status_bar":
+                self.d.rectangle(_box(b), fill="#202124")
+            elif rid == "navigation_bar_frame":
+                self.d.rectangle(_box(b), fill="#000000")
+        self.node(win, dark=pkg == "com.android.systemui" or "launcher" in pkg)
+
+    def scrim(self) -> None:
+        black = Image.new("RGB", self.size, "#000000")
+        self.img = Image.blend(self.img, black, SCRIM_ALPHA)
+        self.d = _SafeDraw(self.img)
+
+    def shadow(self, b: Bounds | None, radius: int) -> None:
+        if b is None:
+            return
+        for i, col in ((10, "#d6d6d6"), (5, "#c4c4c4")):
+            self.d.rounded_rectangle((b.left - 2, b.top + i - 4, b.right + 2, b.bottom + i), radius=radius,
+                                     fill=col)
+
+    # nodes --------------------------------------------------------------------------------------
+    def node(self, n: UIElement, *, dark: bool) -> None:
+        b = n.bbox_pixels
+        if b is None or b.width <= 0 or b.height <= 0:
+            return
+        st = self.style(n)
+        cls = _short(n.class_name)
+        bg = st.get("bg", _DEFAULT_BG.get(cls))
+        if cls == "Button" and "bg" not in st and self.views is None:
+            bg = "#e8f0fe"
+        if bg:
+            self.background(n, b, bg, st, cls)
+            dark = _is_dark(bg)
+        if st.get("border") and cls not in ("EditText",):
+            self.d.rounded_rectangle(_box(b), radius=12 if cls != "TextView" else 0, outline=DIVIDER, width=2)
+        drawn = self.widget(n, b, st, cls, dark)
+        if not drawn:
+            self.text(n, b, st, cls, dark)
+        for c in n.children:
+            self.node(c, dark=dark)
+        if n.is_scrollable or cls in ("RecyclerView", "ListView"):
+            self.dividers(n)
+        if (n.resource_name or "").startswith("tab_") and st.get("icon") is None and n.is_selected:
+            self.d.rectangle((b.left + 40, b.bottom - 8, b.right - 40, b.bottom), fill=ACCENT)
+
+    def background(self, n: UIElement, b: Bounds, bg: str, st: dict[str, Any], cls: str) -> None:
+        shape = st.get("shape")
+        box = _box(b)
+        if cls == "FloatingActionButton":
+            self.d.rounded_rectangle((b.left + 2, b.top + 8, b.right + 2, b.bottom + 6), radius=52, fill="#c6c6c6")
+            self.d.rounded_rectangle(box, radius=52, fill=bg)
+        elif shape == "round":
+            s = min(b.width, b.height)
+            cx, cy = (b.left + b.right) // 2, (b.top + b.bottom) // 2
+            self.d.ellipse((cx - s // 2, cy - s // 2, cx + s // 2 - 1, cy + s // 2 - 1), fill=bg)
+        elif shape == "pill" or cls == "Button":
+            self.d.rounded_rectangle(box, radius=min(b.height // 2, b.width // 2), fill=bg)
+        elif shape == "card" or cls == "CardView":
+            self.d.rounded_rectangle(box, radius=min(40, b.height // 2, b.width // 2), fill=bg)
+        else:
+            self.d.rectangle(box, fill=bg)
+
+    def widget(self, n: UIElement, b: Bounds, st: dict[str, Any], cls: str, dark: bool) -> bool:
+        """Class-specific drawing; True when the node's text was drawn here too."""
+        d = self.d
+        if "app_icon" in st or ("launcher" in (n.package_name or "") and cls == "TextView" and n.is_clickable
+                                and n.text and self.views is None):
+            colour = st.get("app_icon") or _colour(n.text or "?")
+            r = min(84, b.width // 3)
+            cx, cy = b.center[0], b.top + 36 + r
+            d.ellipse((cx - r, cy - r + 6, cx + r, cy + r + 6), fill="#2b4a6e")
+            d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour)
+            d.text((cx, cy), (n.text or "?")[:1], fill="#ffffff", font=_font(int(r * 0.95), True), anchor="mm")
+            lbl = _ellipsize(d, n.text or "", _font(34), b.width - 8)
+            d.text((cx, cy + r + 44), lbl, fill="#ffffff", font=_font(34), anchor="mm")
+            return True
+        if cls == "Switch":
+            self.switch(b, n.is_checked, n.is_enabled)
+            return True
+        if cls == "SeekBar":
+            cy = (b.top + b.bottom) // 2
+            frac = st.get("progress")
+            frac = _progress(n.text) if frac is None else max(0.0, min(1.0, float(frac)))
+            x = b.left + 30 + int((b.width - 60) * frac)
+            d.rounded_rectangle((b.left + 30, cy - 8, b.right - 30, cy + 8), radius=8, fill="#d3e3fd")
+            d.rounded_rectangle((b.left + 30, cy - 8, x, cy + 8), radius=8, fill=ACCENT)
+            d.ellipse((x - 26, cy - 26, x + 26, cy + 26), fill=ACCENT)
+            return True
+        if cls == "EditText":
+            focused = n.is_focused
+            if st.get("border") or self.views is None:
+                d.rounded_rectangle(_box(b, 4), radius=14, outline=ACCENT if focused else "#79747e",
+                                    width=5 if focused else 2)
+            self.text(n, b, st, cls, dark, inset=32, cursor=focused)
+            return True
+        if cls in ("CheckBox", "RadioButton") and not ("bg" in st or st.get("shape")):
+            label = n.text or ""
+            s = min(64, b.height - 24)
+            cy = (b.top + b.bottom) // 2
+            x0 = b.left + 14 if label else (b.left + b.right - s) // 2
+            box = (x0, cy - s // 2, x0 + s, cy + s // 2)
+            if cls == "CheckBox":
+                if n.is_checked:
+                    d.rounded_rectangle(box, radius=8, fill=ACCENT)
+                    draw_icon(d, "check", (box[0] + s * 0.12, box[1] + s * 0.12, s * 0.76), "#ffffff")
+                else:
+                    d.rounded_rectangle(box, radius=8, outline=MUTED, width=5)
+            else:
+                d.ellipse(box, outline=ACCENT if n.is_checked else MUTED, width=5)
+                if n.is_checked:
+                    q = s // 4
+                    d.ellipse((box[0] + q, box[1] + q, box[2] - q, box[3] - q), fill=ACCENT)
+            if label:
+                self.text(n, b, st, cls, dark, inset=s + 48)
+            return True
+        icon = None
+        if cls in ("ImageButton", "ImageView", "FloatingActionButton") or st.get("icon"):
+            icon = _icon_name(st, n.content_description or "", n.resource_name or "")
+        if icon == "avatar" and st.get("letter"):
+            s = min(b.width, b.height)
+            if not st.get("bg"):
+                cx, cy = b.center
+                d.ellipse((cx - s // 2, cy - s // 2, cx + s // 2, cy + s // 2), fill=ACCENT)
+            d.text(b.center, str(st["letter"])[:2], fill=st.get("fg", "#ffffff"), font=_font(int(s * 0.45), True),
+                   anchor="mm")
+            return True
+        if icon is not None or (cls in ("ImageButton", "ImageView") and (n.content_description or st.get("letter"))):
+            has_label = bool(n.text) and cls not in ("ImageButton", "ImageView", "FloatingActionButton")
+            colour = st.get("fg") if cls not in ("TextView",) else None
+            if colour is None:
+                if cls == "FloatingActionButton" or (st.get("bg") and _is_dark(st.get("bg"))) or dark:
+                    colour = "#ffffff"
+                elif icon == "star":
+                    colour = "#f9ab00"
+                else:
+                    colour = ICON
+            if has_label:  # bottom tab: icon above its label, pill behind the selected one
+                s = 60
+                cx = b.center[0]
+                top = b.top + max(12, (b.height - 150) // 2)
+                if n.is_selected:
+                    d.rounded_rectangle((cx - 80, top - 8, cx + 80, top + s + 8), radius=38, fill="#c2e7ff")
+                if icon is not None:
+                    draw_icon(d, icon, (cx - s / 2, top, s), TEXT if n.is_selected else ICON)
+                font = _font(int(st.get("size", 36) * _FONT_SCALE), bool(n.is_selected))
+                d.text((cx, top + s + 50), n.text or "", fill=TEXT if n.is_selected else MUTED, font=font, anchor="mm")
+                return True
+            s = min(b.width, b.height) * (0.42 if cls in ("ImageButton", "FloatingActionButton") else 0.7)
+            s = max(16, min(s, 96))
+            cx, cy = b.center
+            if icon is None:  # unknown icon: a tinted disc with the first letter
+                g = str(st.get("letter") or (n.content_description or "?"))[:1].upper()
+                d.ellipse((cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2), fill=_tint(ACCENT, 0.8))
+                d.text((cx, cy), g, fill=ACCENT, font=_font(int(s * 0.55), True), anchor="mm")
+            elif (n.resource_name or "") == "icon" and cls == "ImageView" and not st.get("bg"):
+                r = min(b.height, b.width) * 0.4  # list-row icon: white glyph on a coloured disc
+                d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=_colour(str(st.get("icon") or icon)))
+                draw_icon(d, icon, (cx - r * 0.55, cy - r * 0.55, r * 1.1), "#ffffff")
+            elif icon == "battery":
+                draw_icon(d, icon, (cx - s / 2, cy - s / 2, s), colour,
+                          level=_battery_level(n.content_description or ""))
+            else:
+                draw_icon(d, icon, (cx - s / 2, cy - s / 2, s), colour)
+            return True
+        return False
+
+    def switch(self, b: Bounds, on: bool, enabled: bool) -> None:
+        d = self.d
+        tw, th = min(b.width - 20, 130), min(b.height - 20, 78)
+        x1 = b.right - (b.width - tw) // 2
+        cy = (b.top + b.bottom) // 2
+        track = (x1 - tw, cy - th // 2, x1, cy + th // 2)
+        if on:
+            d.rounded_rectangle(track, radius=th // 2, fill=ACCENT if enabled else "#bdc1c6")
+            r = th // 2 - 9
+            cx = track[2] - th // 2
+            d.ellipse((cx - r, cy - r, cx + r, cy + r), fill="#ffffff")
+            draw_icon(d, "check", (cx - r * 0.6, cy - r * 0.6, r * 1.2), ACCENT)
+        else:
+            d.rounded_rectangle(track, radius=th // 2, fill="#e7e0ec", outline="#79747e", width=4)
+            r = th // 2 - 20
+            cx = track[0] + th // 2
+            d.ellipse((cx - r, cy - r, cx + r, cy + r), fill="#79747e")
+
+    def text(self, n: UIElement, b: Bounds, st: dict[str, Any], cls: str, dark: bool, *, inset: int = 0,
+             cursor: bool = False) -> None:
+        text = n.text or ""
+        hint_shown = n.is_editable and (not text or (n.hint_text is not None and text == n.hint_text))
+        if not text:
+            if cursor:
+                cy = (b.top + b.bottom) // 2
+                self.d.rectangle((b.left + inset, cy - 28, b.left + inset + 3, cy + 28), fill=ACCENT)
+            return
+        if n.is_password and not hint_shown:
+            text = "•" * len(text)
+        fg = st.get("fg")
+        if fg is None:
+            if hint_shown:
+                fg = MUTED
+            elif cls == "Button":
+                fg = "#ffffff" if dark else ACCENT
+            else:
+                fg = "#ffffff" if dark else TEXT
+        if not n.is_enabled and cls != "Button":
+            fg = "#9aa0a6"
+        size = st.get("size") or _guess_size(n)
+        font = _font(int(size * _FONT_SCALE), bool(st.get("bold")) or cls == "Button")
+        v = self.view(n)
+        pad = getattr(v, "pad", None) or (0, 0, 0, 0)
+        if not inset and pad != (0, 0, 0, 0):  # text sits inside the view's padding
+            b = Bounds(min(b.right, b.left + pad[0]), min(b.bottom, b.top + pad[1]), max(b.left, b.right - pad[2]),
+                       max(b.top, b.bottom - pad[3]))
+        width = max(10, b.width - 2 * inset - (8 if not inset else 0))
+        lines = _fit(self.d, text, font, width)
+        lh = int(size * 1.3)
+        room = max(1, (b.height + lh // 3) // lh)
+        if len(lines) > room:
+            lines = lines[:room]
+            lines[-1] = _ellipsize(self.d, lines[-1] + "…", font, width)
+        total = lh * len(lines)
+        align = st.get("align") or ("center" if cls in ("Button",) or (
+            self.views is None and (n.is_selected or (n.resource_name or "") in _CENTRED)) else "left")
+        valign = st.get("valign", "center")
+        if valign == "top":
+            y = b.top
+        elif valign == "bottom":
+            y = b.bottom - total - 12
+        else:
+            y = b.top + (b.height - total) // 2
+        x_left = b.left + (inset or 4)
+        for ln in lines:
+            if align == "center":
+                self.d.text((b.left + b.width // 2, y + lh // 2), ln, fill=fg, font=font, anchor="mm")
+            elif align == "right":
+                self.d.text((b.right - (inset or 4), y + lh // 2), ln, fill=fg, font=font, anchor="rm")
+            else:
+                self.d.text((x_left, y + lh // 2), ln, fill=fg, font=font, anchor="lm")
+            y += lh
+        if cursor and not hint_shown:
+            end = x_left + self.d.textlength(lines[-1], font=font) + 4
+            cy = y - lh // 2
+            self.d.rectangle((end, cy - size * 0.5, end + 3, cy + size * 0.5), fill=ACCENT)
+
+    def dividers(self, n: UIElement) -> None:
+        """Hairlines between the rows of a list (not between cards or after the last row)."""
+        kids = n.children
+        for a, c in itertools.pairwise(kids):
+            if self._has_bg(a) or self._has_bg(c) or _short(a.class_name) == "CardView":
+                continue
+            ab, cb = a.bbox_pixels, c.bbox_pixels
+            if ab is None or cb is None or ab.height < 100 or cb.top < ab.bottom - 2:
+                continue
+            self.d.rectangle((ab.left + 48, ab.bottom - 2, ab.right - 24, ab.bottom - 1), fill=DIVIDER)
+
+
+    def _has_bg(self, n: UIElement, depth: int = 3) -> bool:
+        if self.style(n).get("bg"):
+            return True
+        return depth > 0 and any(self._has_bg(c, depth - 1) for c in n.children)
+
+
+_DEFAULT_BG = {"CardView": "#f1f3f4", "FloatingActionButton": ACCENT}
+_CENTRED = frozenset(("message", "digital_clock", "timer_setup_time", "stopwatch_time_text", "timer_time_text",
+                      "edit_time"))
+
+
+def _box(b: Bounds | None, inset: int = 0) -> tuple[int, int, int, int]:
+    assert b is not None
+    return b.left + inset, b.top + inset, b.right - 1 - inset, b.bottom - 1 - inset
 
 
 class _SafeDraw(ImageDraw.ImageDraw):
@@ -192,9 +946,11 @@ class _SafeDraw(ImageDraw.ImageDraw):
         x0, y0, x1, y1 = xy
         return x1 >= x0 and y1 >= y0
 
-    def rounded_rectangle(self, xy, *args, **kw):  # type: ignore[override]
+    def rounded_rectangle(self, xy, radius=0, *args, **kw):  # type: ignore[override]
         if self._ok(xy):
-            super().rounded_rectangle(xy, *args, **kw)
+            x0, y0, x1, y1 = xy
+            radius = max(0, min(radius, int((x1 - x0) / 2), int((y1 - y0) / 2)))
+            super().rounded_rectangle(xy, radius, *args, **kw)
 
     def ellipse(self, xy, *args, **kw):  # type: ignore[override]
         if self._ok(xy):
@@ -215,23 +971,25 @@ def _progress(text: str | None) -> float:
         if text.endswith("%"):
             return max(0.0, min(1.0, float(text[:-1]) / 100))
         return max(0.0, min(1.0, float(text)))
-    except ValueError:
+    except (ValueError, ZeroDivisionError):
         return 0.0
+
+
+def _battery_level(desc: str) -> float:
+    for part in desc.split():
+        if part.isdigit():
+            return int(part) / 100
+    return 0.85
 
 
 def _guess_size(node: UIElement) -> int:
     b = node.bbox_pixels
     assert b is not None
     rid = node.resource_name or ""
-    if rid in ("digital_clock", "timer_setup_time", "stopwatch_time_text", "timer_time_text", "edit_time"):
+    if rid in _CENTRED and rid != "message":
         return max(40, min(140, int(b.height * 0.45)))
     if rid in ("homepage_title",):
         return 72
     if rid in ("title", "toolbar_title") and node.package_name and b.top < 300:
         return 56
     return max(26, min(46, int(b.height * 0.55)))
-
-
-def _colour(name: str) -> str:
-    palette = ("#1a73e8", "#5f6368", "#188038", "#e37400", "#d93025", "#9334e6", "#12b5cb", "#f9ab00")
-    return palette[sum(map(ord, name)) % len(palette)]

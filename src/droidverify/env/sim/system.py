@@ -213,7 +213,7 @@ def compose(phone: Phone) -> Composed:
                 rows.append(V("linear", text_view(label, rid="title", size=44), clickable=True, focusable=True,
                               on_click=pick, h=147, pad=(48, 40, 48, 0)))
             if rows:
-                menu = V("android.widget.ListView", *rows, rid="", style={"bg": "#ffffff", "shape": "card"})
+                menu = V("android.widget.ListView", *rows, rid="", style={"bg": "#ffffff", "shape": "card", "shadow": True})
                 mh = sum(r.h or 0 for r in rows)
                 layout(menu, SCREEN_W - 620, APP_TOP + 20, SCREEN_W - 20, APP_TOP + 20 + mh)
                 windows.append((menu, app.package))
@@ -228,7 +228,7 @@ def compose(phone: Phone) -> Composed:
             panel.w = None
             h = measure_h(panel, width)
             top = max(APP_TOP + 40, (SCREEN_H - h) // 2)
-            frame = V("frame", panel, rid="", style={"bg": None})
+            frame = V("frame", panel, rid="", style={"bg": None, "scrim": True})
             left = (SCREEN_W - width) // 2
             layout(frame, left, top, left + width, min(APP_BOTTOM, top + h))
             windows.append((frame, owner.package))
