@@ -51,7 +51,7 @@ class SimEnv:
         self.seed = seed
         self.screenshot = screenshot
         self.last_answer: str | None = None
-        self.phone: Phone = Phone(seed)
+        self._phone: Phone | None = None  # built on first use: reset() builds it exactly once
         self._emitted: Emitted | None = None
         self._composed: Composed | None = None
         self._obs: Observation | None = None
@@ -63,15 +63,28 @@ class SimEnv:
         """An environment around an existing phone (no reset): for probing branches/clones."""
         env = cls.__new__(cls)
         env.task, env.seed, env.screenshot = task, phone.seed, False
-        env.last_answer, env.phone, env.steps, env._closed = None, phone, 0, False
+        env.last_answer, env._phone, env.steps, env._closed = None, phone, 0, False
         env._emitted = env._composed = env._obs = None
         return env
+
+    @property
+    def phone(self) -> Phone:
+        """The simulated phone (built from ``seed`` on first access if no reset happened yet)."""
+        if self._phone is None:
+            self._check_open()
+            self._phone = Phone(self.seed)
+        return self._phone
+
+    @phone.setter
+    def phone(self, value: Phone) -> None:
+        self._phone = value
 
     # ---- Environment protocol -----------------------------------------------------------------
     def reset(self, *, go_home: bool = True) -> Observation:
         self._check_open()
-        self.phone.close()
-        self.phone = Phone(self.seed)
+        if self._phone is not None:
+            self._phone.close()
+        self._phone = Phone(self.seed)
         self.last_answer = None
         self.steps = 0
         if self.task is not None:
@@ -116,7 +129,8 @@ class SimEnv:
 
     def close(self) -> None:
         if not self._closed:
-            self.phone.close()
+            if self._phone is not None:
+                self._phone.close()
             self._closed = True
 
     # ---- helpers --------------------------------------------------------------------------------

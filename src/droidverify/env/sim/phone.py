@@ -23,6 +23,7 @@ DEFAULT_NOW = datetime(2024, 10, 15, 9, 41, 0)  # a Tuesday morning; tasks may s
 TOAST_STEPS = 2  # a toast stays on screen for this many observations
 _SEED_IMAGES: dict[tuple, bytes] = {}  # (seed, now, seed_data, apps) -> freshly seeded database image
 _SEED_IMAGES_MAX = 512
+_SCHEMA_IMAGES: dict[tuple, bytes] = {}  # (now, apps) -> database with every app's schema, before seeding
 
 
 @dataclass
@@ -84,9 +85,20 @@ class Phone:
         if image is not None:
             self.conn.deserialize(image)
             return
-        self._create_schema()
-        for app in self.apps.values():
-            app.create_schema(self)
+        # The schema (and the fixed rows some create_schema hooks insert, e.g. storage folders stamped
+        # with ``now``) does not depend on the seed: build it once per process and copy it in.
+        schema_key = (now, tuple(self.apps))
+        schema = _SCHEMA_IMAGES.get(schema_key)
+        if schema is not None:
+            self.conn.deserialize(schema)
+        else:
+            self._create_schema()
+            for app in self.apps.values():
+                app.create_schema(self)
+            self.conn.commit()
+            if len(_SCHEMA_IMAGES) >= 64:
+                _SCHEMA_IMAGES.pop(next(iter(_SCHEMA_IMAGES)))
+            _SCHEMA_IMAGES[schema_key] = self.conn.serialize()
         if seed_data:
             for key in sorted(self.apps):
                 self.apps[key].seed_data(self, random.Random(f"{seed}:{key}"))
