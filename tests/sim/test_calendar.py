@@ -8,8 +8,9 @@ import pytest
 from simhelpers import act, fresh, run_oracle
 
 from droidverify.env.sim import SimEnv
-from droidverify.env.sim.apps.calendar import add_event, event_by_title, events_on, from_ms, ms
+from droidverify.env.sim.apps.calendar import add_event, event_by_title, events_on
 from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.timeutil import from_ms, to_ms
 from droidverify.tasks import registry
 from droidverify.tasks.oracle_utils import find
 
@@ -30,7 +31,7 @@ def _solved(name: str, seed: int = 1):
 def _move(p: Phone, title: str, delta: timedelta) -> None:
     ev = event_by_title(p, title)[0]
     p.execute("UPDATE events SET dtstart=?, dtend=? WHERE _id=?",
-              (ms(from_ms(ev["dtstart"]) + delta), ms(from_ms(ev["dtend"]) + delta), ev["_id"]))
+              (to_ms(from_ms(ev["dtstart"]) + delta), to_ms(from_ms(ev["dtend"]) + delta), ev["_id"]))
 
 
 @pytest.mark.parametrize("name", ["calendar_create_event", "calendar_create_event_with_location",
@@ -92,8 +93,8 @@ def test_delete_day_near_misses() -> None:
         env.phone.execute("DELETE FROM events WHERE _id=?", (ev["_id"],))
     assert task.is_successful(env.phone) == 0.0
     env.phone.execute("DELETE FROM events WHERE dtstart >= ? AND dtstart < ?",
-                      (ms(datetime.combine(d - timedelta(days=1), datetime.min.time())),
-                       ms(datetime.combine(d + timedelta(days=2), datetime.min.time()))))
+                      (to_ms(datetime.combine(d - timedelta(days=1), datetime.min.time())),
+                       to_ms(datetime.combine(d + timedelta(days=2), datetime.min.time()))))
     assert task.is_successful(env.phone) == 0.0  # neighbours deleted too
 
 

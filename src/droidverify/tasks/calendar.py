@@ -12,18 +12,9 @@ from typing import Any, ClassVar
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
-from droidverify.env.sim.apps.calendar import (
-    KEY,
-    MONTHS,
-    WEEKDAYS,
-    add_event,
-    event_by_title,
-    events_on,
-    fmt_day,
-    from_ms,
-    ms,
-)
+from droidverify.env.sim.apps.calendar import KEY, add_event, event_by_title, events_on, fmt_day
 from droidverify.env.sim.phone import DEFAULT_NOW, Phone
+from droidverify.env.sim.timeutil import MONTHS, WEEKDAYS, to_ms
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.oracle_utils import (
     BACK,
@@ -237,8 +228,8 @@ class CreateTemplate(TaskTemplate):
         ev = only_event(phone, params["title"])
         if ev is None or ev["allDay"]:
             return 0.0
-        ok = ev["dtstart"] == ms(datetime.fromisoformat(params["start"])) and \
-            ev["dtend"] == ms(datetime.fromisoformat(params["end"]))
+        ok = ev["dtstart"] == to_ms(datetime.fromisoformat(params["start"])) and \
+            ev["dtend"] == to_ms(datetime.fromisoformat(params["end"]))
         for k, col in (("location", "eventLocation"), ("description", "description")):
             if k in params and (ev[col] or "").strip() != params[k]:
                 ok = False
@@ -299,8 +290,8 @@ class CreateAllDayEvent(TaskTemplate):
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         ev = only_event(phone, params["title"])
         d = date.fromisoformat(params["date"])
-        ok = ev is not None and ev["allDay"] == 1 and ev["dtstart"] == ms(at(d, 0)) and \
-            ev["dtend"] == ms(at(d + timedelta(days=1), 0))
+        ok = ev is not None and ev["allDay"] == 1 and ev["dtstart"] == to_ms(at(d, 0)) and \
+            ev["dtend"] == to_ms(at(d + timedelta(days=1), 0))
         return 1.0 if ok else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
@@ -361,7 +352,7 @@ class RescheduleEvent(ExistingTemplate):
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         ev = self.current(phone, params)
         s = self.target(params)
-        ok = ev is not None and ev["dtstart"] == ms(s) and ev["dtend"] == ms(s + timedelta(minutes=params["duration"]))
+        ok = ev is not None and ev["dtstart"] == to_ms(s) and ev["dtend"] == to_ms(s + timedelta(minutes=params["duration"]))
         return 1.0 if ok else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
@@ -412,7 +403,7 @@ class RenameEvent(ExistingTemplate):
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         ev = only_event(phone, params["new_title"])
-        ok = ev is not None and not event_by_title(phone, params["title"]) and ev["dtstart"] == ms(self.start(params))
+        ok = ev is not None and not event_by_title(phone, params["title"]) and ev["dtstart"] == to_ms(self.start(params))
         return 1.0 if ok else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
@@ -439,7 +430,7 @@ class SetEventLocation(ExistingTemplate):
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         ev = self.current(phone, params)
-        ok = ev is not None and ev["eventLocation"] == params["new_location"] and ev["dtstart"] == ms(self.start(params))
+        ok = ev is not None and ev["eventLocation"] == params["new_location"] and ev["dtstart"] == to_ms(self.start(params))
         return 1.0 if ok else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
@@ -648,7 +639,6 @@ __all__ = [
     "date_text",
     "fill_form",
     "fmt_day",
-    "from_ms",
     "open_event",
     "open_new_form",
     "time_text",

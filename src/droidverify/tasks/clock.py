@@ -12,8 +12,9 @@ from typing import Any
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
-from droidverify.env.sim.apps.clock import CITIES, DAY_NAMES, EVERY_DAY, LABELS, WEEKDAYS_MASK, WEEKEND_MASK
+from droidverify.env.sim.apps.clock import CITIES, EVERY_DAY, LABELS, WEEKDAYS_MASK, WEEKEND_MASK
 from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.timeutil import WEEKDAYS
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.oracle_utils import (
     BACK,
@@ -111,7 +112,7 @@ def _edit_draft(phone: Phone, obs: Observation, h: int, m: int, days: int | None
     if days is not None and d.get("days") != days:
         for i in range(7):
             if bool(d.get("days", 0) >> i & 1) != bool(days >> i & 1):
-                return click(obs, desc=DAY_NAMES[i])  # type: ignore[return-value]
+                return click(obs, desc=WEEKDAYS[i])  # type: ignore[return-value]
     if label is not None and scr.fields.get("label", "") != label:
         return type_into(obs, label, resource_id="edit_label")  # type: ignore[return-value]
     return click(obs, text="Save")  # type: ignore[return-value]

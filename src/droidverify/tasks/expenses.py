@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
-from droidverify.env.sim.app import MONTHS
 from droidverify.env.sim.apps.expenses import (
     CATEGORIES,
     add_expense,
@@ -26,6 +25,7 @@ from droidverify.env.sim.apps.expenses import (
     parse_money,
 )
 from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.timeutil import MONTHS
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.oracle_utils import (
     BACK,

@@ -10,9 +10,10 @@ from droidverify.actions.model import Action
 from droidverify.env.records import Observation
 from droidverify.env.sim import storage as st
 from droidverify.env.sim.apps.calendar import KEY as CAL
-from droidverify.env.sim.apps.calendar import add_event, event_by_title, events_on, ms
+from droidverify.env.sim.apps.calendar import add_event, event_by_title, events_on
 from droidverify.env.sim.apps.notes import note_path
 from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.timeutil import to_ms
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.calendar import (
     LOCATIONS,
@@ -116,7 +117,7 @@ class EventFromNote(TaskTemplate):
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         rows = event_by_title(phone, params["title"])
         s, e = self._times(params)
-        ok = len(rows) == 1 and rows[0]["dtstart"] == ms(s) and rows[0]["dtend"] == ms(e) and \
+        ok = len(rows) == 1 and rows[0]["dtstart"] == to_ms(s) and rows[0]["dtend"] == to_ms(e) and \
             rows[0]["eventLocation"] == params["location"] and not rows[0]["allDay"]
         return 1.0 if ok else 0.0
 

@@ -15,6 +15,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from droidverify.env.sim.timeutil import MONTHS, day_label
 from droidverify.env.sim.view import APP_BOTTOM, SCREEN_W, V, View, scroll_list
 from droidverify.errors import EnvError
 
@@ -396,13 +397,10 @@ def time_picker_panel(phone: Phone, app: App, dlg: Dialog) -> View:
                         buttons=[("Cancel", phone.close_dialog), ("OK", ok)], pkg_rid="android")
 
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-          "October", "November", "December")
-
-
 def date_picker_panel(phone: Phone, app: App, dlg: Dialog) -> View:
     """Date picker: year/month/day with +/- buttons; day and year are typeable."""
     import calendar
+    from datetime import date
 
     d = dlg.data
     y, m, dd = int(d["year"]), int(d["month"]), int(d["day"])
@@ -431,8 +429,7 @@ def date_picker_panel(phone: Phone, app: App, dlg: Dialog) -> View:
                  **d.get("args", {}))
 
     last = calendar.monthrange(y, m)[1]
-    header = text_view(f"{calendar.day_abbr[calendar.weekday(y, m, dd)]}, {MONTHS[m - 1][:3]} {dd}, {y}",
-                       rid="date_picker_header", size=56)
+    header = text_view(day_label(date(y, m, dd)), rid="date_picker_header", size=56)
     day_f = edit_field(phone, f, "day", hint="Day", rid="day", on_change=typed_day, size=60)
     day_f.desc = "Day"
     year_f = edit_field(phone, f, "year", hint="Year", rid="year", on_change=typed_year, size=60)

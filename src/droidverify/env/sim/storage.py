@@ -29,7 +29,6 @@ naming the path.
 
 from __future__ import annotations
 
-import calendar
 import mimetypes
 import posixpath
 import random
@@ -37,6 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from droidverify.env.sim.timeutil import epoch, to_datetime
 from droidverify.errors import EnvError
 
 if TYPE_CHECKING:
@@ -69,17 +69,6 @@ class FileEntry:
     def rel_path(self) -> str:
         """Path relative to the storage root ("" for the root itself)."""
         return "" if self.path == ROOT else self.path[len(ROOT) + 1:]
-
-
-# ---- time ---------------------------------------------------------------------------------------
-def epoch(dt: datetime) -> int:
-    """Epoch seconds of a naive phone datetime, read as UTC (machine-independent)."""
-    return calendar.timegm(dt.timetuple())
-
-
-def to_datetime(seconds: int) -> datetime:
-    """Inverse of :func:`epoch` (a naive datetime on the phone's clock)."""
-    return datetime(1970, 1, 1) + timedelta(seconds=int(seconds))
 
 
 # ---- paths --------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from droidverify.env.sim.app import edit_field, text_view
 from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.timeutil import MONTHS_SHORT, WEEKDAYS_SHORT
 from droidverify.env.sim.view import (
     APP_BOTTOM,
     APP_TOP,
@@ -27,8 +28,6 @@ SYSTEMUI_PKG = "com.android.systemui"
 # Home-screen order: familiar apps first; anything else follows alphabetically.
 HOME_ORDER = ("clock", "settings", "contacts", "messages", "calendar", "notes", "expenses", "files")
 GRID_COLS = 4
-WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-MONTHS3 = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 @dataclass
@@ -99,7 +98,7 @@ def launcher_view(phone: Phone) -> View:
                   on_click=clear_all, w=360, h=126, style={"bg": "#ffffff", "shape": "pill"}) if phone.recents else None
         return V("frame", V("linear", *cards, clear, rid="overview_panel", gap=40, pad=60), rid="overview",
                  pad=(0, APP_TOP, 0, NAV_BAR_H), style={"bg": "#3c4043"})
-    date = f"{WEEKDAYS[now.weekday()]}, {MONTHS3[now.month - 1]} {now.day}"
+    date = f"{WEEKDAYS_SHORT[now.weekday()]}, {MONTHS_SHORT[now.month - 1]} {now.day}"
     keys = home_order(phone)
     grid = _grid(phone, keys[:16], GRID_COLS, "workspace")
     grid.grow = 1

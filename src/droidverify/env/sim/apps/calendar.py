@@ -31,13 +31,10 @@ from droidverify.env.sim.app import (
     text_view,
 )
 from droidverify.env.sim.phone import Phone, Screen
-from droidverify.env.sim.storage import epoch, to_datetime
+from droidverify.env.sim.timeutil import MONTHS, WEEKDAYS, day_label, from_ms, to_ms
 from droidverify.env.sim.view import V, View
 
 KEY = "calendar"
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-          "October", "November", "December")
 
 # (title, location, description, duration minutes, hour range) — ordinary seeded events
 MEETINGS = (
@@ -77,15 +74,6 @@ LUNCH_WITH = ("Marco", "Priya", "Jonas", "Aisha", "Daniel", "Chloe", "Mateo", "H
 RESTAURANTS = ("Luigi's Trattoria", "Green Bowl Cafe", "Sakura Sushi", "The Corner Bistro", "Taco Loco")
 
 
-def ms(dt: datetime) -> int:
-    """CalendarContract time: epoch milliseconds (phone clock read as UTC)."""
-    return epoch(dt) * 1000
-
-
-def from_ms(value: int) -> datetime:
-    return to_datetime(int(value) // 1000)
-
-
 def add_event(phone: Phone, title: str, start: datetime, end: datetime, *, location: str = "",
               description: str = "", all_day: bool = False, calendar_id: int = 1) -> int:
     """Insert an event; all-day events are stored from midnight to the next midnight."""
@@ -96,12 +84,13 @@ def add_event(phone: Phone, title: str, start: datetime, end: datetime, *, locat
             end = start + timedelta(days=1)
     return phone.execute(
         "INSERT INTO events(calendar_id, title, description, eventLocation, dtstart, dtend, allDay, eventTimezone) "
-        "VALUES(?,?,?,?,?,?,?, 'UTC')", (calendar_id, title, description, location, ms(start), ms(end), int(all_day)))
+        "VALUES(?,?,?,?,?,?,?, 'UTC')",
+        (calendar_id, title, description, location, to_ms(start), to_ms(end), int(all_day)))
 
 
 def events_on(phone: Phone, day: date) -> list:
     """Events overlapping ``day`` ordered as the app lists them (all-day first, then by start)."""
-    lo = ms(datetime.combine(day, datetime.min.time()))
+    lo = to_ms(datetime.combine(day, datetime.min.time()))
     hi = lo + 86_400_000
     return phone.query("SELECT * FROM events WHERE dtstart < ? AND dtend > ? OR (dtstart = ? AND dtend = ?) "
                        "ORDER BY allDay DESC, dtstart, title", (hi, lo, lo, lo))
@@ -114,11 +103,6 @@ def event_by_title(phone: Phone, title: str) -> list:
 def fmt_day(d: date) -> str:
     """``"Friday, October 18"``."""
     return f"{WEEKDAYS[d.weekday()]}, {MONTHS[d.month - 1]} {d.day}"
-
-
-def fmt_short_day(d: date) -> str:
-    """``"Fri, Oct 18, 2024"``."""
-    return f"{WEEKDAYS[d.weekday()][:3]}, {MONTHS[d.month - 1][:3]} {d.day}, {d.year}"
 
 
 def time_range(phone: Phone, ev) -> str:  # ev: sqlite3.Row
@@ -196,7 +180,7 @@ class CalendarApp(App):
 
         first = date(y, m, 1)
         grid_start = first - timedelta(days=first.weekday())  # weeks start on Monday
-        lo = ms(datetime.combine(grid_start, datetime.min.time()))
+        lo = to_ms(datetime.combine(grid_start, datetime.min.time()))
         hi = lo + 42 * 86_400_000
         by_day: dict[date, list[str]] = {}
         for ev in phone.query("SELECT title, dtstart, dtend, allDay FROM events WHERE dtstart < ? AND dtend >= ? "
@@ -272,7 +256,7 @@ class CalendarApp(App):
             for ev in phone.query("SELECT * FROM events WHERE lower(title) LIKE ? OR lower(eventLocation) LIKE ? "
                                   "OR lower(description) LIKE ? ORDER BY dtstart", (like, like, like)):
                 d = from_ms(ev["dtstart"]).date()
-                summary = f"{fmt_short_day(d)} · {time_range(phone, ev)}" + \
+                summary = f"{day_label(d)} · {time_range(phone, ev)}" + \
                     (f" · {ev['eventLocation']}" if ev["eventLocation"] else "")
                 rows.append(list_row(ev["title"], summary, rid="search_result",
                                      on_click=lambda i=ev["_id"]: phone.push("edit", event_id=i)))
@@ -336,10 +320,10 @@ class CalendarApp(App):
               pad=(40, 0, 40, 10)),
             switch_row("All-day", bool(st["all_day"]), toggle_all_day, rid="event_all_day_holder",
                        switch_rid="event_all_day"),
-            row("Starts", fmt_short_day(start.date()), "event_start_date", lambda: pick_date("start")),
+            row("Starts", day_label(start.date()), "event_start_date", lambda: pick_date("start")),
             None if st["all_day"] else row("Start time", phone.format_time(start.hour, start.minute),
                                            "event_start_time", lambda: pick_time("start")),
-            row("Ends", fmt_short_day(end.date()), "event_end_date", lambda: pick_date("end")),
+            row("Ends", day_label(end.date()), "event_end_date", lambda: pick_date("end")),
             None if st["all_day"] else row("End time", phone.format_time(end.hour, end.minute),
                                            "event_end_time", lambda: pick_time("end")),
         ]
@@ -392,7 +376,7 @@ class CalendarApp(App):
             phone.show_toast("The end of the event cannot be before its start")
             return
         values = (title, scr.fields.get("location", "").strip(), scr.fields.get("description", "").strip(),
-                  ms(start), ms(end), int(all_day))
+                  to_ms(start), to_ms(end), int(all_day))
         ev_id = scr.args.get("event_id")
         if ev_id is not None and phone.query_one("SELECT _id FROM events WHERE _id=?", (ev_id,)):
             phone.execute("UPDATE events SET title=?, eventLocation=?, description=?, dtstart=?, dtend=?, allDay=? "

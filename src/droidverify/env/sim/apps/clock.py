@@ -27,10 +27,9 @@ from droidverify.env.sim.app import (
     text_view,
 )
 from droidverify.env.sim.phone import Phone, Screen
+from droidverify.env.sim.timeutil import WEEKDAYS, WEEKDAYS_SHORT
 from droidverify.env.sim.view import V, View
 
-DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-DAY_SHORT = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 DAY_LETTER = ("M", "T", "W", "T", "F", "S", "S")
 WEEKDAYS_MASK, WEEKEND_MASK, EVERY_DAY = 0b0011111, 0b1100000, 0b1111111
 LABELS = ("Wake up", "Gym", "Take medicine", "School run", "Meeting prep", "Yoga", "Walk the dog",
@@ -57,7 +56,7 @@ def days_summary(mask: int) -> str:
         return "Weekdays"
     if mask == WEEKEND_MASK:
         return "Weekends"
-    return ", ".join(DAY_SHORT[i] for i in range(7) if mask >> i & 1)
+    return ", ".join(WEEKDAYS_SHORT[i] for i in range(7) if mask >> i & 1)
 
 
 def fmt_duration(seconds: int) -> str:
@@ -214,7 +213,7 @@ class ClockApp(App):
         def toggle_day(i: int) -> None:
             d["days"] ^= 1 << i
 
-        days = [V("checkbox", text=DAY_LETTER[i], desc=DAY_NAMES[i], rid=f"day_button_{i}", checkable=True,
+        days = [V("checkbox", text=DAY_LETTER[i], desc=WEEKDAYS[i], rid=f"day_button_{i}", checkable=True,
                   checked=bool(d["days"] >> i & 1), clickable=True, focusable=True,
                   on_click=lambda i=i: toggle_day(i), h=120,
                   style={"shape": "round", "bg": ACCENT if d["days"] >> i & 1 else "#e8eaed", "align": "center",

@@ -10,14 +10,12 @@ on that count being fixed.
 
 from __future__ import annotations
 
-import calendar
 import random
 import re
-from datetime import UTC, datetime
+from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
 from droidverify.env.sim.app import (
-    MONTHS,
     App,
     app_bar,
     button,
@@ -31,6 +29,7 @@ from droidverify.env.sim.app import (
     text_view,
 )
 from droidverify.env.sim.phone import Phone, Screen
+from droidverify.env.sim.timeutil import MONTHS, day_label, from_ms, to_ms
 from droidverify.env.sim.view import V, View
 
 CATEGORIES = ("Food", "Transport", "Shopping", "Bills", "Entertainment", "Health", "Education", "Other")
@@ -79,18 +78,6 @@ def parse_money(text: str) -> int | None:
     except InvalidOperation:
         return None
     return int(value * 100)
-
-
-def to_ms(dt: datetime) -> int:
-    return int(dt.replace(tzinfo=UTC).timestamp() * 1000)
-
-
-def from_ms(ms: int) -> datetime:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).replace(tzinfo=None)
-
-
-def day_label(dt: datetime) -> str:
-    return f"{calendar.day_abbr[dt.weekday()]}, {MONTHS[dt.month - 1][:3]} {dt.day}, {dt.year}"
 
 
 def month_bounds(year: int, month: int) -> tuple[int, int]:
@@ -159,8 +146,7 @@ class ExpensesApp(App):
         span = int((phone.now - SEED_START).total_seconds())
         times = sorted(rng.randrange(0, span) for _ in range(SEED_COUNT))
         for sec in times:
-            when = datetime.fromtimestamp(SEED_START.replace(tzinfo=UTC).timestamp() + sec,
-                                          tz=UTC).replace(tzinfo=None, second=0)
+            when = (SEED_START + timedelta(seconds=sec)).replace(second=0)
             when = when.replace(hour=rng.randint(8, 21))
             if when > phone.now:
                 when = phone.now.replace(second=0)

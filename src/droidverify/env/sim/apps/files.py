@@ -16,7 +16,6 @@ import random
 
 from droidverify.env.sim import storage
 from droidverify.env.sim.app import (
-    MONTHS,
     App,
     app_bar,
     button,
@@ -30,6 +29,7 @@ from droidverify.env.sim.app import (
 )
 from droidverify.env.sim.phone import Dialog, Phone, Screen
 from droidverify.env.sim.storage import ROOT, FileEntry
+from droidverify.env.sim.timeutil import MONTHS_SHORT
 from droidverify.env.sim.view import V, View
 from droidverify.errors import EnvError
 
@@ -45,7 +45,7 @@ def display_path(path: str) -> str:
 
 def short_date(ts: int) -> str:
     dt = storage.to_datetime(ts)
-    return f"{MONTHS[dt.month - 1][:3]} {dt.day}, {dt.year}"
+    return f"{MONTHS_SHORT[dt.month - 1]} {dt.day}, {dt.year}"
 
 
 def _children(phone: Phone, path: str) -> int:

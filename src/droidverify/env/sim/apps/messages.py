@@ -31,10 +31,10 @@ from droidverify.env.sim.apps.contacts import (
     normalize_number,
 )
 from droidverify.env.sim.phone import Phone, Screen
+from droidverify.env.sim.timeutil import from_ms, to_ms
 from droidverify.env.sim.view import V, View
 
 TYPE_INBOX, TYPE_SENT, TYPE_FAILED = 1, 2, 5
-EPOCH = datetime(1970, 1, 1)
 
 # Seed conversations: (lines, where "<" is received and ">" is sent). Kept everyday and varied.
 CHATS: tuple[tuple[tuple[str, str], ...], ...] = (
@@ -61,16 +61,6 @@ CHATS: tuple[tuple[tuple[str, str], ...], ...] = (
 SERVICE = (("72975", "Your verification code is {code}. Don't share it with anyone."),
            ("24273", "Your Uber code: {code}. Never share this code."),
            ("32665", "Chase: Your one-time passcode is {code}. It expires in 10 minutes."))
-
-
-# ---- time -------------------------------------------------------------------------------------
-def to_ms(dt: datetime) -> int:
-    """Epoch milliseconds of a naive phone-local datetime (treated as UTC, so it is timezone-free)."""
-    return int((dt - EPOCH).total_seconds() * 1000)
-
-
-def from_ms(ms: int) -> datetime:
-    return EPOCH + timedelta(milliseconds=int(ms))
 
 
 def short_date(phone: Phone, ms: int) -> str:
