@@ -1,0 +1,93 @@
+"""Import arrows point one way (ui, actions at the bottom; env, tasks above; agents above those;
+runner, bench and cli at the edge; llm beside). A module importing upward fails here.
+
+Every ``import`` / ``from ... import`` in the package is checked, including ones inside functions
+and ``if TYPE_CHECKING:`` blocks: a lazy or type-only import upward is still a dependency upward.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "src" / "droidverify"
+
+# layer -> the droidverify subpackages it must never import
+FORBIDDEN: dict[str, set[str]] = {
+    "ui": {"env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
+    "actions": {"env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
+    "env": {"agents", "runner", "cli", "llm", "rewards", "training", "bench"},
+    "tasks": {"agents", "runner", "cli", "llm", "rewards", "training", "bench"},
+    "llm": {"env.sim", "tasks", "agents", "runner", "cli", "rewards", "training", "bench"},
+    "agents": {"runner", "cli", "bench"},
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in ``path``, relative imports resolved."""
+    return _imports_in(path.read_text(encoding="utf-8"), _module_name(path), path.name == "__init__.py")
+
+
+def _imports_in(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
+    here = module.split(".")
+    package = here if is_package else here[:-1]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            found.append((node.lineno, mod))
+            # ``from droidverify import tasks`` / ``from droidverify.env import sim`` name submodules
+            found += [(node.lineno, f"{mod}.{alias.name}") for alias in node.names if alias.name != "*"]
+    return found
+
+
+def _within(module: str, target: str) -> bool:
+    full = f"droidverify.{target}"
+    return module == full or module.startswith(full + ".")
+
+
+def _violations(layer: str) -> list[str]:
+    out = []
+    for path in sorted((PKG / layer).rglob("*.py")):
+        for line, mod in _imports(path):
+            for target in FORBIDDEN[layer]:
+                if _within(mod, target):
+                    out.append(f"{path.relative_to(PKG.parent)}:{line} imports {mod} ({layer} -> {target})")
+    return out
+
+
+def test_package_is_where_expected() -> None:
+    for layer in FORBIDDEN:
+        assert (PKG / layer / "__init__.py").is_file(), f"no package droidverify.{layer} at {PKG / layer}"
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_no_upward_imports(layer: str) -> None:
+    assert _violations(layer) == []
+
+
+def test_the_checker_sees_upward_imports() -> None:
+    # the rule must be able to fail: relative, type-only and lazy upward imports all count
+    src = ("from typing import TYPE_CHECKING\n"
+           "from ..agents import base\n"
+           "if TYPE_CHECKING:\n    import droidverify.runner.run\n"
+           "def f():\n    from droidverify import llm\n")
+    found = {m for _, m in _imports_in(src, "droidverify.ui.probe", is_package=False)}
+    assert {"droidverify.agents", "droidverify.agents.base", "droidverify.runner.run", "droidverify.llm"} <= found
+    assert _within("droidverify.env.sim.phone", "env.sim") and not _within("droidverify.env.records", "env.sim")
+    assert not _within("droidverify.llmx", "llm")
