@@ -215,9 +215,6 @@ class TextAlarmTime(TaskTemplate):
                       "VALUES(?, ?, 0, 1, 1, ?, 'Default')", (params["hour"], params["minute"], params["label"]))
         record_baseline(phone)
 
-    def shown_time(self, phone: Phone, params: dict[str, Any]) -> str:
-        return phone.format_time(params["hour"], params["minute"])
-
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         sent = sent_messages(phone, after_id=baseline(phone, "sms_id"))
         if len(sent) != 1 or not same_number(sent[0]["address"], params["number"]):

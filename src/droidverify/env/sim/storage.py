@@ -120,10 +120,6 @@ def normalize(path: str) -> str:
     return out
 
 
-def parent_of(path: str) -> str:
-    return posixpath.dirname(normalize(path))
-
-
 def guess_mime(name: str) -> str:
     ext = posixpath.splitext(name)[1].lower()
     if ext in _EXTRA_MIME:

@@ -68,12 +68,6 @@ def normalize_number(number: str | None) -> str:
     return digits
 
 
-def format_number(digits: str) -> str:
-    """``(415) 555-0134`` for ten digits; anything else unchanged."""
-    d = normalize_number(digits)
-    return f"({d[:3]}) {d[3:6]}-{d[6:]}" if len(d) == 10 else digits
-
-
 def random_number(rng: random.Random) -> str:
     return f"({rng.choice(AREA_CODES)}) {rng.randint(201, 989)}-{rng.randint(0, 9999):04d}"
 
