@@ -1,4 +1,5 @@
-"""The ``droidverify`` command line. Each module in this package adds its commands via ``register``."""
+"""The ``droidverify`` command line. Each module in this package adds its commands via ``register``
+(``_``-prefixed modules are shared helpers, not commands)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def _root() -> None:
     """Keeps typer in multi-command mode even while only one command is registered."""
 
 
-for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")):
     importlib.import_module(f"{__name__}.{_mod}").register(app)
 
 

@@ -9,16 +9,12 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from droidverify.cli._common import fail
 from droidverify.errors import DroidVerifyError
 
 AGENTS = ("oracle", "random", "noop", "verifier", "generator")
 DTYPES = ("auto", "float32", "bfloat16")
 MAX_SEEDS = 100_000
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code=2)
 
 
 def parse_seeds(spec: str) -> list[int]:
@@ -159,27 +155,27 @@ def run_command(
     bad input.
     """
     if agent not in AGENTS:
-        _fail(f"unknown --agent {agent!r}; use one of {', '.join(AGENTS)}")
+        fail(f"unknown --agent {agent!r}; use one of {', '.join(AGENTS)}")
     if env not in ("sim", "adb"):
-        _fail(f"unknown --env {env!r}; use sim or adb")
+        fail(f"unknown --env {env!r}; use sim or adb")
     if env == "adb" and agent == "oracle":
-        _fail("the oracle agent needs simulator state; it cannot run with --env adb")
+        fail("the oracle agent needs simulator state; it cannot run with --env adb")
     if memory not in ("diff", "history", "llm"):
-        _fail(f"unknown --memory {memory!r}; use diff, history or llm")
+        fail(f"unknown --memory {memory!r}; use diff, history or llm")
     if dtype not in DTYPES:
-        _fail(f"unknown --dtype {dtype!r}; use {', '.join(DTYPES)}")
+        fail(f"unknown --dtype {dtype!r}; use {', '.join(DTYPES)}")
     if dtype != "auto" and (agent not in ("verifier", "generator")
                             or (model or "").startswith("openai:")):
-        _fail("--dtype applies only to a local model (--agent verifier|generator without openai:URL)")
+        fail("--dtype applies only to a local model (--agent verifier|generator without openai:URL)")
     if max_steps is not None and max_steps < 1:
-        _fail(f"--max-steps must be >= 1, got {max_steps}")
+        fail(f"--max-steps must be >= 1, got {max_steps}")
     try:
         seed_list = parse_seeds(seeds)
         templates = _select_templates(tasks, split, max_tasks)
     except DroidVerifyError as e:
-        _fail(str(e))
+        fail(str(e))
     if not templates:
-        _fail("no task templates selected")
+        fail("no task templates selected")
 
     from droidverify.runner.run import run_many
 

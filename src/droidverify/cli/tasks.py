@@ -10,27 +10,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from droidverify.cli._common import fail
 from droidverify.errors import DroidVerifyError
 
-SPLITS = ("train", "validation", "test")
-
 tasks_app = typer.Typer(help="List task templates and inspect task instances.", no_args_is_help=True)
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code=2)
-
-
-def template_splits() -> dict[str, str]:
-    """Template name -> split, from the registry's split lists."""
-    from droidverify.tasks import registry
-
-    out: dict[str, str] = {}
-    for split in SPLITS:
-        for tmpl in registry.templates_for_split(split):
-            out[tmpl.name] = split
-    return out
 
 
 @tasks_app.command("list")
@@ -43,17 +26,16 @@ def list_command(
     """List task templates: name, apps, kind, complexity, optimal steps, split."""
     from droidverify.tasks import registry
 
-    if split is not None and split not in SPLITS:
-        _fail(f"unknown --split {split!r}; use one of {', '.join(SPLITS)}")
-    splits = template_splits()
+    if split is not None and split not in registry.SPLITS:
+        fail(f"unknown --split {split!r}; use one of {', '.join(registry.SPLITS)}")
     templates = registry.templates_for_split(split) if split else registry.all_templates()
     if app_name:
         templates = [t for t in templates if app_name.lower() in (a.lower() for a in t.apps)]
         if not templates:
-            _fail(f"no task template uses app {app_name!r}")
+            fail(f"no task template uses app {app_name!r}")
     rows: list[dict[str, Any]] = [
         {"name": t.name, "apps": list(t.apps), "kind": t.kind, "complexity": t.complexity,
-         "optimal_steps": t.optimal_steps, "split": splits.get(t.name, "-")}
+         "optimal_steps": t.optimal_steps, "split": registry.split_of(t.name)}
         for t in templates
     ]
     if as_json:
@@ -82,11 +64,11 @@ def show_command(
     from droidverify.ui.describe import describe
 
     if fmt not in ("list", "html", "compressed"):
-        _fail(f"unknown --format {fmt!r}; use list, html or compressed")
+        fail(f"unknown --format {fmt!r}; use list, html or compressed")
     try:
         tmpl = registry.get_template(task)
     except DroidVerifyError as e:
-        _fail(str(e))
+        fail(str(e))
     inst = tmpl.instantiate(seed)
     from droidverify.env.sim import SimEnv
 
@@ -98,7 +80,7 @@ def show_command(
         env.close()
     console = Console()
     console.print(f"[bold]{tmpl.name}[/bold] seed {seed} ({tmpl.kind}, complexity {tmpl.complexity}, "
-                  f"apps: {', '.join(tmpl.apps)}, split: {template_splits().get(tmpl.name, '-')})")
+                  f"apps: {', '.join(tmpl.apps)}, split: {registry.split_of(tmpl.name)})")
     console.print(f"[bold]Goal:[/bold] {escape(inst.goal)}", highlight=False)
     console.print(f"[bold]Params:[/bold] {escape(json.dumps(inst.params, ensure_ascii=False))}",
                   highlight=False)

@@ -7,13 +7,9 @@ from typing import Annotated, Any
 
 import typer
 
+from droidverify.cli._common import fail
 from droidverify.errors import DroidVerifyError
 from droidverify.ui import describe, parse_xml, select_elements, simple_token_count
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code=2)
 
 
 def ui_command(
@@ -34,18 +30,18 @@ def ui_command(
 ) -> None:
     """Parse FILE, select its elements and print a prompt description (exit code 2 on bad input)."""
     if fmt not in ("list", "html", "compressed"):
-        _fail(f"unknown --format {fmt!r}; use list, html or compressed")
+        fail(f"unknown --format {fmt!r}; use list, html or compressed")
     screen_size = None
     if screen is not None:
         try:
             w, h = (int(v) for v in screen.lower().split("x"))
             screen_size = (w, h)
         except ValueError:
-            _fail(f"--screen must look like 1080x2400, got {screen!r}")
+            fail(f"--screen must look like 1080x2400, got {screen!r}")
     try:
         data = file.read_bytes()
     except OSError as e:
-        _fail(f"cannot read {file}: {e.strerror or e}")
+        fail(f"cannot read {file}: {e.strerror or e}")
     tok: Any = None
     if tokenizer is not None:
         try:
@@ -53,13 +49,13 @@ def ui_command(
 
             tok = AutoTokenizer.from_pretrained(tokenizer, local_files_only=True)
         except (OSError, ValueError, ImportError) as e:  # what from_pretrained raises for a bad path
-            _fail(f"cannot load tokenizer {tokenizer!r}: {e}")
+            fail(f"cannot load tokenizer {tokenizer!r}: {e}")
     try:
         root = parse_xml(data)
         elements = select_elements(root, screen_size, interactive_only=interactive)
         desc = describe(elements, fmt, root=root)  # type: ignore[arg-type]
     except DroidVerifyError as e:
-        _fail(f"{file}: {e}")
+        fail(f"{file}: {e}")
     typer.echo(desc.text)
     if tokens or tok is not None:
         if tok is not None:
