@@ -593,14 +593,27 @@ class StatsQuery(TaskTemplate):
             answer(self.expected(phone, params))
 
 
-class ThisMonth(StatsQuery):
-    months = (10,)
+class SpendQuery(StatsQuery):
+    """Answer: the money spent in the month (only in ``params["category"]`` when ``by_category``)."""
+
+    by_category: ClassVar[bool] = False
+
+    def _cents(self, phone: Phone, params: dict[str, Any]) -> int:
+        category = params["category"] if self.by_category else None
+        return sum(e["amount_cents"] for e in self.items(phone, params, category))
+
+    def check(self, phone: Phone, params: dict[str, Any], text: str) -> bool:
+        return money_matches(text, self._cents(phone, params))
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        return format_money(self._cents(phone, params))
 
 
 @register_task
-class QueryCategoryThisMonth(ThisMonth):
+class QueryCategoryThisMonth(SpendQuery):
     name = "expenses_query_category_this_month"
     optimal_steps = 4
+    months, by_category = (10,), True
     goal_template = "How much did I spend on {category} this month according to the Expenses app?"
 
     def setup(self, phone: Phone, params: dict[str, Any]) -> None:
@@ -608,30 +621,12 @@ class QueryCategoryThisMonth(ThisMonth):
         name = next(n for n, c in ITEMS if c == params["category"])
         plant(phone, name, 1875, params["category"], TODAY.replace(day=2).isoformat())
 
-    def _cents(self, phone: Phone, params: dict[str, Any]) -> int:
-        return sum(e["amount_cents"] for e in self.items(phone, params, params["category"]))
-
-    def check(self, phone: Phone, params: dict[str, Any], text: str) -> bool:
-        return money_matches(text, self._cents(phone, params))
-
-    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
-        return format_money(self._cents(phone, params))
-
 
 @register_task
-class QueryMonthTotal(StatsQuery):
+class QueryMonthTotal(SpendQuery):
     name = "expenses_query_month_total"
     optimal_steps = 6
     goal_template = "What was my total spending in {month} {year}? Use the Expenses app."
-
-    def _cents(self, phone: Phone, params: dict[str, Any]) -> int:
-        return sum(e["amount_cents"] for e in self.items(phone, params))
-
-    def check(self, phone: Phone, params: dict[str, Any], text: str) -> bool:
-        return money_matches(text, self._cents(phone, params))
-
-    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
-        return format_money(self._cents(phone, params))
 
 
 @register_task

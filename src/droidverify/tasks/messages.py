@@ -350,46 +350,41 @@ def thread_unread(phone: Phone, number: str) -> bool | None:
     return phone.query_one("SELECT COUNT(*) FROM sms WHERE thread_id=? AND read=0", (tid,))[0] > 0
 
 
+class MarkThreadTemplate(MessagesTemplate):
+    """Mark one conversation read (``want_unread=False``) or unread; it starts the other way."""
+
+    want_unread: ClassVar[bool]
+    seed_days: ClassVar[float]  # how long ago the conversation's last message came in
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        seed_thread(phone, params["number"], unread=not self.want_unread, days=self.seed_days)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if thread_unread(phone, params["number"]) is self.want_unread else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        step = select_row(phone, obs, params["number"])
+        return step or click(obs, desc="Mark as unread" if self.want_unread else "Mark as read") or BACK
+
+
 @register_task
-class MarkRead(MessagesTemplate):
+class MarkRead(MarkThreadTemplate):
     name = "messages_mark_conversation_read"
     optimal_steps = 4
+    want_unread, seed_days = False, 0.1
     goal_template = "Mark the conversation with {name} as read."
-
-    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
-        seed_thread(phone, params["number"], unread=True, days=0.1)
-
-    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
-        return 1.0 if thread_unread(phone, params["number"]) is False else 0.0
-
-    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
-        if self.is_successful(phone, params, None):
-            return COMPLETE
-        if phone.dialog is not None or phone.menu_open:
-            return BACK
-        step = select_row(phone, obs, params["number"])
-        return step or click(obs, desc="Mark as read") or BACK
 
 
 @register_task
-class MarkUnread(MessagesTemplate):
+class MarkUnread(MarkThreadTemplate):
     name = "messages_mark_conversation_unread"
     optimal_steps = 4
+    want_unread, seed_days = True, 0.2
     goal_template = "Mark my conversation with {name} as unread so I remember to answer later."
-
-    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
-        seed_thread(phone, params["number"], unread=False, days=0.2)
-
-    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
-        return 1.0 if thread_unread(phone, params["number"]) is True else 0.0
-
-    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
-        if self.is_successful(phone, params, None):
-            return COMPLETE
-        if phone.dialog is not None or phone.menu_open:
-            return BACK
-        step = select_row(phone, obs, params["number"])
-        return step or click(obs, desc="Mark as unread") or BACK
 
 
 class ThreadQuery(MessagesTemplate):
