@@ -6,8 +6,9 @@ first named here, so importing the records stays cheap.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from droidverify._lazy import lazy_attributes
 from droidverify.env.interface import Environment
 from droidverify.env.records import Observation, Step, TokenUsage, Trajectory
 
@@ -15,15 +16,6 @@ if TYPE_CHECKING:
     from droidverify.env.adb import AdbEnv
     from droidverify.env.sim import SimEnv
 
-_LAZY = {"AdbEnv": "droidverify.env.adb", "SimEnv": "droidverify.env.sim"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+__getattr__ = lazy_attributes(__name__, {"AdbEnv": "droidverify.env.adb", "SimEnv": "droidverify.env.sim"})
 
 __all__ = ["AdbEnv", "Environment", "Observation", "SimEnv", "Step", "TokenUsage", "Trajectory"]

@@ -6,8 +6,9 @@ and ``LocalLLM`` / ``OpenAICompatLLM`` are loaded only when first named.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from droidverify._lazy import lazy_attributes
 from droidverify.llm.base import LLM, Generation, Messages, ScoreResult
 from droidverify.llm.registry import load_llm
 
@@ -15,15 +16,7 @@ if TYPE_CHECKING:
     from droidverify.llm.local import LocalLLM
     from droidverify.llm.openai_backend import OpenAICompatLLM
 
-_LAZY = {"LocalLLM": "droidverify.llm.local", "OpenAICompatLLM": "droidverify.llm.openai_backend"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+__getattr__ = lazy_attributes(__name__, {"LocalLLM": "droidverify.llm.local",
+                                         "OpenAICompatLLM": "droidverify.llm.openai_backend"})
 
 __all__ = ["LLM", "Generation", "LocalLLM", "Messages", "OpenAICompatLLM", "ScoreResult", "load_llm"]
