@@ -241,3 +241,124 @@ def test_views_travel_only_with_the_latest_observation_and_never_pickle() -> Non
     assert clone.views is None and clone.xml == second.xml
     # without styles the old observation still renders (class defaults)
     assert _img(first).size == (1080, 2400)
+
+
+# ---- XML-only renders (stored runs, device dumps): nothing a person needs may be lost -----------
+def _shared() -> Path:
+    base = os.environ.get("DROIDVERIFY_SHARED")
+    shared = Path(base) if base else Path(__file__).resolve().parents[2] / ".." / "shared"
+    if not (shared / "data" / "uiautomator").is_dir():
+        pytest.fail(f"real uiautomator dumps missing under {shared}")
+    return shared
+
+
+def _off_background(img: Image.Image, box: tuple[int, int, int, int]) -> int:
+    """Pixels in ``box`` that differ from the box's most common colour (text, glyphs)."""
+    colours = img.crop(box).getcolors(maxcolors=1 << 20)
+    top = max(colours)[1]
+    return sum(n for n, px in colours if not _close(px, top, 30))
+
+
+def _dump(body: str, w: int = 1080, h: int = 2400) -> UIElement:
+    return parse_xml(
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
+        f'<node index="0" class="android.widget.FrameLayout" package="com.example" bounds="[0,0][{w},{h}]">'
+        f"{body}</node></hierarchy>")
+
+
+def test_launcher_from_xml_alone_shows_labels_under_icons() -> None:
+    obs = SimEnv(seed=0).reset()
+    icons = [e for e in obs.root.iter() if (e.resource_name or "") == "icon" and e.text]
+    assert len(icons) >= 4
+    img = _img(parse_xml(obs.xml))  # the dump alone, as `droidverify report` renders steps.jsonl
+    for e in icons:
+        b = e.bbox_pixels
+        r = min(84, b.width // 3)
+        label = (b.left, b.top + 36 + 2 * r + 12, b.right, b.bottom)  # below the disc
+        assert _count(img, label, WHITE, 40) > 150, f"no label under the {e.text} icon"
+        assert _off_background(img, label) > 150
+    date = next(e for e in obs.root.iter() if e.resource_name == "date").bbox_pixels
+    assert _off_background(img, (date.left, date.top, date.right, date.bottom)) > 200
+
+
+def test_real_launcher_dump_shows_content_desc_only_items() -> None:
+    path = _shared() / "data" / "uiautomator" / "xiaocong_uiautomator__launcher_deskclock_widget.xml"
+    root = parse_xml(path.read_text())
+    img = _img(root)
+    by_desc = {e.content_description: e.bbox_pixels for e in root.iter() if e.content_description}
+    for desc in ("Apps", "Search", "11:33"):  # no text attribute: only content-desc names them
+        b = by_desc[desc]
+        assert _off_background(img, (b.left, b.top, b.right, b.bottom)) > 40, f"{desc!r} not drawn"
+    phone = next(e for e in root.iter() if e.text == "Phone").bbox_pixels
+    lower = (phone.left, phone.top + phone.height * 2 // 3, phone.right, phone.bottom)
+    assert _count(img, lower, WHITE, 40) > 20, "hotseat label missing under its icon"
+
+
+def test_xml_empty_edittext_shows_hint_in_grey_and_typed_text_in_black() -> None:
+    field = ('<node index="{i}" text="{t}" hint="Label" class="android.widget.EditText" package="com.example" '
+             'clickable="true" focusable="true" bounds="[40,{y0}][1040,{y1}]" />')
+    root = _dump(field.format(i=0, t="", y0=200, y1=360) + field.format(i=1, t="Vitamins", y0=400, y1=560))
+    img = _img(root)
+    empty, typed = (60, 220, 1020, 340), (60, 420, 1020, 540)  # inside the outline
+    assert _count(img, empty, _rgb("#5f6368"), 12) > 100  # grey hint
+    assert _count(img, empty, (0x20, 0x21, 0x24), 12) == 0
+    assert _count(img, typed, (0x20, 0x21, 0x24), 30) > 100  # real text in the text colour
+
+
+def test_xml_checked_state_is_visible_for_widgetless_checkables() -> None:
+    row = ('<node index="{i}" text="Wi-Fi calling" class="android.widget.CheckedTextView" package="com.example" '
+           'checkable="true" checked="{c}" clickable="true" bounds="[0,{y0}][1080,{y1}]" />')
+    root = _dump(row.format(i=0, c="true", y0=200, y1=340) + row.format(i=1, c="false", y0=400, y1=540))
+    img = _img(root)
+    accent = _rgb(ACCENT)
+    assert _count(img, (900, 200, 1080, 340), accent, 30) > 100  # check mark on the checked row
+    assert _count(img, (0, 400, 1080, 540), accent, 30) == 0
+    assert _off_background(img, (0, 200, 1080, 340)) > 100 and _off_background(img, (0, 400, 1080, 540)) > 100
+
+
+def test_xml_clickable_container_children_text_is_drawn() -> None:
+    root = _dump('<node index="0" class="android.widget.LinearLayout" package="com.example" clickable="true" '
+                 'bounds="[0,300][1080,500]"><node index="0" text="Bus" class="android.widget.TextView" '
+                 'package="com.example" bounds="[48,310][1000,400]" /><node index="1" text="Every day" '
+                 'class="android.widget.TextView" package="com.example" bounds="[48,400][1000,490]" /></node>')
+    img = _img(root)
+    assert _count(img, (48, 310, 1000, 400), (0x20, 0x21, 0x24), 30) > 50
+    assert _count(img, (48, 400, 1000, 490), (0x20, 0x21, 0x24), 30) > 50
+
+
+def test_xml_dialog_sits_on_a_white_card() -> None:
+    env = SimEnv(seed=0)
+    env.reset()
+    env.phone.open_app("clock")
+    obs = env.observe()
+    env.step(Action(action_type="click", index=find(obs, desc="Add alarm")))
+    obs = env.last_observation
+    env.step(Action(action_type="click", index=find(obs, text="8:00 AM")))  # opens the time picker dialog
+    obs = env.last_observation
+    title = next(e for e in obs.root.iter() if e.resource_name == "alertTitle")
+    dialog = next(w for w in obs.root.children if w.window > 0 and "systemui" not in (w.package_name or ""))
+    img = _img(parse_xml(obs.xml))
+    d = dialog.bbox_pixels
+    # the card is white (not the dimmed screen below it) and the title is legible on it
+    assert _count(img, (d.left + 40, d.top + 40, d.right - 40, d.bottom - 40), WHITE, 4) > 0.4 * d.area
+    t = title.bbox_pixels
+    assert _count(img, (t.left, t.top, t.right, t.bottom), (0x20, 0x21, 0x24), 40) > 100
+
+
+def test_live_render_never_uses_the_xml_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from droidverify.env.sim import render
+
+    def boom(*_a, **_k):
+        raise AssertionError("XML-only fallback used for a styled (live) render")
+
+    for name in ("xml_window_bg", "xml_label", "xml_checked", "xml_app_icon"):
+        monkeypatch.setattr(render._Renderer, name, boom)
+    env = SimEnv(seed=0)
+    home = env.reset()
+    assert isinstance(home, SimObservation) and home.views is not None
+    _img(home)
+    for app in ("clock", "settings", "messages"):
+        env.phone.open_app(app)
+        _img(env.observe())
+    with pytest.raises(AssertionError, match="XML-only fallback"):
+        _img(parse_xml(home.xml))  # the patch is live: the XML path does reach it

@@ -11,6 +11,7 @@ dialog). Icons are simple vector shapes drawn with Pillow's ``ImageDraw``.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import math
@@ -673,7 +674,45 @@ class _Renderer:
                 self.d.rectangle(_box(b), fill="#202124")
             elif rid == "navigation_bar_frame":
                 self.d.rectangle(_box(b), fill="#000000")
+        if self.views is None:
+            self.xml_window_bg(win, b, pkg, rid, bool(is_dialog))
         self.node(win, dark=pkg == "com.android.systemui" or "launcher" in pkg)
+
+    # XML-only fallbacks ---------------------------------------------------------------------------
+    # Without the simulator's styles nothing paints the surfaces that white text sits on (wallpaper,
+    # toast) or the card a dialog's text sits on; these draw them from the dump alone. Only called
+    # when ``views is None`` so live renders never pass through them.
+    def xml_window_bg(self, win: UIElement, b: Bounds | None, pkg: str, rid: str, is_dialog: bool) -> None:
+        if b is None or b.width <= 0 or b.height <= 0:
+            return
+        if "launcher" in pkg:
+            self.d.rectangle(_box(b), fill=WALLPAPER)
+        elif pkg == "com.android.systemui" and win.window > 0 and rid not in ("status_bar", "navigation_bar_frame"):
+            self.d.rounded_rectangle(_box(b), radius=min(b.height // 2, 60), fill=TOAST_BG)  # a toast
+        elif is_dialog:
+            self.shadow(b, 28)
+            self.d.rounded_rectangle(_box(b), radius=28, fill=BG)
+
+    def xml_label(self, n: UIElement, b: Bounds, cls: str, dark: bool) -> None:
+        """Text for a node the dump describes only by content-desc (or an empty field's hint)."""
+        if n.text:
+            return
+        if n.is_editable or cls == "EditText":
+            if n.hint_text:  # empty field: its hint in grey, as Android shows it
+                self.text(dataclasses.replace(n, text=n.hint_text), b, _HINT_STYLE, cls, dark, inset=32)
+            return
+        desc = (n.content_description or "").strip()
+        if not desc or _has_words(n.children):
+            return
+        self.text(dataclasses.replace(n, text=desc), b, _EMPTY, cls, dark)
+
+    def xml_checked(self, n: UIElement, b: Bounds, cls: str) -> None:
+        """A checked checkable with no widget of its own (chip, CheckedTextView): tint + check mark."""
+        if not (n.is_checkable and n.is_checked) or cls in ("Switch", "CheckBox", "RadioButton"):
+            return
+        self.d.rounded_rectangle(_box(b, 2), radius=min(24, b.height // 2), fill=_tint(ACCENT, 0.8))
+        s = max(16, min(48, b.height // 2))
+        draw_icon(self.d, "check", (b.right - s - 12, (b.top + b.bottom - s) / 2, s), ACCENT)
 
     def scrim(self) -> None:
         black = Image.new("RGB", self.size, "#000000")
@@ -702,9 +741,13 @@ class _Renderer:
             dark = _is_dark(bg)
         if st.get("border") and cls not in ("EditText",):
             self.d.rounded_rectangle(_box(b), radius=12 if cls != "TextView" else 0, outline=DIVIDER, width=2)
+        if self.views is None:
+            self.xml_checked(n, b, cls)
         drawn = self.widget(n, b, st, cls, dark)
         if not drawn:
             self.text(n, b, st, cls, dark)
+        if self.views is None and (not drawn or cls == "EditText"):
+            self.xml_label(n, b, cls, dark)
         for c in n.children:
             self.node(c, dark=dark)
         if n.is_scrollable or cls in ("RecyclerView", "ListView"):
@@ -732,16 +775,12 @@ class _Renderer:
     def widget(self, n: UIElement, b: Bounds, st: dict[str, Any], cls: str, dark: bool) -> bool:
         """Class-specific drawing; True when the node's text was drawn here too."""
         d = self.d
-        if "app_icon" in st or ("launcher" in (n.package_name or "") and cls == "TextView" and n.is_clickable
-                                and n.text and self.views is None):
-            colour = st.get("app_icon") or _colour(n.text or "?")
-            r = min(84, b.width // 3)
-            cx, cy = b.center[0], b.top + 36 + r
-            d.ellipse((cx - r, cy - r + 6, cx + r, cy + r + 6), fill="#2b4a6e")
-            d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour)
-            d.text((cx, cy), (n.text or "?")[:1], fill="#ffffff", font=_font(int(r * 0.95), True), anchor="mm")
-            lbl = _ellipsize(d, n.text or "", _font(34), b.width - 8)
-            d.text((cx, cy + r + 44), lbl, fill="#ffffff", font=_font(34), anchor="mm")
+        if "app_icon" in st:
+            self.app_icon(n.text or "", b, st["app_icon"] or _colour(n.text or "?"))
+            return True
+        if self.views is None and "launcher" in (n.package_name or "") and cls == "TextView" and n.is_clickable \
+                and (n.text or n.content_description):
+            self.xml_app_icon(n, b)
             return True
         if cls == "Switch":
             self.switch(b, n.is_checked, n.is_enabled)
@@ -832,6 +871,33 @@ class _Renderer:
                 draw_icon(d, icon, (cx - s / 2, cy - s / 2, s), colour)
             return True
         return False
+
+    def app_icon(self, name: str, b: Bounds, colour: str, label_size: int = 34) -> None:
+        d = self.d
+        r = min(84, b.width // 3)
+        cx, cy = b.center[0], b.top + 36 + r
+        d.ellipse((cx - r, cy - r + 6, cx + r, cy + r + 6), fill="#2b4a6e")
+        d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour)
+        d.text((cx, cy), (name or "?")[:1], fill="#ffffff", font=_font(int(r * 0.95), True), anchor="mm")
+        lbl = _ellipsize(d, name, _font(label_size), b.width - 8)
+        d.text((cx, cy + r + 44), lbl, fill="#ffffff", font=_font(label_size), anchor="mm")
+
+    def xml_app_icon(self, n: UIElement, b: Bounds) -> None:
+        """Launcher icon from a dump: disc + letter, label below; small cells (old phones) shrink to fit."""
+        name = n.text or n.content_description or "?"
+        r = min(84, b.width // 3)
+        if b.top + 36 + 2 * r + 44 + 20 <= b.bottom:
+            self.app_icon(name, b, _colour(name))
+            return
+        d = self.d  # a cell too short for the simulator's layout: disc in the upper part, label under it
+        size = max(10, min(34, b.height // 6))
+        r = max(6, min(b.width // 3, (b.height - size - 16) // 2 - 4))
+        cx, cy = b.center[0], b.top + 4 + r
+        d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=_colour(name))
+        d.text((cx, cy), name[:1], fill="#ffffff", font=_font(int(r * 0.95), True), anchor="mm")
+        lbl = _ellipsize(d, name, _font(size), b.width - 4)
+        d.text((cx, min(b.bottom - size // 2 - 2, cy + r + 6 + size // 2)), lbl, fill="#ffffff", font=_font(size),
+               anchor="mm")
 
     def switch(self, b: Bounds, on: bool, enabled: bool) -> None:
         d = self.d
@@ -929,6 +995,14 @@ class _Renderer:
 
 
 _DEFAULT_BG = {"CardView": "#f1f3f4", "FloatingActionButton": ACCENT}
+WALLPAPER = "#3b5f8a"  # launcher background in XML-only renders (the simulator's wallpaper colour)
+TOAST_BG = "#303134"
+_HINT_STYLE: dict[str, Any] = {"fg": MUTED}
+
+
+def _has_words(nodes: Sequence[UIElement]) -> bool:
+    """Whether any of ``nodes`` or their descendants carries text or a content-desc."""
+    return any(c.text or c.content_description or _has_words(c.children) for c in nodes)
 _CENTRED = frozenset(("message", "digital_clock", "timer_setup_time", "stopwatch_time_text", "timer_time_text",
                       "edit_time"))
 
