@@ -186,6 +186,20 @@ def _center(el: UIElement) -> str:
 
 
 # -------------------------------------------------------------------------------------------- list
+
+def _state_words(el: UIElement, check: str | None) -> list[str]:
+    """State flags in the one order both the list and compressed formats use; ``check`` is the
+    format's own rendering of the checkable/checked state (None: omit)."""
+    words = [w for w, on in (("clickable", el.is_clickable),
+                             ("long-clickable", el.is_long_clickable)) if on]
+    if check:
+        words.append(check)
+    words.extend(w for w, on in (("selected", el.is_selected), ("focused", el.is_focused),
+                                 ("editable", el.is_editable), ("scrollable", el.is_scrollable),
+                                 ("password", el.is_password), ("disabled", not el.is_enabled))
+                 if on)
+    return words
+
 def describe_list(elements: Sequence[UIElement]) -> Description:
     """T3A-style numbered list, one line per element (see the module doc for the format)."""
     lines = []
@@ -202,27 +216,11 @@ def describe_list(elements: Sequence[UIElement]) -> Description:
         res = _res(el)
         if res:
             parts.append(f"res={_q_list(res)}")
-        states = []
-        if el.is_clickable:
-            states.append("clickable")
-        if el.is_long_clickable:
-            states.append("long-clickable")
         if el.is_checkable:
-            states.append("checked" if el.is_checked else "unchecked")
-        elif el.is_checked:
-            states.append("checked")
-        if el.is_selected:
-            states.append("selected")
-        if el.is_focused:
-            states.append("focused")
-        if el.is_editable:
-            states.append("editable")
-        if el.is_scrollable:
-            states.append("scrollable")
-        if el.is_password:
-            states.append("password")
-        if not el.is_enabled:
-            states.append("disabled")
+            check = "checked" if el.is_checked else "unchecked"
+        else:
+            check = "checked" if el.is_checked else None
+        states = _state_words(el, check)
         if states:
             parts.append(f"({', '.join(states)})")
         lines.append(" ".join(parts) + _center(el))
@@ -301,24 +299,9 @@ def _compressed_attrs(el: UIElement) -> str:
     res = _res(el)
     if res:
         parts.append(f' res="{_q_xml(res)}"')
-    if el.is_clickable:
-        parts.append(" clickable")
-    if el.is_long_clickable:
-        parts.append(" long-clickable")
-    if el.is_checkable:
-        parts.append(" checkable checked=true" if el.is_checked else " checkable checked=false")
-    if el.is_selected:
-        parts.append(" selected")
-    if el.is_focused:
-        parts.append(" focused")
-    if el.is_editable:
-        parts.append(" editable")
-    if el.is_scrollable:
-        parts.append(" scrollable")
-    if el.is_password:
-        parts.append(" password")
-    if not el.is_enabled:
-        parts.append(" disabled")
+    check = (f"checkable checked={'true' if el.is_checked else 'false'}"
+             if el.is_checkable else None)
+    parts.extend(" " + w for w in _state_words(el, check))
     b = el.bbox_pixels
     if b is not None:
         parts.append(f" bounds=[{b.left},{b.top}][{b.right},{b.bottom}]")
