@@ -1,6 +1,40 @@
 """Every error droidverify raises on bad input derives from :class:`DroidVerifyError`.
 
-Callers can catch one base class; each subclass names what was wrong and where.
+Callers can catch one base class; each subclass names what was wrong and where. Every error class
+of the package is defined here. The tree::
+
+    DroidVerifyError
+    ├── UIParseError                 a uiautomator dump could not be parsed (or is too large)
+    ├── ActionError
+    │   ├── ActionParseError         free text held no usable action
+    │   └── ActionValidationError    malformed action, or one that does not fit the screen
+    ├── EnvError                     an environment could not carry out a request
+    │   ├── UnknownAppError          open_app named an app not in the table
+    │   ├── PhoneStateError          a saved simulator phone state cannot be encoded or decoded
+    │   └── DeviceError              a real device (adb) failed
+    │       ├── DeviceTimeoutError
+    │       └── DeviceLostError      (also InfrastructureError)
+    ├── TaskError                    unknown task, bad parameters, duplicate registration
+    ├── LLMError
+    │   ├── ModelLoadError           (also InfrastructureError)
+    │   ├── LLMTimeoutError          (also InfrastructureError)
+    │   ├── LLMServerError           the server refused a request (4xx)
+    │   │   └── LLMUnavailableError  connection failed / 5xx / 429 after retries (also InfrastructureError)
+    │   ├── LLMOutputError
+    │   └── LLMInputError
+    ├── TrainingError                a training run cannot go on (bad config)
+    │   ├── TrainingDataError        a training record file is damaged or invalid
+    │   └── CheckpointError          a checkpoint / trained verifier is missing or incompatible
+    ├── RunError                     a run directory or run spec cannot be used
+    │   └── RunLockedError           another process holds the run directory
+    ├── RewardError                  a judge or reward cannot be computed
+    │   ├── JudgeInputError
+    │   └── LabelledSetError
+    ├── TrainingError                a training run cannot go on
+    │   ├── TrainingDataError
+    │   └── CheckpointError
+    └── InfrastructureError          mixin: the machinery failed, not the agent; the runner stops
+                                     and leaves the episode unfinished so a rerun retries it
 """
 
 from __future__ import annotations
@@ -8,6 +42,14 @@ from __future__ import annotations
 
 class DroidVerifyError(Exception):
     """Base class of all droidverify errors."""
+
+
+class InfrastructureError(DroidVerifyError):
+    """The machinery failed (server down, model not loadable, device lost), not the agent.
+
+    An agent that raises one does not get an ``agent_error`` episode: the run stops and the
+    episode stays unfinished, so rerunning the command retries it.
+    """
 
 
 # --- ui -------------------------------------------------------------------
@@ -56,7 +98,17 @@ class DeviceTimeoutError(DeviceError):
     """An adb command did not finish in time."""
 
 
-class DeviceLostError(DeviceError):
+class UnknownAppError(EnvError):
+    """``open_app`` named an app that is not in the table (``suggestions`` lists close names)."""
+
+    def __init__(self, name: str, suggestions: list[str]) -> None:
+        self.name = name
+        self.suggestions = suggestions
+        hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+        super().__init__(f"unknown app {name!r}{hint} (or pass a package name like 'com.example.app')")
+
+
+class DeviceLostError(DeviceError, InfrastructureError):
     """The device went away (unplugged, emulator killed, adb server gone)."""
 
 
@@ -70,20 +122,25 @@ class LLMError(DroidVerifyError):
     """An LLM backend failed."""
 
 
-class ModelLoadError(LLMError):
+class ModelLoadError(LLMError, InfrastructureError):
     """A model could not be found or loaded."""
 
 
-class LLMTimeoutError(LLMError):
+class LLMTimeoutError(LLMError, InfrastructureError):
     """A request to a model server timed out (after retries)."""
 
 
 class LLMServerError(LLMError):
-    """A model server answered with an error status (after retries), or the connection failed."""
+    """A model server refused a request (an error status that retrying cannot fix, e.g. 400)."""
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
         self.status = status
         super().__init__(message)
+
+
+class LLMUnavailableError(LLMServerError, InfrastructureError):
+    """A model server could not serve: the connection failed, or 5xx/429/auth errors persisted
+    after retries (``status`` None when it never answered)."""
 
 
 class LLMOutputError(LLMError):
@@ -98,3 +155,44 @@ class LLMInputError(LLMError):
 # --- runner -----------------------------------------------------------------
 class RunError(DroidVerifyError):
     """A run directory cannot be used (e.g. it holds another agent's results) or a run spec is bad."""
+
+
+class RunLockedError(RunError):
+    """Another process is using the run directory (``path`` is its lock file)."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+# --- rewards (judges) -------------------------------------------------------
+class RewardError(DroidVerifyError):
+    """A judge or reward cannot be computed because its input or configuration is bad.
+
+    A judge *model* that answers nonsense is not an error: that judgement is ``undecided``.
+    """
+
+
+class JudgeInputError(RewardError):
+    """A judge was given something it cannot judge (no goal, an unknown method, bad vote count...)."""
+
+
+class LabelledSetError(RewardError):
+    """A labelled trajectory set file is missing, damaged or of an unknown version."""
+
+
+class PhoneStateError(EnvError):
+    """A saved simulator phone state could not be encoded or decoded (damaged or foreign data)."""
+
+
+# --- training -----------------------------------------------------------------
+class TrainingError(DroidVerifyError):
+    """A training run cannot go on: bad configuration, or a model that does not fit the recipe."""
+
+
+class TrainingDataError(TrainingError):
+    """A training record file is missing, damaged, or holds a record that fails validation."""
+
+
+class CheckpointError(TrainingError):
+    """A trainer checkpoint or a trained verifier directory is missing, damaged or incompatible."""

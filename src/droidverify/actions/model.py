@@ -7,9 +7,18 @@ Structural rules (which fields each action type needs) are enforced at construct
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from droidverify.errors import ActionValidationError
 
@@ -43,6 +52,14 @@ _ALLOWED: dict[str, frozenset[str]] = {
 }
 _TARGETED = frozenset({"click", "long_press", "double_tap", "input_text", "clear_text"})
 TERMINAL_TYPES = frozenset({"status", "submit"})
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _typed_error(data: Any, exc: ValidationError) -> ActionValidationError:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err.get("loc", ())) or None
+    msg = err.get("msg", str(exc)).removeprefix("Value error, ")
+    return ActionValidationError(f"invalid action {data!r}: {msg}", field=loc)
 
 
 class Action(BaseModel):
@@ -60,16 +77,30 @@ class Action(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    # Strict numbers: True is not an index, "3" is not a coordinate.
     action_type: ActionType
-    index: int | None = None
-    x: int | None = None
-    y: int | None = None
+    index: StrictInt | None = None
+    x: StrictInt | None = None
+    y: StrictInt | None = None
     direction: Direction | None = None
     text: str | None = None
-    press_enter: bool | None = None
+    press_enter: StrictBool | None = None
     app_name: str | None = None
     goal_status: GoalStatus | None = None
-    evidences: tuple[int, ...] | None = None
+    evidences: tuple[StrictInt, ...] | None = None
+
+    def __init__(self, **data: Any) -> None:
+        """Construct; a malformed action raises :class:`ActionValidationError` naming the field."""
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _typed_error(data, exc) from None
+
+    @field_validator("text", "app_name")
+    @classmethod
+    def _valid_unicode(cls, v: str | None) -> str | None:
+        # A lone surrogate (seen in model output) is not text; it would break every UTF-8 writer.
+        return _SURROGATE.sub("\ufffd", v) if v is not None else None
 
     @model_validator(mode="after")
     def _check_structure(self) -> Action:
@@ -112,13 +143,12 @@ class Action(BaseModel):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Action:
         """Build from a plain dict; raises :class:`ActionValidationError` naming the problem."""
+        if not isinstance(data, dict):
+            raise ActionValidationError(f"an action must be a dict, got {type(data).__name__}")
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err.get("loc", ())) or None
-            msg = err.get("msg", str(exc)).removeprefix("Value error, ")
-            raise ActionValidationError(f"invalid action {data!r}: {msg}", field=loc) from None
+            raise _typed_error(data, exc) from None
 
     @classmethod
     def make(cls, action_type: str, **fields: Any) -> Action:
@@ -146,3 +176,12 @@ class Action(BaseModel):
         d = self.to_dict()
         t = d.pop("action_type")
         return f"{t}({', '.join(f'{k}={v!r}' for k, v in sorted(d.items()))})"
+
+
+def require_action(action: object) -> Action:
+    """``action`` if it is an :class:`Action`, else :class:`ActionValidationError` (for entry points
+    such as ``env.step`` that a caller may hand anything)."""
+    if not isinstance(action, Action):
+        raise ActionValidationError(f"expected an Action, got {type(action).__name__} {action!r:.80}",
+                                    field="action")
+    return action

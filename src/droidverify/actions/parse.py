@@ -320,6 +320,8 @@ def _check_int(field: str, value: Any) -> Any:
         if not math.isfinite(value) or not value.is_integer():
             raise ActionValidationError(f"{field} must be an integer, got {value!r}", field=field)
         return int(value)
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())  # "3": the Action itself takes only real ints
     return value
 
 
@@ -384,6 +386,10 @@ def _to_fields(data: dict[str, Any], _depth: int = 0) -> dict[str, Any]:
             out[f] = _check_int(f, out[f])
     if isinstance(out.get("text"), (int, float)) and not isinstance(out["text"], bool):
         out["text"] = str(out["text"])  # a number the model meant to type
+    if isinstance(out.get("press_enter"), str):
+        flag = out["press_enter"].strip().lower()
+        out["press_enter"] = {"true": True, "yes": True, "1": True, "false": False, "no": False,
+                              "0": False}.get(flag, out["press_enter"])
     if isinstance(out.get("direction"), str):
         out["direction"] = out["direction"].strip().lower()
     if isinstance(out.get("goal_status"), str):

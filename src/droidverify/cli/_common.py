@@ -2,12 +2,53 @@
 
 from __future__ import annotations
 
+import re
 from typing import NoReturn
 
 import typer
+
+from droidverify.errors import RunError
+from droidverify.tasks.base import MAX_SEED
+
+MAX_SEEDS = 100_000  # seeds in one --seeds spec
+_SEED_PART = re.compile(r"([0-9]+)(?:\s*-\s*([0-9]+))?", re.ASCII)
 
 
 def fail(message: str) -> NoReturn:
     """Print ``error: message`` to stderr and exit with status 2 (bad input, no traceback)."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code=2)
+
+
+def _seed_value(text: str, spec: str) -> int:
+    if len(text) > len(str(MAX_SEED)) or int(text) > MAX_SEED:
+        raise RunError(f"bad seeds spec {spec!r}: {text} is larger than the largest seed {MAX_SEED}")
+    return int(text)
+
+
+def parse_seeds(spec: str) -> list[int]:
+    """``"0,1,2"``, ``"0-4"`` or a mix (``"0-2,7"``) -> sorted unique seeds; RunError if malformed.
+
+    The one seed syntax of every command: ASCII digits only, 0..MAX_SEED, at most MAX_SEEDS seeds.
+    """
+    seeds: set[int] = set()
+    for part in spec.split(","):
+        part = part.strip()
+        m = _SEED_PART.fullmatch(part)
+        if not m:
+            raise RunError(f"bad seeds spec {spec!r}: {part!r} is not N or N-M (non-negative integers)")
+        lo = _seed_value(m.group(1), spec)
+        hi = _seed_value(m.group(2), spec) if m.group(2) is not None else lo
+        if hi < lo:
+            raise RunError(f"bad seeds spec {spec!r}: range {part!r} is descending")
+        if hi - lo + 1 + len(seeds) > MAX_SEEDS:
+            raise RunError(f"bad seeds spec {spec!r}: more than {MAX_SEEDS} seeds")
+        seeds.update(range(lo, hi + 1))
+    return sorted(seeds)
+
+
+def parse_seed(spec: str) -> int:
+    """One seed, same syntax and bounds as :func:`parse_seeds`."""
+    if "," in spec or "-" in spec.strip():
+        raise RunError(f"bad seed {spec!r}: give one non-negative integer")
+    return parse_seeds(spec)[0]

@@ -2,39 +2,32 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
-from droidverify.cli._common import fail
-from droidverify.errors import DroidVerifyError
+from droidverify.cli._common import MAX_SEEDS, fail, parse_seeds
+from droidverify.errors import DroidVerifyError, InfrastructureError
 
 AGENTS = ("oracle", "random", "noop", "verifier", "generator")
 DTYPES = ("auto", "float32", "bfloat16")
-MAX_SEEDS = 100_000
+MAX_EPISODES = 1_000_000  # template x seed pairs in one run: a run directory stays workable
+__all__ = ["AGENTS", "MAX_EPISODES", "MAX_SEEDS", "parse_seeds", "run_command"]
 
 
-def parse_seeds(spec: str) -> list[int]:
-    """``"0,1,2"``, ``"0-4"`` or a mix (``"0-2,7"``) -> sorted unique seeds; RunError if malformed."""
-    from droidverify.errors import RunError
+def default_out(agent: str) -> Path:
+    """A fresh run directory for an unnamed run: ``runs/<agent>-<local time>``."""
+    import time
 
-    seeds: set[int] = set()
-    for part in spec.split(","):
-        part = part.strip()
-        m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
-        if not m:
-            raise RunError(f"bad seeds spec {spec!r}: {part!r} is not N or N-M (non-negative integers)")
-        lo = int(m.group(1))
-        hi = int(m.group(2)) if m.group(2) is not None else lo
-        if hi < lo:
-            raise RunError(f"bad seeds spec {spec!r}: range {part!r} is descending")
-        if hi - lo + 1 + len(seeds) > MAX_SEEDS:
-            raise RunError(f"bad seeds spec {spec!r}: more than {MAX_SEEDS} seeds")
-        seeds.update(range(lo, hi + 1))
-    return sorted(seeds)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    out = Path("runs") / f"{agent}-{stamp}"
+    n = 1
+    while out.exists():
+        n += 1
+        out = Path("runs") / f"{agent}-{stamp}-{n}"
+    return out
 
 
 def _select_templates(tasks: str | None, split: str | None, max_tasks: int | None) -> list[Any]:
@@ -122,7 +115,8 @@ def _env_factory(env: str, serial: str | None, screenshots: bool) -> Any:
 
 def run_command(
     agent: Annotated[str, typer.Option("--agent", help=" | ".join(AGENTS))],
-    out: Annotated[Path, typer.Option("--out", help="Run directory (created; resumed if it exists).")],
+    out: Annotated[str | None, typer.Option("--out", help="Run directory (created; resumed if it is "
+                                            "one; default: a new runs/<agent>-<time>).")] = None,
     tasks: Annotated[str | None, typer.Option("--tasks", help="Comma-separated template names.")] = None,
     split: Annotated[str | None, typer.Option("--split", help="train | validation | test (default: "
                                               "all templates when --tasks is not given)")] = None,
@@ -144,15 +138,15 @@ def run_command(
                                               "(shown in report.html).")] = False,
     answer_ends: Annotated[bool, typer.Option("--answer-ends-episode", help="Treat `answer` as "
                                               "terminal (default: continue until status).")] = False,
-    no_resume: Annotated[bool, typer.Option("--no-resume", help="Delete earlier results in --out "
-                                            "and start over.")] = False,
+    no_resume: Annotated[bool, typer.Option("--no-resume", help="Delete the earlier run files in "
+                                            "--out (a run directory) and start over.")] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
 ) -> None:
     """Run an agent on task instances (template x seed) and print success by app and complexity.
 
     Writes run.json, steps.jsonl (every step, full XML), episodes.jsonl, summary.json and
     report.html to --out. Rerunning the same command resumes an interrupted run. Exit code 2 on
-    bad input.
+    bad input, 1 when the run could not complete (rerun to resume).
     """
     if agent not in AGENTS:
         fail(f"unknown --agent {agent!r}; use one of {', '.join(AGENTS)}")
@@ -169,6 +163,8 @@ def run_command(
         fail("--dtype applies only to a local model (--agent verifier|generator without openai:URL)")
     if max_steps is not None and max_steps < 1:
         fail(f"--max-steps must be >= 1, got {max_steps}")
+    if out is not None and not out.strip():
+        fail("--out is empty; name a run directory (or leave --out out for a new one)")
     try:
         seed_list = parse_seeds(seeds)
         templates = _select_templates(tasks, split, max_tasks)
@@ -176,6 +172,10 @@ def run_command(
         fail(str(e))
     if not templates:
         fail("no task templates selected")
+    if len(templates) * len(seed_list) > MAX_EPISODES:
+        fail(f"{len(templates)} templates x {len(seed_list)} seeds is more than {MAX_EPISODES} "
+             "episodes; split the run")
+    out_dir = Path(out) if out is not None else default_out(agent)
 
     from droidverify.runner.run import run_many
 
@@ -187,16 +187,26 @@ def run_command(
     console = Console(stderr=True)
     try:
         factory = _agent_factory(agent, model, memory, agent_seed, apps, dtype)
-        summary = run_many(factory, pairs, out, env_factory=_env_factory(env, serial, screenshots),
+        summary = run_many(factory, pairs, out_dir, env_factory=_env_factory(env, serial, screenshots),
                            resume=not no_resume, progress=not no_progress, max_steps=max_steps,
                            answer_ends_episode=answer_ends, config=config, console=console)
+    except InfrastructureError as e:
+        typer.echo(f"error: {type(e).__name__}: {e}\nthe run did not complete; finished episodes are "
+                   f"kept in {out_dir}; rerun the same command (with --out {out_dir}) to resume",
+                   err=True)
+        raise typer.Exit(code=1) from None
     except DroidVerifyError as e:
         typer.echo(f"error: {type(e).__name__}: {e}", err=True)
+        raise typer.Exit(code=1) from None
+    except OSError as e:  # --out is a file, read-only, disk full, ...: finished episodes stay on disk
+        where = f" ({e.filename})" if e.filename else ""
+        typer.echo(f"error: cannot write the run directory {out_dir}: {e.strerror or e}{where}", err=True)
         raise typer.Exit(code=1) from None
     out_console = Console()
     for table in summary.tables():
         out_console.print(table)
-    out_console.print(f"ran {summary.ran}, skipped {summary.skipped} already finished; results in {out}")
+    out_console.print(f"ran {summary.ran}, skipped {summary.skipped} already finished; results in "
+                      f"{out_dir}")
 
 
 def register(app: typer.Typer) -> None:

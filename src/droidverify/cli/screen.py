@@ -7,13 +7,14 @@ from typing import Annotated
 
 import typer
 
+from droidverify.cli._common import parse_seed
 from droidverify.errors import DroidVerifyError
 
 
 def screen_command(
     task: Annotated[str, typer.Argument(help="Task template name (see `droidverify tasks list`).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="PNG file to write.")],
-    seed: Annotated[int, typer.Option("--seed", help="Parameter and phone seed.")] = 0,
+    seed_spec: Annotated[str, typer.Option("--seed", help="Parameter and phone seed (0 or more).")] = "0",
     steps: Annotated[int, typer.Option("--steps", help="Oracle steps to take before rendering.", min=0)] = 0,
     highlight: Annotated[int | None, typer.Option("--highlight", help="Outline this element index.")] = None,
     scale: Annotated[float, typer.Option("--scale", help="Resize factor (1.0 = 1080x2400).", min=0.05,
@@ -25,6 +26,7 @@ def screen_command(
     from droidverify.tasks import registry
 
     try:
+        seed = parse_seed(seed_spec)
         inst = registry.get_template(task).instantiate(seed)
         env = SimEnv(inst, seed)
         obs = env.reset()

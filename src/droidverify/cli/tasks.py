@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from droidverify.cli._common import fail
+from droidverify.cli._common import fail, parse_seed
 from droidverify.errors import DroidVerifyError
 
 tasks_app = typer.Typer(help="List task templates and inspect task instances.", no_args_is_help=True)
@@ -55,7 +55,7 @@ def list_command(
 @tasks_app.command("show")
 def show_command(
     task: Annotated[str, typer.Argument(help="Task template name (see `droidverify tasks list`).")],
-    seed: Annotated[int, typer.Option("--seed", help="Parameter seed.")] = 0,
+    seed_spec: Annotated[str, typer.Option("--seed", help="Parameter seed (0 or more).")] = "0",
     fmt: Annotated[str, typer.Option("--format", "-f", help="Screen description: list | html | "
                                      "compressed")] = "list",
 ) -> None:
@@ -66,6 +66,7 @@ def show_command(
     if fmt not in ("list", "html", "compressed"):
         fail(f"unknown --format {fmt!r}; use list, html or compressed")
     try:
+        seed = parse_seed(seed_spec)
         tmpl = registry.get_template(task)
     except DroidVerifyError as e:
         fail(str(e))

@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from droidverify.actions.model import Action
+from droidverify.actions.model import Action, require_action
 from droidverify.actions.validate import validate_action
 from droidverify.env.apps import resolve_app
 from droidverify.env.records import Observation
@@ -320,7 +320,7 @@ class AdbEnv:
         return obs
 
     def step(self, action: Action) -> Observation:
-        t = action.action_type
+        t = require_action(action).action_type
         if t in ("answer", "status", "submit"):
             if t == "answer":
                 self.last_answer = action.text

@@ -11,17 +11,9 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from droidverify.errors import EnvError
+from droidverify.errors import UnknownAppError
 
-
-class UnknownAppError(EnvError):
-    """``open_app`` named an app that is not in the table (``suggestions`` lists close names)."""
-
-    def __init__(self, name: str, suggestions: list[str]) -> None:
-        self.name = name
-        self.suggestions = suggestions
-        hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
-        super().__init__(f"unknown app {name!r}{hint} (or pass a package name like 'com.example.app')")
+__all__ = ["APPS", "AppInfo", "UnknownAppError", "resolve_app"]
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,10 @@ estimate of one token per 4 UTF-8 bytes (rounded up).
 
 Errors: 429, 5xx, timeouts and connection failures are retried ``max_retries`` times with
 exponential backoff plus jitter; then a timeout raises :class:`LLMTimeoutError` and anything else
-:class:`LLMServerError` (``status`` set when the server answered). Other 4xx fail at once.
+:class:`LLMUnavailableError` (``status`` set when the server answered). Other 4xx fail at once:
+400/404/405/413/422 (this request is at fault) as :class:`LLMServerError`, others (401, 403: the
+server will refuse every request) as :class:`LLMUnavailableError`. Timeouts and unavailability are
+infrastructure failures: the runner stops instead of recording the agent as failed.
 """
 
 from __future__ import annotations
@@ -38,7 +41,13 @@ import httpx
 import openai
 
 from droidverify.env.records import TokenUsage
-from droidverify.errors import LLMInputError, LLMOutputError, LLMServerError, LLMTimeoutError
+from droidverify.errors import (
+    LLMInputError,
+    LLMOutputError,
+    LLMServerError,
+    LLMTimeoutError,
+    LLMUnavailableError,
+)
 from droidverify.llm.base import Generation, Messages, ScoreResult
 from droidverify.llm.chat import (
     cut_at_stop,
@@ -50,6 +59,8 @@ from droidverify.llm.chat import (
 
 T = TypeVar("T")
 _RETRYABLE_STATUS = {408, 409, 429}
+# 4xx answers that blame this one request; any other refusal will repeat for every request.
+_REQUEST_FAULT_STATUS = {400, 404, 405, 413, 422}
 
 
 def _usage_of(resp: Any) -> TokenUsage:
@@ -120,7 +131,7 @@ class OpenAICompatLLM:
         models = self._call(lambda: self.client.models.list(), "list models")
         data = list(getattr(models, "data", None) or [])
         if not data:
-            raise LLMServerError(f"{self.base_url} lists no models; pass model=")
+            raise LLMUnavailableError(f"{self.base_url} lists no models; pass model=")
         return data[0].id
 
     def _sleep_before_retry(self, attempt: int) -> None:
@@ -147,16 +158,17 @@ class OpenAICompatLLM:
                 if e.status_code >= 500 or e.status_code in _RETRYABLE_STATUS:
                     last = e
                     continue
-                raise LLMServerError(f"{what}: {self.base_url} answered {e.status_code}: {e.message}",
-                                     status=e.status_code) from e
+                cls = LLMServerError if e.status_code in _REQUEST_FAULT_STATUS else LLMUnavailableError
+                raise cls(f"{what}: {self.base_url} answered {e.status_code}: {e.message}",
+                          status=e.status_code) from e
         tries = self.max_retries + 1
         if isinstance(last, openai.APITimeoutError):
             raise LLMTimeoutError(f"{what}: {self.base_url} did not answer within {self.timeout:g}s "
                                   f"({tries} tries)") from last
         if isinstance(last, openai.APIStatusError):
-            raise LLMServerError(f"{what}: {self.base_url} answered {last.status_code} ({tries} tries): "
-                                 f"{last.message}", status=last.status_code) from last
-        raise LLMServerError(f"{what}: could not connect to {self.base_url} ({tries} tries): {last}") from last
+            raise LLMUnavailableError(f"{what}: {self.base_url} answered {last.status_code} ({tries} "
+                                      f"tries): {last.message}", status=last.status_code) from last
+        raise LLMUnavailableError(f"{what}: could not connect to {self.base_url} ({tries} tries): {last}") from last
 
     def _add_usage(self, u: TokenUsage) -> None:
         with self._lock:

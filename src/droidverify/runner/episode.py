@@ -9,7 +9,10 @@ Rules (see docs/runner.md):
   raised by ``env.step`` is recorded on the step and the episode continues from the same screen.
   A lost device (:class:`~droidverify.errors.DeviceLostError`) and non-droidverify exceptions from
   the environment propagate: they are infrastructure failures or bugs, not agent mistakes.
-- An exception raised by the agent is recorded on a final step and ends the episode as failed.
+- An exception raised by the agent is recorded on a final step and ends the episode as failed,
+  except an :class:`~droidverify.errors.InfrastructureError` (LLM server unreachable or timing out
+  after retries, a model that cannot load): that propagates, so the run stops and the episode
+  stays unfinished for a rerun to retry; it says nothing about the agent.
 - Success = the task's checker passes AND the agent declared done (``status complete`` or
   ``submit``). On an environment without phone state (adb) success is ``None`` unless the task
   template provides ``is_successful_on_device(env, params, answer)``.
@@ -26,7 +29,13 @@ from droidverify.actions.model import Action
 from droidverify.agents.base import Agent, AgentOutput
 from droidverify.env.interface import Environment
 from droidverify.env.records import Step, TokenUsage, Trajectory
-from droidverify.errors import ActionValidationError, DeviceLostError, EnvError, RunError
+from droidverify.errors import (
+    ActionValidationError,
+    DeviceLostError,
+    EnvError,
+    InfrastructureError,
+    RunError,
+)
 from droidverify.tasks.base import Task
 
 # Why an episode ended; stored in ``Trajectory.metadata["termination"]``.
@@ -68,6 +77,11 @@ def run_episode(
     called before ``agent.reset(goal)``. ``on_step(step, trajectory)`` is called after every step
     is recorded (the runner uses it to write ``steps.jsonl``).
     """
+    if not isinstance(task, Task):
+        raise RunError(f"run_episode: task must be a Task, got {type(task).__name__}")
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int)):
+        raise RunError(f"run_episode: max_steps must be an int or None, got {type(max_steps).__name__} "
+                       f"{max_steps!r}")
     limit = task.max_steps if max_steps is None else max_steps
     if limit < 1:
         raise RunError(f"run_episode: max_steps must be >= 1, got {limit} (task {task.id!r})")
@@ -88,6 +102,8 @@ def run_episode(
                 raise TypeError(f"act() returned {type(out).__name__}, expected AgentOutput")
             if out.action is not None and not isinstance(out.action, Action):
                 raise TypeError(f"AgentOutput.action is {type(out.action).__name__}, expected Action")
+        except InfrastructureError:
+            raise
         except Exception as exc:  # noqa: BLE001 -- an agent crash ends the episode, recorded, not lost
             agent_time = time.perf_counter() - t0
             agent_error = f"agent crashed: {type(exc).__name__}: {exc}"

@@ -18,6 +18,7 @@ import io
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -395,9 +396,14 @@ def write_report(out_dir: Path, *, episodes: list[dict[str, Any]], summary: RunS
         summary=summary, episodes=views, run=run_info, run_dir=str(out_dir),
         by_app=_group_rows(summary.by_app), by_complexity=_group_rows(summary.by_complexity),
         entropy_rows=_entropy_by_outcome(views), screens=screens)
+    # A lone surrogate from model output is not text; show U+FFFD instead of failing to encode.
+    html = re.sub("[\ud800-\udfff]", "\ufffd", html)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # never leave REPORT.tmp behind
     return path
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +29,17 @@ from droidverify.errors import DroidVerifyError, RunError
 from droidverify.runner.episode import agent_name, run_episode
 from droidverify.runner.store import (
     EPISODES_FILE,
-    REPORT_FILE,
     RUN_FILE,
     SCREENS_DIR,
     STEPS_FILE,
     SUMMARY_FILE,
     JsonlWriter,
+    RunDirLock,
+    check_run_dir,
+    clear_run_dir,
     episode_id,
     finished_episodes,
+    read_episodes,
     read_jsonl,
 )
 from droidverify.runner.summary import RunSummary
@@ -47,31 +50,65 @@ EnvFactory = Callable[[Task, int], Environment]
 PairLike = Task | tuple[Task | TaskTemplate, int]
 
 
+@dataclass
+class Pair:
+    """One (task, seed) to run. The Task is built on first use, so a run over 100k seeds does not
+    build every task before its first episode."""
+
+    template: TaskTemplate
+    seed: int
+    _task: Task | None = None
+
+    @property
+    def id(self) -> str:
+        return self.template.name
+
+    @property
+    def key(self) -> str:
+        return episode_id(self.id, self.seed)
+
+    @property
+    def task(self) -> Task:
+        if self._task is None:
+            self._task = self.template.instantiate(self.seed)
+        return self._task
+
+
+def _seed(value: Any, item: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RunError(f"pair {item!r}: the seed must be an int, got {type(value).__name__}")
+    return value
+
+
 def normalize_pairs(pairs: Sequence[PairLike]) -> list[Task]:
     """Accept Tasks, (Task, seed) or (TaskTemplate, seed); return unique Tasks in order."""
-    out: list[Task] = []
+    return [p.task for p in _pairs(pairs)]
+
+
+def _pairs(pairs: Iterable[PairLike]) -> list[Pair]:
+    out: list[Pair] = []
     seen: set[str] = set()
     for item in pairs:
         if isinstance(item, Task):
-            task = item
+            pair = Pair(item.template, item.seed, item)
         else:
             try:
                 what, seed = item
             except (TypeError, ValueError):
                 raise RunError(f"pair {item!r} is neither a Task nor a (task, seed) pair") from None
+            seed = _seed(seed, item)
             if isinstance(what, TaskTemplate):
-                task = what.instantiate(int(seed))
+                pair = Pair(what, seed)
             elif isinstance(what, Task):
                 if what.seed != seed:
                     raise RunError(f"pair ({what.id}, {seed}): the Task was instantiated with seed "
                                    f"{what.seed}")
-                task = what
+                pair = Pair(what.template, seed, what)
             else:
                 raise RunError(f"pair {item!r}: expected a Task or TaskTemplate, got {type(what).__name__}")
-        key = episode_id(task.id, task.seed)
-        if key not in seen:
-            seen.add(key)
-            out.append(task)
+        if pair.key not in seen:
+            seen.add(pair.key)
+            out.append(pair)
     return out
 
 
@@ -113,12 +150,6 @@ def _episode_record(traj: Trajectory, attempt_id: str) -> dict[str, Any]:
     }
 
 
-def _clear_run_dir(out_dir: Path) -> None:
-    for name in (STEPS_FILE, EPISODES_FILE, RUN_FILE, SUMMARY_FILE, REPORT_FILE):
-        (out_dir / name).unlink(missing_ok=True)
-    shutil.rmtree(out_dir / SCREENS_DIR, ignore_errors=True)
-
-
 def _mark_abandoned(steps: JsonlWriter, out_dir: Path, finished_attempts: set[str]) -> int:
     """Append an ``abandoned`` marker for every attempt that has steps but never finished."""
     started: dict[str, dict[str, Any]] = {}
@@ -144,13 +175,11 @@ _GROWABLE_KEYS = frozenset({"seeds", "tasks"})
 
 
 def _read_run_json(out_dir: Path) -> dict[str, Any]:
+    """run.json of a directory :func:`check_run_dir` accepted ({} for a new directory)."""
     path = out_dir / RUN_FILE
     if not path.exists():
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, OSError):
-        return {}  # rewritten on start; the JSONL files are the source of truth
+    data = json.loads(path.read_text(encoding="utf-8"))
     return data if isinstance(data, dict) else {}
 
 
@@ -164,7 +193,7 @@ def _check_compatible(out_dir: Path, previous: dict[str, Any], config: dict[str,
                        "use another --out or --no-resume")
 
 
-def _write_run_json(out_dir: Path, previous: dict[str, Any], tasks: list[Task], config: dict[str, Any],
+def _write_run_json(out_dir: Path, previous: dict[str, Any], tasks: list[Pair], config: dict[str, Any],
                     max_steps: int | None, answer_ends_episode: bool) -> None:
     path = out_dir / RUN_FILE
     now = time.time()
@@ -197,27 +226,51 @@ def run_many(
     """Run one fresh agent (``agent_factory()``) per episode in a fresh env (``env_factory(task, seed)``).
 
     With ``resume`` (default), episodes already in ``episodes.jsonl`` are skipped and attempts a
-    crash cut short are marked abandoned and re-run from scratch; without it the run files in
-    ``out_dir`` are deleted first. Writes ``run.json``, ``steps.jsonl``, ``episodes.jsonl``,
-    ``summary.json`` and (``report``) ``report.html``. Environment infrastructure failures
-    (reset errors, a lost device) stop the run; rerun to resume.
+    crash cut short are marked abandoned and re-run from scratch; without it the files the runner
+    wrote in ``out_dir`` are deleted first. Writes ``run.json``, ``steps.jsonl``, ``episodes.jsonl``,
+    ``summary.json`` and (``report``) ``report.html``.
+
+    ``out_dir`` must be new, empty or a run directory (else :class:`RunError`: nothing of another
+    kind is ever written or deleted) and is locked while the run lasts (a second process gets
+    :class:`RunLockedError`). Infrastructure failures (:class:`InfrastructureError`: server down,
+    model not loadable, device lost; also env reset errors) stop the run with the episode left
+    unfinished; rerun to resume.
     """
+    if isinstance(out_dir, str) and not out_dir.strip():
+        raise RunError("the run directory must be named (got an empty path)")
     out = Path(out_dir)
+    tasks = _pairs(pairs)
+    console = console or Console(stderr=True)
+    owned = check_run_dir(out)
     out.mkdir(parents=True, exist_ok=True)
-    tasks = normalize_pairs(pairs)
-    if not resume:
-        _clear_run_dir(out)
-    config = dict(config or {})
+    with RunDirLock(out):
+        if owned:
+            owned = check_run_dir(out)  # another process may have changed it before we locked
+        if owned and not resume:
+            clear_run_dir(out)
+        return _run_locked(agent_factory, tasks, out, env_factory=env_factory, progress=progress,
+                           max_steps=max_steps, answer_ends_episode=answer_ends_episode,
+                           config=dict(config or {}), report=report, console=console)
+
+
+def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, env_factory: EnvFactory,
+                progress: bool, max_steps: int | None, answer_ends_episode: bool,
+                config: dict[str, Any], report: bool, console: Console) -> RunSummary:
     previous = _read_run_json(out)
     _check_compatible(out, previous, config)
 
-    done = finished_episodes(out)
-    todo = [t for t in tasks if episode_id(t.id, t.seed) not in done]
+    read = read_episodes(out)
+    done = read.episodes
+    if read.skipped:
+        console.print(f"[yellow]warning:[/] {out / EPISODES_FILE}: skipped {len(read.skipped)} damaged "
+                      f"line(s) (first: line {read.skipped[0][0]}, {read.skipped[0][1]}); those "
+                      "episodes run again")
+    todo = [t for t in tasks if t.key not in done]
     skipped = len(tasks) - len(todo)
     ran = 0
-    console = console or Console(stderr=True)
     prev_agents = {ep.get("agent") for ep in done.values()}
-    first_agent = agent_factory() if todo else None  # checked before anything is written
+    # Checked whether or not episodes are left, before anything is written.
+    first_agent = agent_factory() if todo or prev_agents else None
     if first_agent is not None and prev_agents and agent_name(first_agent) not in prev_agents:
         raise RunError(f"{out} holds results of agent(s) {sorted(map(str, prev_agents))}, "
                        f"not {agent_name(first_agent)!r}; use another --out or --no-resume")
@@ -232,9 +285,10 @@ def run_many(
         _mark_abandoned(steps_w, out, {ep["attempt_id"] for ep in done.values()})
         with prog:
             bar = prog.add_task("episodes", total=len(tasks), completed=skipped)
-            for i, task in enumerate(todo):
-                agent = first_agent if i == 0 else agent_factory()
-                prog.update(bar, description=f"{task.id}:{task.seed}")
+            for i, pair in enumerate(todo):
+                agent = first_agent if i == 0 and first_agent is not None else agent_factory()
+                task = pair.task
+                prog.update(bar, description=pair.key)
                 attempt_id = uuid.uuid4().hex[:12]
                 env = env_factory(task, task.seed)
                 try:
@@ -244,7 +298,7 @@ def run_many(
                 finally:
                     env.close()
                 fo = traj.final_observation
-                steps_w.write({"kind": "final", "episode_id": episode_id(task.id, task.seed),
+                steps_w.write({"kind": "final", "episode_id": pair.key,
                                "attempt_id": attempt_id, "task_id": task.id, "seed": task.seed,
                                "observation": fo.to_dict() if fo else None, "written_at": time.time()})
                 eps_w.write(_episode_record(traj, attempt_id))
@@ -255,7 +309,7 @@ def run_many(
         eps_w.close()
 
     done = finished_episodes(out)
-    wanted = [done[episode_id(t.id, t.seed)] for t in tasks if episode_id(t.id, t.seed) in done]
+    wanted = [done[t.key] for t in tasks if t.key in done]
     summary = RunSummary.from_episodes(wanted, out_dir=str(out), ran=ran, skipped=skipped)
     (out / SUMMARY_FILE).write_text(json.dumps(summary.to_dict(), indent=2), encoding="utf-8")
     if report:

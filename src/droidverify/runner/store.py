@@ -3,6 +3,7 @@
 Layout of ``out_dir`` (schema in docs/runner.md)::
 
     run.json        run configuration (agent, env, pairs, max_steps, ...)
+    .lock           held (flock) by the process using the directory
     steps.jsonl     one line per step (full XML), a ``final`` line per finished attempt,
                     ``abandoned`` markers for attempts a crash cut short
     episodes.jsonl  one line per finished episode (summary, no XML)
@@ -11,19 +12,27 @@ Layout of ``out_dir`` (schema in docs/runner.md)::
     report.html     human-readable report
 
 Every line is flushed and fsync'd when written, so a crash loses at most the line being written;
-a truncated last line is cut off before the next append and skipped by readers.
+a truncated last line is cut off before the next append and skipped by readers. Episode lines are
+validated against :class:`EpisodeRecord` on load; a line that does not fit is skipped and reported.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
+import math
 import os
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self, TextIO
+from typing import Any, BinaryIO, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from droidverify.env.records import Observation, Step, Trajectory
+from droidverify.errors import DroidVerifyError, RunError, RunLockedError
 
 STEPS_FILE = "steps.jsonl"
 EPISODES_FILE = "episodes.jsonl"
@@ -31,6 +40,121 @@ RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 SCREENS_DIR = "screens"
+LOCK_FILE = ".lock"
+RUN_FILES = (STEPS_FILE, EPISODES_FILE, RUN_FILE, SUMMARY_FILE, REPORT_FILE)
+# Names the runner and the report write under screens/: <attempt_id>/<index>.png and rendered/.
+_SCREEN_ENTRY = re.compile(r"[0-9a-f]{12}|rendered")
+_SCREEN_FILE = re.compile(r"(\d{3,}|final)\.png(\.tmp)?")
+
+
+class RunDirLock:
+    """An exclusive, non-blocking lock on a run directory (``flock`` on ``DIR/.lock``).
+
+    Held for as long as a process writes the directory; the kernel drops it when the process dies,
+    so a crash never leaves a stale lock. A second process gets :class:`RunLockedError`::
+
+        with RunDirLock(out_dir):
+            ...  # write the run files
+    """
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self.path = self.directory / LOCK_FILE
+        self._fh: BinaryIO | None = None
+
+    def acquire(self) -> None:
+        fh = self.path.open("a+b")
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            fh.seek(0)
+            holder = fh.read(64).decode("ascii", "replace").strip()
+            fh.close()
+            if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                who = f"process {holder}" if holder.isdigit() else "another process"
+                raise RunLockedError(f"{self.directory} is in use by {who}; wait for it to finish or "
+                                     "use another --out", path=str(self.path)) from None
+            raise
+        fh.truncate(0)
+        fh.write(f"{os.getpid()}\n".encode())
+        fh.flush()
+        self._fh = fh
+
+    def release(self) -> None:
+        if self._fh is not None and not self._fh.closed:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+            self._fh.close()
+        self._fh = None
+
+    @property
+    def held(self) -> bool:
+        return self._fh is not None
+
+    def __enter__(self) -> Self:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _readable_run_json(out_dir: Path) -> bool:
+    try:
+        data = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("config"), dict) and "pairs" in data
+
+
+def check_run_dir(out_dir: Path) -> bool:
+    """Whether ``out_dir`` may be used as a run directory; True if it already is one.
+
+    Usable: missing, empty, or holding a ``run.json`` the runner wrote. Anything else (a file, a
+    directory of other files, run files without a readable ``run.json``) raises :class:`RunError`,
+    so the runner never writes into, or deletes from, a directory it does not own.
+    """
+    if not out_dir.exists():
+        return False
+    if not out_dir.is_dir():
+        raise RunError(f"{out_dir} exists and is not a directory")
+    names = {p.name for p in out_dir.iterdir()}
+    if not names - {LOCK_FILE}:
+        return False
+    if _readable_run_json(out_dir):
+        return True
+    if names & {STEPS_FILE, EPISODES_FILE}:
+        raise RunError(f"{out_dir} holds run files but its {RUN_FILE} is missing or unreadable, so "
+                       "the configuration that wrote them cannot be checked; use another --out")
+    raise RunError(f"{out_dir} is not empty and is not a droidverify run directory (no {RUN_FILE}); "
+                   "use a new or empty --out")
+
+
+def clear_run_dir(out_dir: Path) -> None:
+    """Delete what the runner and the report wrote in run directory ``out_dir``, nothing else."""
+    for name in RUN_FILES:
+        (out_dir / name).unlink(missing_ok=True)
+    (out_dir / (RUN_FILE + ".tmp")).unlink(missing_ok=True)
+    screens = out_dir / SCREENS_DIR
+    if not screens.is_dir():
+        return
+    for sub in screens.iterdir():
+        if not (sub.is_dir() and _SCREEN_ENTRY.fullmatch(sub.name)):
+            continue
+        dirs = [sub] + ([d for d in sub.iterdir() if d.is_dir() and _SCREEN_ENTRY.fullmatch(d.name)]
+                        if sub.name == "rendered" else [])
+        for d in reversed(dirs):
+            for f in d.iterdir():
+                if f.is_file() and _SCREEN_FILE.fullmatch(f.name):
+                    f.unlink()
+            _rmdir_if_empty(d)
+    _rmdir_if_empty(screens)
+
+
+def _rmdir_if_empty(d: Path) -> None:
+    try:
+        d.rmdir()
+    except OSError:  # not empty: something the runner did not write stays
+        pass
 
 
 def episode_id(task_id: str, seed: int) -> str:
@@ -67,17 +191,29 @@ def _cut_partial_tail(path: Path) -> int:
         return size - keep
 
 
+def encode_line(record: dict[str, Any]) -> bytes:
+    """One JSON line as UTF-8. Text that is not valid Unicode (a lone surrogate from model output)
+    is written as a JSON ``\\uXXXX`` escape, so encoding can never fail and the line reads back
+    as the same string."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                      default=str) + "\n"
+    return line.encode("utf-8", errors="backslashreplace")
+
+
 class JsonlWriter:
-    """Append JSON lines durably (flush + fsync per line)."""
+    """Append JSON lines durably (one write, flush + fsync per line)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.cut_bytes = _cut_partial_tail(path)
-        self._fh: TextIO = path.open("a", encoding="utf-8")
+        self._fh: BinaryIO = path.open("ab")
 
     def write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-        self._fh.write(line + "\n")
+        try:
+            data = encode_line(record)
+        except ValueError:  # NaN/inf somewhere (a model score): keep the record, as null
+            data = encode_line(_finite(record))
+        self._fh.write(data)
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
@@ -90,6 +226,16 @@ class JsonlWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _finite(x: Any) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
 
 
 @dataclass
@@ -124,13 +270,123 @@ def read_jsonl(path: Path) -> JsonlRead:
     return out
 
 
+class EpisodeRecord(BaseModel):
+    """The schema of an ``episodes.jsonl`` line: the keys readers rely on, with their types.
+
+    Strict (``"success": "yes"`` or ``true`` is not a score), finite numbers only; keys not listed
+    are kept as they are (newer writers may add some).
+    """
+
+    model_config = ConfigDict(extra="allow", strict=True, allow_inf_nan=False)
+
+    kind: Literal["episode"]
+    episode_id: str
+    attempt_id: str
+    task_id: str
+    seed: int | None = None
+    agent: str | None = None
+    goal: str
+    params: dict[str, Any] | None = None
+    apps: list[str] | None = None
+    complexity: int | float | str | None = None
+    task_kind: str | None = None
+    n_steps: int = 0
+    actions: list[str | None] = []
+    errors: list[str | None] = []
+    answer: str | None = None
+    declared_done: bool = False
+    success: float | None = None
+    checker_score: float | None = None
+    checker_error: str | None = None
+    agent_error: str | None = None
+    termination: str | None = None
+    max_steps: int | None = None
+    usage: dict[str, int] | None = None
+    time_agent: float | None = None
+    time_env: float | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+
+    @field_validator("n_steps")
+    @classmethod
+    def _non_negative(cls, v: int) -> int:
+        if v < 0:
+            raise ValueError("must be >= 0")
+        return v
+
+    @field_validator("success", "checker_score")
+    @classmethod
+    def _unit(cls, v: float | None) -> float | None:
+        if v is not None and not 0.0 <= v <= 1.0:
+            raise ValueError("must be between 0 and 1")
+        return v
+
+
+@dataclass
+class EpisodesRead:
+    """Finished episodes by id, and the lines skipped: (1-based line number, why)."""
+
+    episodes: dict[str, dict[str, Any]]
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+
+
+def read_episodes(out_dir: Path) -> EpisodesRead:
+    """Validated finished episodes of a run directory (the first line wins if an id appears twice).
+
+    A line that is not JSON or does not fit :class:`EpisodeRecord` is skipped and listed in
+    ``skipped`` (and warned about), never raised: one damaged line must not hide the others.
+    """
+    out = EpisodesRead(episodes={})
+    path = Path(out_dir) / EPISODES_FILE
+    if not path.exists():
+        return out
+    last = 0
+    with path.open("r", encoding="utf-8", errors="replace") as fh:
+        for i, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            last = i
+            try:
+                raw = json.loads(line)
+            except ValueError:
+                out.skipped.append((i, "not JSON"))
+                continue
+            if not isinstance(raw, dict):
+                out.skipped.append((i, "not a JSON object"))
+                continue
+            try:
+                rec = EpisodeRecord.model_validate(raw)
+            except ValidationError as e:
+                err = e.errors()[0]
+                where = ".".join(str(p) for p in err.get("loc", ())) or "record"
+                out.skipped.append((i, f"{where}: {err.get('msg')}"))
+                continue
+            out.episodes.setdefault(rec.episode_id, {**raw, **rec.model_dump(exclude_unset=True)})
+    if out.skipped and out.skipped[-1] == (last, "not JSON"):
+        out.skipped.pop()  # a last line cut short by a crash: expected, cut before the next append
+    if out.skipped:
+        detail = "; ".join(f"line {n}: {why}" for n, why in out.skipped[:5])
+        more = f" (and {len(out.skipped) - 5} more)" if len(out.skipped) > 5 else ""
+        warnings.warn(f"{path}: skipped {len(out.skipped)} damaged line(s): {detail}{more}", stacklevel=2)
+    return out
+
+
 def finished_episodes(out_dir: Path) -> dict[str, dict[str, Any]]:
-    """Finished episodes by episode id (the first line wins if an id somehow appears twice)."""
-    done: dict[str, dict[str, Any]] = {}
-    for rec in read_jsonl(out_dir / EPISODES_FILE).records:
-        if rec.get("kind") == "episode" and "episode_id" in rec:
-            done.setdefault(rec["episode_id"], rec)
-    return done
+    """Finished, valid episodes by episode id (see :func:`read_episodes`)."""
+    return read_episodes(out_dir).episodes
+
+
+def load_final_phone_states(out_dir: str | Path) -> dict[str, str]:
+    """Encoded final phone states (``env.sim.state``) of a simulator run, by attempt id.
+
+    ``run_many`` writes a ``phone`` line per simulator episode; decode one with
+    ``droidverify.env.sim.state.decode_phone``. Attempts without one (adb, older runs) are absent.
+    """
+    out: dict[str, str] = {}
+    for rec in read_jsonl(Path(out_dir) / STEPS_FILE).records:
+        if rec.get("kind") == "phone" and isinstance(rec.get("state"), str) and rec.get("attempt_id"):
+            out[str(rec["attempt_id"])] = rec["state"]
+    return out
 
 
 def load_trajectories(out_dir: str | Path) -> list[Trajectory]:
@@ -144,10 +400,14 @@ def load_trajectories(out_dir: str | Path) -> list[Trajectory]:
         attempt = rec.get("attempt_id")
         if attempt not in wanted:
             continue
-        if rec.get("kind") == "step":
-            steps[attempt].append(Step.from_dict(rec["step"]))
-        elif rec.get("kind") == "final" and rec.get("observation"):
-            finals[attempt] = Observation.from_dict(rec["observation"])
+        try:
+            if rec.get("kind") == "step":
+                steps[attempt].append(Step.from_dict(rec["step"]))
+            elif rec.get("kind") == "final" and rec.get("observation"):
+                finals[attempt] = Observation.from_dict(rec["observation"])
+        except (KeyError, TypeError, ValueError, AttributeError, DroidVerifyError) as e:
+            warnings.warn(f"{out_dir / STEPS_FILE}: skipped a damaged {rec.get('kind')} line of attempt "
+                          f"{attempt}: {type(e).__name__}: {e}", stacklevel=2)
     out = []
     for attempt, ep in wanted.items():
         meta = {k: ep.get(k) for k in (

@@ -13,7 +13,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from droidverify.actions.model import Action
+from droidverify.env.interface import MAX_SEED, check_seed
 from droidverify.env.records import Observation
+from droidverify.errors import TaskError
+
+__all__ = ["MAX_SEED", "Task", "TaskKind", "TaskTemplate"]
 
 if TYPE_CHECKING:  # the simulator sits beside tasks; templates receive its Phone
     from droidverify.env.sim.phone import Phone
@@ -56,6 +60,8 @@ class TaskTemplate(ABC):
         return max(10, 2 * self.optimal_steps + 5)
 
     def instantiate(self, seed: int) -> Task:
+        """The task for ``seed`` (0..MAX_SEED; anything else raises :class:`TaskError`)."""
+        check_seed(seed, error=TaskError)
         rng = random.Random(f"{self.name}:{seed}")
         params = self.generate_params(rng)
         return Task(template=self, seed=seed, params=params, goal=self.goal(params))

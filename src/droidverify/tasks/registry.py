@@ -69,6 +69,8 @@ def all_templates() -> list[TaskTemplate]:
 
 def get_template(name: str) -> TaskTemplate:
     """The template called ``name``; unknown names raise :class:`TaskError` with close matches."""
+    if not isinstance(name, str):
+        raise TaskError(f"a task template name must be a string, got {type(name).__name__} {name!r}")
     _load()
     try:
         return _TEMPLATES[name]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from droidverify.actions.model import Action
+from droidverify.actions.model import Action, require_action
+from droidverify.env.interface import check_seed
 from droidverify.env.records import Observation
 from droidverify.env.sim.phone import Phone
 from droidverify.env.sim.system import Composed, compose
@@ -48,7 +49,7 @@ class SimEnv:
 
     def __init__(self, task: Task | None = None, seed: int = 0, *, screenshot: bool = False) -> None:
         self.task = task
-        self.seed = seed
+        self.seed = check_seed(seed)
         self.screenshot = screenshot
         self.last_answer: str | None = None
         self._phone: Phone | None = None  # built on first use: reset() builds it exactly once
@@ -120,6 +121,7 @@ class SimEnv:
 
     def step(self, action: Action) -> Observation:
         self._check_open()
+        require_action(action)
         if self._obs is None:
             self.observe()
         self.phone.tick()
