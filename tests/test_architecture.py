@@ -21,7 +21,9 @@ FORBIDDEN: dict[str, set[str]] = {
     "env": {"agents", "runner", "cli", "llm", "rewards", "training", "bench"},
     "tasks": {"agents", "runner", "cli", "llm", "rewards", "training", "bench"},
     "llm": {"env.sim", "tasks", "agents", "runner", "cli", "rewards", "training", "bench"},
-    "agents": {"runner", "cli", "bench"},
+    "agents": {"runner", "cli", "bench", "rewards"},
+    # judges sit above agents (the SmartSnap judge and ProRe's evaluator use them), below runner/cli
+    "rewards": {"runner", "cli", "bench", "training"},
 }
 
 

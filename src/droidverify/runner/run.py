@@ -209,6 +209,30 @@ def _write_run_json(out_dir: Path, previous: dict[str, Any], tasks: list[Pair], 
     os.replace(tmp, path)  # atomic: a crash never leaves a half-written run.json
 
 
+def _phone_state_record(env: Environment, task: Task, attempt_id: str) -> dict[str, Any] | None:
+    """The simulator's final phone state as a ``phone`` line (ProRe probes it after the fact).
+
+    ``None`` for environments without a simulated phone (adb). A state that cannot be encoded is
+    recorded with its error rather than stopping the run.
+    """
+    from droidverify.env.sim.phone import Phone
+    from droidverify.errors import PhoneStateError
+
+    phone = getattr(env, "phone", None)
+    if not isinstance(phone, Phone):
+        return None
+    from droidverify.env.sim.state import encode_phone
+
+    rec: dict[str, Any] = {"kind": "phone", "episode_id": episode_id(task.id, task.seed),
+                           "attempt_id": attempt_id, "task_id": task.id, "seed": task.seed,
+                           "state": None, "error": None, "written_at": time.time()}
+    try:
+        rec["state"] = encode_phone(phone)
+    except PhoneStateError as exc:
+        rec["error"] = str(exc)
+    return rec
+
+
 def run_many(
     agent_factory: AgentFactory,
     pairs: Sequence[PairLike],
@@ -295,6 +319,9 @@ def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, en
                     traj = run_episode(
                         agent, env, task, max_steps=max_steps, answer_ends_episode=answer_ends_episode,
                         on_step=lambda s, tr, a=attempt_id: steps_w.write(_step_record(s, tr, a, out)))
+                    phone_rec = _phone_state_record(env, task, attempt_id)
+                    if phone_rec is not None:
+                        steps_w.write(phone_rec)
                 finally:
                     env.close()
                 fo = traj.final_observation

@@ -1,0 +1,30 @@
+"""Judging agents' episodes: one ``Judge`` contract, one ``Judgement`` record, every method.
+
+- ``RuleJudge`` (``rule``): the task checker (ground truth on the simulator).
+- ``PassiveJudge`` (``passive``): an LLM reads the whole trajectory (the papers' baseline).
+- ``EvidenceJudge`` (``smartsnap``): SmartSnap's judge of a self-verifying agent's submitted exhibits,
+  with the composite reward (format rules, N-vote majority, conciseness penalty).
+- ``ProReJudge`` (``prore``): probe the final state with an evaluator agent, compare claims.
+- ``SEEJudge`` / ``SemanticEstimator`` (``see``): ASL's semantic action reward, and the simulator's
+  ground truth of action equivalence it is measured against.
+
+Judgements are stored in ``judgements.jsonl`` (``rewards.store``); ``rewards.labelled`` builds the
+checker-labelled trajectory set every judge is benchmarked on. Judges load lazily (PEP 562).
+"""
+
+from droidverify._lazy import lazy_attributes
+
+__all__ = [
+    "OUTCOMES", "EvidenceJudge", "Judge", "Judgement", "JudgementStore", "PassiveJudge", "ProReJudge",
+    "RuleJudge", "SEEJudge", "SemanticEstimator", "agreement", "judge_all", "roc_auc",
+]
+
+__getattr__ = lazy_attributes(__name__, {
+    "OUTCOMES": "droidverify.rewards.base", "Judge": "droidverify.rewards.base",
+    "Judgement": "droidverify.rewards.base", "JudgementStore": "droidverify.rewards.store",
+    "judge_all": "droidverify.rewards.store", "RuleJudge": "droidverify.rewards.rule",
+    "PassiveJudge": "droidverify.rewards.passive", "EvidenceJudge": "droidverify.rewards.smartsnap",
+    "ProReJudge": "droidverify.rewards.prore", "SEEJudge": "droidverify.rewards.see",
+    "SemanticEstimator": "droidverify.rewards.see", "agreement": "droidverify.rewards.metrics",
+    "roc_auc": "droidverify.rewards.metrics",
+})

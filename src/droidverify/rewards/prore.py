@@ -1,0 +1,208 @@
+"""ProRe: a proactive reward that probes the state the policy left behind.
+
+1. A reasoner writes 1..k probing goals ("open Contacts and show Ann Lee's entry"); when its reply
+   has none, a rule-based goal is used (look at the task's apps for the goal's result).
+2. An evaluator agent (any droidverify agent; a generator agent by default) executes each goal on a
+   *clone* of the final phone state (simulator: the saved state; adb: pass the live ``env``).
+3. Claims (1-4 each: supporting rounds, reasoning, statement) are extracted separately from the
+   policy's trace and the evaluator's trace; evaluator claims about its own actions are dropped.
+4. The judge labels every policy claim confirmed / contradicted / complementary / unsupported and
+   gives SUCCESS or FAILURE. Authors' mapping: success 1, failure 0, unreadable -1 (``undecided``).
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from droidverify.agents.base import Agent
+from droidverify.env.records import Observation, Step, Trajectory
+from droidverify.errors import ActionValidationError, DroidVerifyError, EnvError, JudgeInputError
+from droidverify.llm.base import LLM
+from droidverify.rewards.base import Judgement, Tally, trajectory_id, worst_parse
+from droidverify.rewards.llmcall import call
+from droidverify.rewards.parsing import find_tags, parse_verdict
+from droidverify.rewards.prompts import prore as prompt
+from droidverify.rewards.prompts.common import escape_tags, quote
+from droidverify.rewards.rule import final_phone
+
+_SELF_ACTION = re.compile(
+    r"^\s*(?:i|we|the evaluator|evaluator)\b.{0,40}?\b(?:click|tap|open|scroll|type|press|navigat|went|"
+    r"swip|launch|went back)", re.IGNORECASE)
+_LABEL = re.compile(r'<label\s+claim\s*=\s*"?(\d+)"?\s*>\s*(\w+)\s*</label>', re.IGNORECASE)
+
+
+def fallback_probe(traj: Trajectory) -> str:
+    """The rule-based probing goal used when the reasoner's reply holds none."""
+    apps = traj.metadata.get("apps") if isinstance(traj.metadata, dict) else None
+    where = f"the {' and '.join(map(str, apps))} app" if apps else "the relevant app"
+    return (f"Without changing anything, open {where} and show the screen where the result of this "
+            f"task would be visible: {traj.goal}")
+
+
+def parse_claims(text: str | None, *, limit: int = 4) -> list[dict[str, str]]:
+    """Claims in the ``<claim>`` grammar (statement required), at most ``limit``."""
+    out: list[dict[str, str]] = []
+    for body in find_tags(text or "", "claim"):
+        statement = (find_tags(body, "statement") or [""])[0]
+        if not statement:
+            continue
+        out.append({"steps": (find_tags(body, "steps") or [""])[0][:100],
+                    "reasoning": (find_tags(body, "reasoning") or [""])[0][:500],
+                    "statement": statement[:500]})
+        if len(out) >= limit:
+            break
+    return out
+
+
+def is_self_action(claim: dict[str, str]) -> bool:
+    """An evaluator claim that only reports what the evaluator itself did (ProRe discards these)."""
+    return bool(_SELF_ACTION.match(claim["statement"]))
+
+
+def probe(agent: Agent, env: Any, goal: str, *, max_steps: int) -> tuple[list[Step], Observation | None, str | None]:
+    """Run ``agent`` on ``goal`` in ``env`` (already in the state to inspect); (steps, final, error)."""
+    steps: list[Step] = []
+    try:
+        obs = env.observe()
+        agent.reset(goal)
+        for i in range(max_steps):
+            out = agent.act(obs, list(steps))
+            step = Step(index=i, observation=obs, action=out.action, raw_output=out.raw_output,
+                        error=out.error, usage=out.usage)
+            steps.append(step)
+            if out.action is None:
+                continue
+            if out.action.is_terminal or out.action.action_type == "answer":
+                break
+            try:
+                obs = env.step(out.action)
+            except (ActionValidationError, EnvError) as exc:
+                step.error = f"env rejected {out.action.describe()}: {exc}"
+        return steps, obs, None
+    except Exception as exc:  # noqa: BLE001 -- a crashing evaluator is recorded; the judge goes on
+        return steps, None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
+
+
+class ProReJudge:
+    name = "prore"
+    version = prompt.VERSION
+
+    def __init__(self, llm: LLM, *, evaluator: Callable[[], Agent] | None = None, k: int = 2,
+                 max_probe_steps: int = 6, max_tokens: int = 256) -> None:
+        if not isinstance(k, int) or k < 1:
+            raise JudgeInputError(f"k (probing goals) must be a positive int, got {k!r}")
+        if max_probe_steps < 1:
+            raise JudgeInputError(f"max_probe_steps must be >= 1, got {max_probe_steps}")
+        self.llm = llm
+        if evaluator is None:
+            from droidverify.agents.generator import GeneratorAgent
+
+            def evaluator() -> Agent:
+                return GeneratorAgent(llm, memory="history", max_tokens=max_tokens)
+        self.evaluator = evaluator
+        self.k = k
+        self.max_probe_steps = max_probe_steps
+        self.max_tokens = max_tokens
+
+    def judge(self, trajectory: Trajectory, *, env: Any = None) -> Judgement:
+        """``env``: a live environment to probe (adb, right after the episode). Otherwise the saved
+        simulator state is cloned for each probe."""
+        tally = Tally()
+        eid = trajectory_id(trajectory)
+        statuses: list[str] = []
+        # 1. probing goals
+        r = call(self.llm, prompt.reasoner_messages(trajectory.goal, trajectory.steps,
+                                                    trajectory.final_observation, k=self.k),
+                 tally, max_tokens=self.max_tokens)
+        goals = [g[:300] for g in find_tags(r.text or "", "probe") if g.strip()][: self.k]
+        goals_source = "reasoner" if goals else "fallback"
+        statuses.append("error" if r.text is None else "strict" if goals else "failed")
+        if not goals:
+            goals = [fallback_probe(trajectory)]
+        # 2. probe a clone of the final state (or the live env)
+        try:
+            phone = final_phone(trajectory) if env is None else None
+        except DroidVerifyError as exc:
+            phone, phone_error = None, str(exc)
+        else:
+            phone_error = None
+        probes: list[dict[str, Any]] = []
+        ev_steps_all: list[Step] = []
+        ev_final: Observation | None = None
+        for g in goals:
+            if env is not None:
+                target = env
+            elif phone is not None:
+                from droidverify.env.sim import SimEnv
+
+                target = SimEnv.attach(phone.clone())
+            else:
+                probes.append({"goal": g, "error": phone_error or "no final phone state saved and no live env"})
+                continue
+            agent = self.evaluator()
+            steps, final, err = probe(agent, target, g, max_steps=self.max_probe_steps)
+            for s in steps:
+                tally.add(s.usage)
+            probes.append({"goal": g, "error": err, "steps": [
+                {"action": s.action.to_json() if s.action else None, "error": s.error,
+                 "xml": s.observation.xml} for s in steps],
+                "final_xml": final.xml if final is not None else None})
+            base = len(ev_steps_all)
+            ev_steps_all += [Step(index=base + i, observation=s.observation, action=s.action, error=s.error)
+                             for i, s in enumerate(steps)]
+            ev_final = final if final is not None else ev_final
+            if env is None and target is not None:
+                target.close()
+        if phone is not None:
+            phone.close()
+        # 3. claims
+        rp = call(self.llm, prompt.claims_messages(trajectory.goal, "working agent", trajectory.steps,
+                                                   trajectory.final_observation), tally,
+                  max_tokens=self.max_tokens)
+        policy_claims = parse_claims(rp.text)
+        statuses.append("error" if rp.text is None else "strict" if policy_claims else "failed")
+        if not policy_claims:  # a claim to test is needed; the policy's own ending is the claim
+            done = "declared the task complete" if trajectory.declared_done else "did not finish"
+            policy_claims = [{"steps": "", "reasoning": "fallback", "statement": f"The agent {done}: {trajectory.goal}"}]
+        evaluator_claims: list[dict[str, str]] = []
+        if ev_steps_all or ev_final is not None:
+            re_ = call(self.llm, prompt.claims_messages(trajectory.goal, "evaluator", ev_steps_all, ev_final),
+                       tally, max_tokens=self.max_tokens)
+            evaluator_claims = parse_claims(re_.text)
+            statuses.append("error" if re_.text is None else "strict" if evaluator_claims else "failed")
+        kept = [c for c in evaluator_claims if not is_self_action(c)]
+        discarded = [c for c in evaluator_claims if is_self_action(c)]
+        # 4. judge
+        rj = call(self.llm, prompt.judge_messages(
+            trajectory.goal, [quote(c["statement"], max_len=300) for c in policy_claims],
+            [quote(c["statement"], max_len=300) for c in kept], goals), tally, max_tokens=self.max_tokens)
+        labels: dict[int, str] = {}
+        verdict = None
+        if rj.text is not None:
+            labels = {int(n): lab.lower() for n, lab in _LABEL.findall(rj.text)
+                      if lab.lower() in prompt.LABELS and 1 <= int(n) <= len(policy_claims)}
+            rest = _LABEL.sub("", rj.text)
+            parsed = parse_verdict(rest)
+            verdict = parsed.verdict
+            statuses.append(parsed.status if labels or parsed.status != "strict" else "tolerant")
+        else:
+            statuses.append("error")
+        details = {"probes": probes, "goals_source": goals_source, "policy_claims": policy_claims,
+                   "evaluator_claims": kept, "discarded_claims": discarded,
+                   "labels": {str(k): v for k, v in sorted(labels.items())}}
+        components = {"probes": len(goals), "policy_claims": len(policy_claims),
+                      "evaluator_claims": len(kept), "discarded": len(discarded),
+                      **{lab: sum(v == lab for v in labels.values()) for lab in prompt.LABELS}}
+        if verdict is None:
+            return tally.judgement(episode_id=eid, judge=self.name, version=self.version, outcome="undecided",
+                                   reward=-1.0, components={**components, "score": -1},
+                                   parse_status=worst_parse(statuses), details=details,
+                                   error=rj.error or "judge reply has no readable verdict")
+        ok = verdict == "success"
+        return tally.judgement(
+            episode_id=eid, judge=self.name, version=self.version, outcome="success" if ok else "failure",
+            reward=1.0 if ok else 0.0, components={**components, "score": 1 if ok else 0},
+            rationale=escape_tags(parsed.reasoning)[:2000], parse_status=worst_parse(statuses), details=details)

