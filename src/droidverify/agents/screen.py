@@ -58,6 +58,21 @@ def sanitize_screen_text(text: str | None, *, max_len: int = 200) -> str:
     return text
 
 
+_SCREEN_TAG_RE = re.compile(r"<(/?\s*screen)", re.IGNORECASE)
+
+
+def escape_screen_tags(ui: str) -> str:
+    """Neutralise ``<screen``/``</screen`` in any letter case (and ``</ screen``) inside screen
+    text, so it cannot close or reopen the ``<screen>`` block of a prompt. Every prompt that embeds
+    a screen uses this (or :func:`screen_block`)."""
+    return _SCREEN_TAG_RE.sub(r"&lt;\1", ui)
+
+
+def screen_block(ui: str) -> str:
+    """``ui`` (from :func:`describe_ui`) wrapped in ``<screen>`` tags, with look-alikes escaped."""
+    return f"<screen>\n{escape_screen_tags(ui)}\n</screen>"
+
+
 _ID_RE = re.compile(r"^<(\w+) id=0\b")
 
 
