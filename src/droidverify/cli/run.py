@@ -11,7 +11,7 @@ from rich.console import Console
 from droidverify.cli._common import MAX_SEEDS, fail, parse_seeds
 from droidverify.errors import DroidVerifyError, InfrastructureError
 
-AGENTS = ("oracle", "random", "noop", "verifier", "generator")
+AGENTS = ("oracle", "random", "noop", "verifier", "generator", "smartsnap")
 DTYPES = ("auto", "float32", "bfloat16")
 MAX_EPISODES = 1_000_000  # template x seed pairs in one run: a run directory stays workable
 __all__ = ["AGENTS", "MAX_EPISODES", "MAX_SEEDS", "parse_seeds", "run_command"]
@@ -97,6 +97,10 @@ def _agent_factory(agent: str, model: str | None, memory: str, seed: int, apps: 
         from droidverify.agents.verifier import VerifierAgent
 
         return lambda: VerifierAgent(llm, memory=memory, apps=apps)
+    if agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
+        from droidverify.agents.selfverify import SelfVerifyingAgent
+
+        return lambda: SelfVerifyingAgent(llm, memory=memory)
     from droidverify.agents.generator import GeneratorAgent
 
     return lambda: GeneratorAgent(llm, memory=memory)
@@ -158,7 +162,7 @@ def run_command(
         fail(f"unknown --memory {memory!r}; use diff, history or llm")
     if dtype not in DTYPES:
         fail(f"unknown --dtype {dtype!r}; use {', '.join(DTYPES)}")
-    if dtype != "auto" and (agent not in ("verifier", "generator")
+    if dtype != "auto" and (agent not in ("verifier", "generator", "smartsnap")
                             or (model or "").startswith("openai:")):
         fail("--dtype applies only to a local model (--agent verifier|generator without openai:URL)")
     if max_steps is not None and max_steps < 1:

@@ -267,8 +267,8 @@ def build_items(split: str = "train", *, n: int = 300, seeds: range | None = Non
     return sorted(picked, key=lambda it: it.id)
 
 
-def _open(path: Path, mode: str) -> IO[str]:
-    if path.suffix == ".gz":
+def _open(path: Path, mode: str, *, gz: bool | None = None) -> IO[str]:
+    if path.suffix == ".gz" if gz is None else gz:
         return gzip.open(path, mode + "t", encoding="utf-8")  # type: ignore[return-value]
     return path.open(mode, encoding="utf-8")
 
@@ -283,7 +283,7 @@ def write_set(items: list[LabelledItem], path: str | Path, *, split: str) -> Pat
     header = {"kind": "header", "version": SET_VERSION, "split": split, "n": len(items),
               "successes": sum(it.label for it in items), "variants": counts, "created_at": time.time()}
     tmp = path.with_name(path.name + ".tmp")
-    with _open(tmp, "w") as fh:
+    with _open(tmp, "w", gz=path.suffix == ".gz") as fh:
         fh.write(json.dumps(header) + "\n")
         for it in items:
             fh.write(json.dumps(it.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n")

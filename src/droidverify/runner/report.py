@@ -104,6 +104,7 @@ class EpisodeView:
     final_screen: ScreenImage | None = None
     missing_steps: int = 0  # steps the episode line counts but steps.jsonl does not hold
     mean_entropy_normalized: float | None = None
+    judgements: list[dict[str, Any]] = field(default_factory=list)  # from judgements.jsonl
 
 
 # ---------------------------------------------------------------------------------------- helpers
@@ -357,6 +358,34 @@ def _entropy_by_outcome(views: list[EpisodeView]) -> list[dict[str, Any]] | None
     return rows or None
 
 
+def _attach_judgements(out_dir: Path, views: list[EpisodeView]) -> None:
+    """Show each episode's judgements (``droidverify judge``): verdict, reward components, the
+    exhibits a SmartSnap judge saw (as the rendered screens after those rounds), ProRe's probes."""
+    from droidverify.rewards.store import JUDGEMENTS_FILE, read_judgements
+
+    by_episode: dict[str, list[Any]] = {}
+    for j in read_judgements(out_dir / JUDGEMENTS_FILE):
+        by_episode.setdefault(j.episode_id, []).append(j)
+    for view in views:
+        screens = {s.index: s.screen for s in view.steps}
+        for j in by_episode.get(str(view.ep.get("episode_id")), []):
+            exhibits = []
+            for ex in j.details.get("exhibits") or []:
+                r = ex.get("round") if isinstance(ex, dict) else None
+                if isinstance(r, int):
+                    exhibits.append({"round": r, "screen": screens.get(r + 1) or view.final_screen})
+            probes = [{"goal": _clip(p.get("goal"), 500), "error": _clip(p.get("error"), 2000),
+                       "actions": [s.get("action") or f"(no action: {s.get('error')})" for s in p.get("steps") or []
+                                   if isinstance(s, dict)]}
+                      for p in j.details.get("probes") or [] if isinstance(p, dict)]
+            view.judgements.append({
+                "judge": j.judge, "version": j.version, "outcome": j.outcome, "reward": j.reward,
+                "components": _clip(json.dumps(j.components, ensure_ascii=False), 4000),
+                "rationale": _clip(j.rationale, 4000), "parse_status": j.parse_status, "error": _clip(j.error, 2000),
+                "tokens_in": j.tokens_in, "latency_s": j.latency_s, "exhibits": exhibits, "probes": probes,
+                "labels": j.details.get("labels")})
+
+
 def write_report(out_dir: Path, *, episodes: list[dict[str, Any]], summary: RunSummary,
                  out_file: Path | None = None, screens: bool = True, scale: float = DEFAULT_SCALE,
                  top_k: int = DEFAULT_TOP_K, workers: int | None = None) -> Path:
@@ -388,6 +417,7 @@ def write_report(out_dir: Path, *, episodes: list[dict[str, Any]], summary: RunS
                 if s.verifier is not None and s.verifier.entropy_normalized is not None]
         view.mean_entropy_normalized = sum(ents) / len(ents) if ents else None
         views.append(view)
+    _attach_judgements(out_dir, views)
     render_all(jobs, workers=workers)
     run_info = _read_json(out_dir / RUN_FILE)
     env = Environment(loader=PackageLoader("droidverify.runner", "templates"),

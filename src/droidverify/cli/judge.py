@@ -1,0 +1,184 @@
+"""``droidverify judge`` and ``droidverify labelled-set``: judge episodes, build the labelled set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from droidverify.cli._common import fail
+from droidverify.errors import DroidVerifyError, InfrastructureError
+
+METHODS = ("rule", "passive", "smartsnap", "prore", "see")
+
+
+def load_episodes(source: Path) -> tuple[list[Any], dict[str, bool], Path]:
+    """(trajectories, labels by episode id, default judgements file) of a run directory or a
+    labelled-set file. A run directory's labels are its checker results (where scored)."""
+    from droidverify.rewards.labelled import read_set
+    from droidverify.rewards.rule import PHONE_STATE_KEY
+    from droidverify.rewards.store import JUDGEMENTS_FILE
+
+    if source.is_dir():
+        from droidverify.runner.store import EPISODES_FILE, load_final_phone_states, load_trajectories
+
+        if not (source / EPISODES_FILE).is_file():
+            fail(f"{source} is not a run directory ({EPISODES_FILE} missing) nor a labelled-set file")
+        trajs = load_trajectories(source)
+        phones = load_final_phone_states(source)
+        for t in trajs:
+            state = phones.get(str(t.metadata.get("attempt_id")))
+            if state:
+                t.metadata[PHONE_STATE_KEY] = state
+        labels = {str(t.metadata.get("episode_id")): t.success >= 1.0 for t in trajs if t.success is not None}
+        return trajs, labels, source / JUDGEMENTS_FILE
+    if not source.is_file():
+        fail(f"{source} does not exist")
+    _header, items = read_set(source)
+    name = source.name.removesuffix(".gz").removesuffix(".jsonl")
+    return [it.trajectory for it in items], {it.id: it.label for it in items}, \
+        source.with_name(f"{name}.{JUDGEMENTS_FILE}")
+
+
+def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, probes: int,
+               probe_steps: int) -> Any:
+    """Build the judge for ``method`` (loading the LLM only for model-based methods)."""
+    if method == "rule":
+        from droidverify.rewards.rule import RuleJudge
+
+        return RuleJudge()
+    from droidverify.llm.registry import load_llm
+
+    llm = load_llm(model)
+    if method == "passive":
+        from droidverify.rewards.passive import PassiveJudge
+
+        return PassiveJudge(llm, max_tokens=max_tokens)
+    if method == "smartsnap":
+        from droidverify.rewards.smartsnap import EvidenceJudge
+
+        return EvidenceJudge(llm, votes=votes, max_tokens=max_tokens)
+    if method == "prore":
+        from droidverify.rewards.prore import ProReJudge
+
+        return ProReJudge(llm, k=probes, max_probe_steps=probe_steps, max_tokens=max_tokens)
+    from droidverify.rewards.see import SemanticEstimator, SEEJudge
+
+    return SEEJudge(SemanticEstimator(llm, max_tokens=min(max_tokens, 64)))
+
+
+def agreement_table(rows: list[Any], title: str = "agreement with the checker") -> Table:
+    table = Table(title=title)
+    for col in ("judge", "n", "accuracy", "precision", "recall", "F1", "undecided", "tokens in", "s / traj"):
+        table.add_column(col, justify="left" if col == "judge" else "right")
+    for a in rows:
+        table.add_row(a.judge, str(a.n), f"{a.accuracy:.3f}", f"{a.precision:.3f}", f"{a.recall:.3f}",
+                      f"{a.f1:.3f}", f"{a.undecided_rate:.3f}", f"{a.tokens_in:.0f}", f"{a.latency_s:.2f}")
+    return table
+
+
+def judge_command(
+    source: Annotated[Path, typer.Argument(help="A run directory or a labelled-set file (.jsonl[.gz]).")],
+    method: Annotated[str, typer.Option("--method", help=" | ".join(METHODS))] = "rule",
+    model: Annotated[str | None, typer.Option("--model", help="Judge LLM: a model directory, a .gguf file "
+                                              "or openai:URL[#model] (default: the bundled model).")] = None,
+    votes: Annotated[int, typer.Option("--votes", help="SmartSnap judge votes (temperature > 0 when > 1).",
+                                       min=1, max=15)] = 3,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Tokens per judge reply.", min=1,
+                                            max=4096)] = 256,
+    probes: Annotated[int, typer.Option("--probes", help="ProRe: probing goals.", min=1, max=5)] = 2,
+    probe_steps: Annotated[int, typer.Option("--probe-steps", help="ProRe: evaluator steps per probe.",
+                                             min=1, max=30)] = 6,
+    limit: Annotated[int | None, typer.Option("--limit", help="Judge only the first N episodes.", min=1)] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="judgements file (default: RUN_DIR/judgements.jsonl, "
+                                             "or NAME.judgements.jsonl beside a set file).")] = None,
+    report: Annotated[bool, typer.Option("--report/--no-report", help="Rebuild a run directory's "
+                                         "report.html with the judgements.")] = True,
+) -> None:
+    """Judge every episode of SOURCE with one method; write judgements.jsonl (resumable: judged
+    episodes are skipped) and print the agreement with the checker where labels exist."""
+    if method not in METHODS:
+        fail(f"unknown --method {method!r}; use one of {', '.join(METHODS)}")
+    from rich.progress import Progress
+
+    from droidverify.rewards.metrics import agreement
+    from droidverify.rewards.store import JudgementStore, judge_all
+
+    console = Console(stderr=True)
+    try:
+        trajs, labels, default_out = load_episodes(source)
+        if limit is not None:
+            trajs = trajs[:limit]
+        if not trajs:
+            fail(f"{source} holds no finished episode")
+        judge = make_judge(method, model=model, votes=votes, max_tokens=max_tokens, probes=probes,
+                           probe_steps=probe_steps)
+        store = JudgementStore(out or default_out)
+        with Progress(console=console, transient=True) as prog:
+            bar = prog.add_task(f"judging ({method})", total=len(trajs))
+            results = judge_all(judge, trajs, store, on_done=lambda j, cached: prog.advance(bar))
+    except InfrastructureError as e:
+        typer.echo(f"error: {type(e).__name__}: {e} (rerun to resume)", err=True)
+        raise typer.Exit(code=1) from None
+    except DroidVerifyError as e:
+        typer.echo(f"error: {type(e).__name__}: {e}", err=True)
+        raise typer.Exit(code=2) from None
+    except OSError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(code=1) from None
+    counts = {o: sum(j.outcome == o for j in results) for o in ("success", "failure", "undecided")}
+    out_console = Console()
+    out_console.print(f"{len(results)} episodes judged by {judge.name} ({judge.version}): "
+                      + ", ".join(f"{k} {v}" for k, v in counts.items()) + f"; written to {store.path}")
+    labelled = [j for j in results if j.episode_id in labels]
+    if labelled:
+        out_console.print(agreement_table([agreement(labelled, labels, judge=judge.name)]))
+    else:
+        out_console.print("no checker labels for these episodes: no agreement table")
+    if report and source.is_dir():
+        from droidverify.runner.report import build_report
+
+        try:
+            build_report(source)
+        except (DroidVerifyError, OSError) as e:
+            typer.echo(f"warning: report not rebuilt: {e}", err=True)
+
+
+def labelled_set_command(
+    out: Annotated[Path, typer.Option("--out", help="Where to write the set (.jsonl or .jsonl.gz).")],
+    split: Annotated[str, typer.Option("--split", help="Templates: train (default) | validation | test.")] = "train",
+    n: Annotated[int, typer.Option("--n", help="Trajectories (even; half successes).", min=2,
+                                   max=100_000)] = 300,
+) -> None:
+    """Build a balanced, checker-labelled trajectory set from the simulator (oracle successes,
+    realistic failures, self-verifying submit variants)."""
+    from droidverify.rewards.labelled import build_items, write_set
+
+    console = Console(stderr=True)
+    try:
+        with console.status("building the labelled set"):
+            items = build_items(split, n=n)
+        path = write_set(items, out, split=split)
+    except DroidVerifyError as e:
+        typer.echo(f"error: {type(e).__name__}: {e}", err=True)
+        raise typer.Exit(code=2) from None
+    except OSError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(code=1) from None
+    kinds: dict[str, list[int]] = {}
+    for it in items:
+        kinds.setdefault(it.variant, [0, 0])[0 if it.label else 1] += 1
+    table = Table(title=f"{len(items)} trajectories ({split} templates) -> {path}")
+    for col in ("variant", "success", "failure"):
+        table.add_column(col)
+    for k, (s, f) in sorted(kinds.items()):
+        table.add_row(k, str(s), str(f))
+    Console().print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("judge")(judge_command)
+    app.command("labelled-set")(labelled_set_command)

@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import gzip
+from collections import Counter
+
+import pytest
+
+from droidverify.env.sim.state import decode_phone, encode_phone
+from droidverify.errors import LabelledSetError, PhoneStateError
+from droidverify.rewards.labelled import FAILURE_KINDS, SET_VERSION, build_items, read_set, write_set
+from droidverify.rewards.smartsnap import check_submit
+
+
+def test_balanced_and_labelled_by_the_checker(labelled_items) -> None:
+    assert len(labelled_items) == 60
+    assert sum(it.label for it in labelled_items) == 30
+    kinds = Counter(it.variant for it in labelled_items)
+    assert {"oracle", "sv_correct", "sv_irrelevant", "sv_too_many", "sv_false_claim"} <= set(kinds)
+    assert len(set(kinds) & set(FAILURE_KINDS)) >= 5
+    for it in labelled_items:
+        t = it.trajectory
+        assert it.label == (t.success is not None and t.success >= 1.0)
+        assert t.metadata["episode_id"] == it.id
+        assert it.template and t.metadata["final_phone_state"]
+    assert all(it.label for it in labelled_items if it.variant == "oracle")
+    assert not any(it.label for it in labelled_items if it.variant in ("gave_up", "sv_false_claim"))
+
+
+def test_self_verifying_variants_are_well_formed_submits(labelled_items) -> None:
+    for it in labelled_items:
+        if not it.variant.startswith("sv_"):
+            continue
+        c = check_submit(it.trajectory)
+        assert c.ok, (it.id, c.reason)
+        if it.variant == "sv_too_many":
+            assert len(c.evidences) >= 4
+        else:
+            assert len(c.evidences) == 1
+
+
+def test_correct_evidence_is_the_round_that_first_made_the_checker_pass(labelled_items) -> None:
+    from droidverify.env.sim import SimEnv
+    from droidverify.tasks import registry
+
+    for it in [i for i in labelled_items if i.variant == "sv_correct"][:5]:
+        t = it.trajectory
+        ev = check_submit(t).evidences[0]
+        task = registry.get_template(it.template).instantiate(it.seed)
+        env = SimEnv(task=task, seed=it.seed)
+        env.reset()
+        passed = []
+        for s in t.steps[:-1]:
+            env.step(s.action)
+            passed.append(task.is_successful(env.phone, env.last_answer) >= 1.0)
+        first = passed.index(True)
+        if task.template.kind == "query":
+            assert ev == max(0, first - 1)
+        else:
+            assert ev == first and not any(passed[:ev])
+        env.close()
+
+
+def test_write_read_roundtrip(tmp_path, labelled_items) -> None:
+    items = list(labelled_items[:6])
+    for name in ("set.jsonl", "set.jsonl.gz"):
+        path = write_set(items, tmp_path / name, split="train")
+        header, back = read_set(path)
+        assert header["version"] == SET_VERSION and header["n"] == 6
+        assert [b.id for b in back] == [i.id for i in items]
+        assert back[0].trajectory.to_dict() == items[0].trajectory.to_dict()
+    assert gzip.open(tmp_path / "set.jsonl.gz").readline()
+
+
+def test_damaged_or_foreign_sets_raise_typed_errors(tmp_path) -> None:
+    with pytest.raises(LabelledSetError, match="no labelled set"):
+        read_set(tmp_path / "missing.jsonl")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"kind": "header", "version": "labelled-v0"}\n')
+    with pytest.raises(LabelledSetError, match="version"):
+        read_set(bad)
+    bad.write_text(f'{{"kind": "header", "version": "{SET_VERSION}"}}\n{{"kind": "trajectory", "id": 1}}\n')
+    with pytest.raises(LabelledSetError, match="damaged"):
+        read_set(bad)
+    bad.write_text("[1, 2]\n")
+    with pytest.raises(LabelledSetError, match="header"):
+        read_set(bad)
+    with pytest.raises(LabelledSetError):
+        build_items("train", n=7)
+    with pytest.raises(LabelledSetError):
+        build_items("nonsense", n=2)
+
+
+def test_phone_state_roundtrip_and_damage() -> None:
+    from droidverify.actions.model import Action
+    from droidverify.env.sim import SimEnv
+    from droidverify.tasks import registry
+
+    task = registry.get_template("clock_create_alarm").instantiate(0)
+    env = SimEnv(task=task, seed=0)
+    env.reset()
+    obs = env.step(Action(action_type="open_app", app_name="Clock"))
+    phone = decode_phone(encode_phone(env.phone))
+    assert list(phone.conn.iterdump()) == list(env.phone.conn.iterdump())
+    assert SimEnv.attach(phone).observe().xml == obs.xml
+    text = encode_phone(env.phone)
+    for damaged in ["", "!!!", text[:100], "aGVsbG8=", __import__("base64").b64encode(
+            __import__("zlib").compress(b'{"format": "other"}')).decode()]:
+        with pytest.raises(PhoneStateError):
+            decode_phone(damaged)
