@@ -22,7 +22,7 @@ from droidverify.ui import (
     select_elements,
     simple_token_count,
 )
-from droidverify.ui.describe import MAX_TEXT
+from droidverify.ui.describe import EMPTY_SCREEN, MAX_TEXT
 
 
 def screen(xml: str | bytes) -> tuple[UIElement, list[UIElement]]:
@@ -185,7 +185,7 @@ def test_describe_dispatch_with_observation_like_object(launcher: bytes) -> None
     assert describe(obs, "html").text == describe_html(els).text
     assert describe(obs, "compressed").text == describe_compressed(root, els).text
     assert describe(els, "compressed").text == describe_compressed(root, els).text  # root via parents
-    assert describe([], "compressed").text == ""
+    assert describe([], "compressed").text == EMPTY_SCREEN  # an empty screen says so
     with pytest.raises(ValueError, match="unknown description format"):
         describe(els, "yaml")  # type: ignore[arg-type]
 

@@ -10,6 +10,7 @@ import typer
 from droidverify.cli._common import fail
 from droidverify.errors import DroidVerifyError
 from droidverify.ui import describe, parse_xml, select_elements, simple_token_count
+from droidverify.ui.tree import read_dump
 
 
 def ui_command(
@@ -39,9 +40,11 @@ def ui_command(
         except ValueError:
             fail(f"--screen must look like 1080x2400, got {screen!r}")
     try:
-        data = file.read_bytes()
+        data = read_dump(file)
     except OSError as e:
         fail(f"cannot read {file}: {e.strerror or e}")
+    except DroidVerifyError as e:
+        fail(str(e))
     tok: Any = None
     if tokenizer is not None:
         try:

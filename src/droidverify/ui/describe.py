@@ -29,10 +29,16 @@ kept only as a grouping wrapper when two or more of its children contain selecte
      ...
     </FrameLayout>
 
-Strings are truncated to :data:`MAX_TEXT` characters (ending in ``...``), then escaped so on-screen
-text cannot break the structure: in ``list`` backslash and ``"`` are backslash-escaped; in
-``html``/``compressed`` ``& < > "`` become entities; in all formats line breaks become a literal
-``\\n``, tabs and other whitespace a space, and other control/format characters are removed.
+Strings are truncated to :data:`MAX_TEXT` characters (ending in ``...``), then escaped by one rule
+(:func:`escape_text`) so on-screen text cannot break the structure and every format reads back the
+same way (:func:`unescape_text`): in all formats a backslash becomes ``\\\\`` and a line break a
+literal ``\\n`` (so ``\\n`` on screen and a newline stay distinct), tabs and other whitespace a
+space, and other control/format characters are removed; then ``"`` becomes ``\\"`` in ``list``,
+while in ``html``/``compressed`` ``& < > "`` become entities.
+
+A screen with no element prints :data:`EMPTY_SCREEN` instead of nothing. ``compressed`` indents by
+depth up to :data:`MAX_INDENT` levels (deeper levels keep that indentation), so its size stays
+linear in the number of elements however deep the tree.
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ from droidverify.errors import UIParseError
 from droidverify.ui.element import UIElement
 
 __all__ = [
+    "EMPTY_SCREEN",
+    "MAX_INDENT",
     "MAX_TEXT",
     "DescribeFormat",
     "Description",
@@ -54,11 +62,15 @@ __all__ = [
     "describe_compressed",
     "describe_html",
     "describe_list",
+    "escape_text",
     "simple_token_count",
+    "unescape_text",
 ]
 
 DescribeFormat = Literal["list", "html", "compressed"]
 MAX_TEXT = 120
+MAX_INDENT = 16
+EMPTY_SCREEN = "(this screen has no element to read or act on)"
 
 _TOKEN_RE = None  # compiled lazily by simple_token_count
 
@@ -139,6 +151,32 @@ def _controls(s: str) -> str:
     return "".join(out)
 
 
+def escape_text(s: str, *, markup: bool) -> str:
+    """The one escaping rule of every format (module doc): truncate, ``\\`` -> ``\\\\``, line breaks
+    -> ``\\n``, then ``"`` -> ``\\"`` (``markup=False``, the list format) or ``& < > "`` -> entities
+    (``markup=True``, html and compressed)."""
+    return _q_xml(s) if markup else _q_list(s)
+
+
+def unescape_text(s: str, *, markup: bool) -> str:
+    """Invert :func:`escape_text` (for strings it did not truncate or strip)."""
+    if markup:
+        import html
+
+        s = html.unescape(s)
+    out, i, n = [], 0, len(s)
+    while i < n:
+        ch = s[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = s[i + 1]
+            out.append("\n" if nxt == "n" else nxt)
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 @lru_cache(maxsize=8192)
 def _q_list(s: str) -> str:
     s = _truncate(s)
@@ -152,6 +190,8 @@ def _q_list(s: str) -> str:
 @lru_cache(maxsize=8192)
 def _q_xml(s: str) -> str:
     s = _truncate(s)
+    if "\\" in s:
+        s = s.replace("\\", "\\\\")
     if "&" in s or "<" in s or ">" in s or '"' in s:
         s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
     if not s.isprintable():
@@ -224,7 +264,7 @@ def describe_list(elements: Sequence[UIElement]) -> Description:
         if states:
             parts.append(f"({', '.join(states)})")
         lines.append(" ".join(parts) + _center(el))
-    return Description("\n".join(lines), "list", len(elements))
+    return Description("\n".join(lines) or EMPTY_SCREEN, "list", len(elements))
 
 
 # -------------------------------------------------------------------------------------------- html
@@ -284,7 +324,7 @@ def describe_html(elements: Sequence[UIElement]) -> Description:
                 attrs.append(f' res="{_q_xml(res)}"')
         attrs.append(f">{_q_xml(content) if content else ''}</{tag}>")
         lines.append("".join(attrs))
-    return Description("\n".join(lines), "html", len(elements))
+    return Description("\n".join(lines) or EMPTY_SCREEN, "html", len(elements))
 
 
 # -------------------------------------------------------------------------------------- compressed
@@ -356,7 +396,7 @@ def describe_compressed(root: UIElement, elements: Sequence[UIElement]) -> Descr
             lines.append(entry)
             continue
         (el, i, kids), depth = entry
-        pad = " " * depth
+        pad = " " * min(depth, MAX_INDENT)
         name = _short(el.class_name)
         if i is not None:
             head = f"{pad}<{name} id={i}{_compressed_attrs(el)}"
@@ -369,7 +409,7 @@ def describe_compressed(root: UIElement, elements: Sequence[UIElement]) -> Descr
             render.extend((k, depth + 1) for k in reversed(kids))
         else:
             lines.append(head + "/>")
-    return Description("\n".join(lines), "compressed", len(elements))
+    return Description("\n".join(lines) or EMPTY_SCREEN, "compressed", len(elements))
 
 
 # ----------------------------------------------------------------------------------------- dispatch
@@ -401,7 +441,7 @@ def describe(source: Any, fmt: DescribeFormat = "list", *, root: UIElement | Non
     if fmt == "compressed":
         if root is None:
             if not elements:
-                return Description("", "compressed", 0)
+                return Description(EMPTY_SCREEN, "compressed", 0)
             root = _tree_root(elements)
         return describe_compressed(root, elements)
     renderer = _RENDERERS.get(fmt)

@@ -87,9 +87,13 @@ class UIElement:
 
     @property
     def is_interactive(self) -> bool:
+        """Enabled and something can be done with it; a focusable leaf without text counts (Flutter
+        and Compose controls are often focusable but not clickable)."""
         return self.is_enabled and (
             self.is_clickable or self.is_long_clickable or self.is_checkable
             or self.is_scrollable or self.is_editable
+            or (self.is_focusable and not self.children and not self.text
+                and not self.content_description)
         )
 
     @property

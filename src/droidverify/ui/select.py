@@ -6,8 +6,15 @@ Rules (pre-order walk of the parsed tree, so an element's index is stable for a 
   scrollable ancestor (content scrolled out of a list is not on screen even though the list's
   children still report it). Nodes without bounds, with ``visible-to-user=false``, or whose
   clipped rectangle has zero area are dropped (their children are still considered).
+* **Covered elements.** Among siblings, a later-drawn one (higher ``drawing-order`` when the dump
+  has it, else later in document order) that is a clickable container (it has children) spanning
+  its parent's whole bounds is an overlay (a search page over a home screen, a detail fragment
+  over a feed): every node of an earlier-drawn sibling whose visible rectangle lies inside it is
+  dropped. A node only partly under it is kept: the dump cannot tell what shows.
 * **Interactive elements**: enabled and clickable, long-clickable, checkable, scrollable or
-  editable (:attr:`UIElement.is_interactive`).
+  editable, or a focusable leaf without text (Flutter/Compose buttons and toggles are often
+  focusable but not clickable) (:attr:`UIElement.is_interactive`). Without text they are kept
+  all the same: the descriptions name them by class and resource id.
 * **Informative elements**: any other node with its own text or content description (usually a
   leaf TextView/ImageView), unless every one of those strings is already carried by an
   interactive ancestor - its own text/description or the label it borrowed (below). Disabled
@@ -59,6 +66,46 @@ def screen_size_of(root: UIElement) -> tuple[int, int]:
     return right, bottom
 
 
+Rect = tuple[int, int, int, int]
+
+
+def _drawing_order(node: UIElement, position: int) -> tuple[int, int]:
+    raw = node.extra.get("drawing-order") if node.extra else None
+    try:
+        return (int(raw), position) if raw is not None else (position, position)
+    except (TypeError, ValueError):
+        return (position, position)
+
+
+def _child_covers(node: UIElement, children: list[UIElement],
+                  covers: tuple[Rect, ...]) -> list[tuple[Rect, ...]] | None:
+    """Per child, the overlay rectangles drawn above it (see the module doc); None if no overlay."""
+    pb = node.bbox_pixels
+    if pb is None or pb.right <= pb.left or pb.bottom <= pb.top:
+        return None
+    pl, pt, pr, pbot = pb.left, pb.top, pb.right, pb.bottom
+    overlays = []
+    for i, c in enumerate(children):  # hot loop: the cheap bounds test first
+        cb = c.bbox_pixels
+        if (cb is not None and cb.left <= pl and cb.top <= pt and cb.right >= pr and cb.bottom >= pbot
+                and c.is_clickable and c.children and c.is_visible):
+            overlays.append(i)
+    if not overlays:
+        return None
+    order = [_drawing_order(c, i) for i, c in enumerate(children)]
+    rect = (pb.left, pb.top, pb.right, pb.bottom)
+    out = []
+    for i in range(len(children)):
+        above = any(order[j] > order[i] for j in overlays if j != i)
+        out.append(covers + (rect,) if above else covers)
+    return out
+
+
+def _covered(rect: Rect, covers: tuple[Rect, ...]) -> bool:
+    left, top, right, bottom = rect
+    return any(cl <= left and ct <= top and cr >= right and cb >= bottom for cl, ct, cr, cb in covers)
+
+
 def _borrow_label(node: UIElement) -> tuple[list[str], list[int]]:
     """Texts of visible, non-interactive descendants (pre-order, not crossing interactive nodes)."""
     texts: list[str] = []
@@ -100,16 +147,18 @@ def select_elements(
         raise UIParseError(f"screen_size must be positive, got {screen_size!r}", where="screen_size")
 
     out: list[UIElement] = []
-    # Stack entries: node, clip rectangle (l, t, r, b), strings carried by interactive ancestors.
+    # Stack entries: node, clip rectangle (l, t, r, b), strings carried by interactive ancestors,
+    # overlay rectangles drawn above the node.
     clip0 = (0, 0, sw, sh)
     empty: tuple[str, ...] = ()
+    no_covers: tuple[Rect, ...] = ()
     start = root.children if root.parent is None and root.class_name == "hierarchy" else [root]
-    stack: list[tuple[UIElement, tuple[int, int, int, int], tuple[str, ...]]] = [
-        (c, clip0, empty) for c in reversed(start)
+    stack: list[tuple[UIElement, Rect, tuple[str, ...], tuple[Rect, ...]]] = [
+        (c, clip0, empty, no_covers) for c in reversed(start)
     ]
     pop, push = stack.pop, stack.append
     while stack:
-        node, clip, carried = pop()
+        node, clip, carried, covers = pop()
         b = node.bbox_pixels
         child_clip = clip
         child_carried = carried
@@ -121,12 +170,16 @@ def select_elements(
             right = min(cr, b.right)
             bottom = min(cb, b.bottom)
             visible = node.is_visible and right > left and bottom > top
+            if visible and covers and _covered((left, top, right, bottom), covers):
+                visible = False
             if node.is_scrollable:
                 child_clip = (left, top, max(left, right), max(top, bottom))
             if visible:
                 text, desc = node.text, node.content_description
                 if node.is_enabled and (node.is_clickable or node.is_long_clickable or node.is_checkable
-                                        or node.is_scrollable or node.is_editable):
+                                        or node.is_scrollable or node.is_editable
+                                        or (node.is_focusable and not node.children
+                                            and not text and not desc)):
                     keep = node
                     if text or desc:
                         child_carried = carried + tuple(s for s in (text, desc) if s)
@@ -153,6 +206,11 @@ def select_elements(
                     out.append(keep)
         children = node.children
         if children:
-            for c in reversed(children):
-                push((c, child_clip, child_carried))
+            per_child = _child_covers(node, children, covers) if len(children) > 1 else None
+            if per_child is None:
+                for c in reversed(children):
+                    push((c, child_clip, child_carried, covers))
+            else:
+                for c, cv in zip(reversed(children), reversed(per_child), strict=True):
+                    push((c, child_clip, child_carried, cv))
     return out

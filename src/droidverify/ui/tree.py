@@ -19,12 +19,16 @@ from __future__ import annotations
 import dataclasses
 import operator
 import re
+from pathlib import Path
 from xml.parsers import expat
 
 from droidverify.errors import UIParseError
 from droidverify.ui.element import Bounds, UIElement
 
-__all__ = ["is_edit_class", "parse_bounds", "parse_xml"]
+__all__ = ["MAX_XML_BYTES", "is_edit_class", "parse_bounds", "parse_xml", "read_dump"]
+
+# Real dumps are tens to hundreds of kB; a huge input is a mistake (or /dev/zero), not a screen.
+MAX_XML_BYTES = 32 * 2**20
 
 _BOOL = {"true": True, "false": False, "True": True, "False": False, "TRUE": True, "FALSE": False}
 
@@ -130,6 +134,17 @@ def _diagnose(attrs: dict[str, str], where: str) -> UIParseError:
     return UIParseError("invalid node attributes", where=where)
 
 
+def read_dump(path: str | Path) -> bytes:
+    """A dump file's bytes, reading at most :data:`MAX_XML_BYTES` (+1 to tell it is too large):
+    ``/dev/zero`` or a multi-GB file gives :class:`UIParseError`, not a MemoryError. OSError passes."""
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_XML_BYTES + 1)
+    if len(data) > MAX_XML_BYTES:
+        raise UIParseError(f"{path} is larger than {MAX_XML_BYTES} bytes; not a uiautomator dump",
+                           where="input")
+    return data
+
+
 def parse_xml(xml: str | bytes) -> UIElement:
     """Parse a uiautomator dump into a tree; return the synthetic ``<hierarchy>`` root.
 
@@ -139,6 +154,9 @@ def parse_xml(xml: str | bytes) -> UIElement:
     """
     if not isinstance(xml, (str, bytes, bytearray)):
         raise UIParseError(f"expected XML as str or bytes, got {type(xml).__name__}")
+    if len(xml) > MAX_XML_BYTES:
+        raise UIParseError(f"the dump is {len(xml)} {'bytes' if not isinstance(xml, str) else 'characters'}"
+                           f", more than the {MAX_XML_BYTES} a screen can plausibly need", where="input")
     data = _strip_trailer(bytes(xml) if isinstance(xml, bytearray) else xml)
 
     parser = expat.ParserCreate()
