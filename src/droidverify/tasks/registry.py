@@ -33,6 +33,10 @@ _TEMPLATES: dict[str, TaskTemplate] = {}
 _LOADED = False
 
 
+def _where(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 def register_task(cls: type[TaskTemplate]) -> type[TaskTemplate]:
     """Class decorator: register one instance of a TaskTemplate subclass under ``cls.name``."""
     name = getattr(cls, "name", None)
@@ -42,9 +46,10 @@ def register_task(cls: type[TaskTemplate]) -> type[TaskTemplate]:
         if not hasattr(cls, attr):
             raise TaskError(f"task template {name!r} ({cls.__name__}) lacks class attribute {attr!r}")
     existing = _TEMPLATES.get(name)
-    if existing is not None and type(existing).__qualname__ != cls.__qualname__:
-        raise TaskError(f"task template name {name!r} registered twice "
-                        f"({type(existing).__name__} and {cls.__name__})")
+    if existing is not None and _where(type(existing)) != _where(cls):
+        # Only re-running the same class definition (a reloaded module) may replace a template.
+        raise TaskError(f"task template name {name!r} registered twice: by {_where(type(existing))} "
+                        f"and by {_where(cls)}")
     _TEMPLATES[name] = cls()
     return cls
 
