@@ -18,7 +18,7 @@ PKG = Path(__file__).resolve().parents[1] / "src" / "droidverify"
 FORBIDDEN: dict[str, set[str]] = {
     "ui": {"env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
     "actions": {"env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
-    "env": {"agents", "runner", "cli", "llm", "rewards", "training", "bench"},
+    "env": {"tasks", "agents", "runner", "cli", "llm", "rewards", "training", "bench"},
     "tasks": {"agents", "runner", "cli", "llm", "rewards", "training", "bench"},
     "llm": {"env.sim", "tasks", "agents", "runner", "cli", "rewards", "training", "bench"},
     "agents": {"runner", "cli", "bench", "rewards"},

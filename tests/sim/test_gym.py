@@ -7,7 +7,7 @@ import warnings
 
 from gymnasium.utils.env_checker import check_env
 
-from droidverify.env.sim.gym import DroidSimGymEnv
+from droidverify.runner.gym import DroidSimGymEnv
 from droidverify.tasks import registry
 
 

@@ -155,3 +155,26 @@ class Trajectory:
             declared_done=d.get("declared_done", False), success=d.get("success"),
             metadata=d.get("metadata") or {},
         )
+
+
+# ---- the one success rule ------------------------------------------------------------------------
+def episode_end(action: Action, *, answer_ends_episode: bool = False) -> tuple[bool, bool]:
+    """``(ends the episode, declares the task done)`` for one action: ``status`` ends it (done when
+    ``complete``), ``submit`` ends it done, ``answer`` ends it done only with ``answer_ends_episode``
+    (AndroidWorld: query tasks answer, then say ``status complete``)."""
+    t = action.action_type
+    if t == "status":
+        return True, action.goal_status == "complete"
+    if t == "submit":
+        return True, True
+    if t == "answer" and answer_ends_episode:
+        return True, True
+    return False, False
+
+
+def episode_success(checker_score: float | None, declared_done: bool) -> float | None:
+    """Success of an episode: the checker's score if the agent declared done, else 0.0; None when
+    nothing could be checked. The runner and the gym adapter both use this rule."""
+    if checker_score is None:
+        return None
+    return float(checker_score) if declared_done else 0.0

@@ -14,7 +14,8 @@ Rules (see docs/runner.md):
   after retries, a model that cannot load): that propagates, so the run stops and the episode
   stays unfinished for a rerun to retry; it says nothing about the agent.
 - Success = the task's checker passes AND the agent declared done (``status complete`` or
-  ``submit``). On an environment without phone state (adb) success is ``None`` unless the task
+  ``submit``): :func:`~droidverify.env.records.episode_success`, the one rule (the gym adapter
+  uses it too). On an environment without phone state (adb) success is ``None`` unless the task
   template provides ``is_successful_on_device(env, params, answer)``.
 """
 
@@ -28,7 +29,7 @@ from typing import Any
 from droidverify.actions.model import Action
 from droidverify.agents.base import Agent, AgentOutput
 from droidverify.env.interface import Environment
-from droidverify.env.records import Step, TokenUsage, Trajectory
+from droidverify.env.records import Step, TokenUsage, Trajectory, episode_end, episode_success
 from droidverify.errors import (
     ActionValidationError,
     DeviceLostError,
@@ -147,28 +148,20 @@ def run_episode(
 
         if action is None:
             continue
-        if action.action_type == "answer" and step.error is None:
+        if action.action_type == "answer":
+            if step.error is not None:
+                continue  # a rejected answer records nothing and ends nothing
             traj.answer = action.text
-            if answer_ends_episode:
-                termination = "answer"
-                break
-        elif action.action_type == "status":
-            traj.declared_done = action.goal_status == "complete"
-            termination = "complete" if traj.declared_done else "infeasible"
-            break
-        elif action.action_type == "submit":
-            traj.declared_done = True
-            termination = "submit"
+        ends, done = episode_end(action, answer_ends_episode=answer_ends_episode)
+        if ends:
+            traj.declared_done = done
+            termination = (action.action_type if action.action_type != "status"
+                           else "complete" if done else "infeasible")
             break
 
     traj.final_observation = obs
-    if answer_ends_episode and termination == "answer":
-        traj.declared_done = True
     score, checker_error = _score(env, task, traj.answer)
-    if score is None:
-        traj.success = None
-    else:
-        traj.success = score if traj.declared_done else 0.0
+    traj.success = episode_success(score, traj.declared_done)
     usage = sum((s.usage for s in traj.steps), TokenUsage())
     traj.metadata.update({
         "termination": termination,

@@ -104,22 +104,10 @@ def scroll_toward(phone: Phone, obs: Observation, *, max_scrolls: int = 30, **cr
     Tries "down" then "up" on a CLONE of the phone (the real phone is untouched), scrolling until
     the element appears or the list stops moving.
     """
-    from droidverify.env.sim.env import SimEnv
+    from droidverify.env.sim.env import probe_scroll
 
-    for direction in ("down", "up"):
-        probe = SimEnv.attach(phone.clone())
-        try:
-            before = probe.observe().xml
-            for _ in range(max_scrolls):
-                after = probe.step(Action(action_type="scroll", direction=direction))
-                if find(after, **criteria) is not None:
-                    return Action(action_type="scroll", direction=direction)
-                if after.xml == before:
-                    break
-                before = after.xml
-        finally:
-            probe.close()
-    return None
+    direction = probe_scroll(phone, lambda o: find(o, **criteria) is not None, max_scrolls=max_scrolls)
+    return Action(action_type="scroll", direction=direction) if direction else None
 
 
 def click_or_scroll(phone: Phone, obs: Observation, **criteria: Any) -> Action:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from droidverify.actions.model import Action, require_action
 from droidverify.env.interface import check_seed
@@ -14,8 +15,14 @@ from droidverify.env.sim.view import SCREEN_H, SCREEN_W, Emitted, View, emit, hi
 from droidverify.errors import ActionValidationError, EnvError
 from droidverify.ui.element import UIElement
 
-if TYPE_CHECKING:
-    from droidverify.tasks.base import Task
+
+class Task(Protocol):
+    """What the simulator needs of a task (``droidverify.tasks.base.Task`` is one); env does not
+    import tasks: tasks sit above it."""
+
+    def setup(self, phone: Phone) -> None: ...
+
+    def is_successful(self, phone: Phone, answer: str | None = None) -> float: ...
 
 WAIT_SECONDS = 5  # how far ``wait`` moves the frozen clock
 
@@ -141,7 +148,8 @@ class SimEnv:
         return self._obs
 
     def is_successful(self) -> float:
-        """The task's rule-based verdict on the current phone state."""
+        """The task checker's score on the current phone state. An episode's *success* also needs
+        the agent to declare done: :func:`~droidverify.env.records.episode_success`."""
         if self.task is None:
             raise EnvError("SimEnv has no task to check")
         return self.task.is_successful(self.phone, self.last_answer)
@@ -308,3 +316,23 @@ class SimEnv:
         elif t == "answer":
             self.last_answer = action.text
         # status / submit end the episode; the screen does not change
+
+
+def probe_scroll(phone: Phone, found: Callable[[Observation], bool], *, max_scrolls: int = 30) -> str | None:
+    """The whole-screen scroll direction ("down", then "up") that brings something ``found`` on
+    screen, or None. Scrolls a CLONE of ``phone`` until found or the screen stops changing; the
+    phone itself is untouched (oracles use this to look ahead)."""
+    for direction in ("down", "up"):
+        probe = SimEnv.attach(phone.clone())
+        try:
+            before = probe.observe().xml
+            for _ in range(max_scrolls):
+                after = probe.step(Action(action_type="scroll", direction=direction))
+                if found(after):
+                    return direction
+                if after.xml == before:
+                    break
+                before = after.xml
+        finally:
+            probe.close()
+    return None

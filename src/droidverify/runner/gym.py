@@ -4,8 +4,9 @@
 action spaces are ``gymnasium.spaces.Text`` over printable Unicode. An action string is parsed
 with ``droidverify.actions.parse.parse_action`` (JSON or the other formats it accepts); an
 unusable action is not fatal: the step counts, the screen stays, ``info["error"]`` says why.
-Reward is the task's rule-based success (0/1) when the agent ends the episode with
-``status complete`` or ``answer``; 0 otherwise (AndroidWorld: success needs the agent to declare done).
+Reward is the episode's success by the runner's rule (:func:`~droidverify.env.records.episode_success`)
+when the agent ends the episode; ``answer`` ends it here (as ``answer_ends_episode``), so a query
+task is one answer. It lives in ``runner`` because it composes the simulator with the task registry.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from droidverify.actions.parse import parse_action
+from droidverify.env.records import episode_end, episode_success
 from droidverify.env.sim.env import SimEnv
 from droidverify.errors import ActionError, TaskError
 from droidverify.tasks import registry
@@ -101,10 +103,10 @@ class DroidSimGymEnv(gym.Env):
             act = parse_action(action)
             self.sim.step(act)
             info["action"] = act.to_json()
-            if act.action_type in ("status", "answer", "submit"):
-                terminated = True
-                declared = act.action_type == "answer" or act.goal_status == "complete" or act.action_type == "submit"
-                reward = float(self.task.is_successful(self.sim.phone, self.sim.last_answer)) if declared else 0.0
+            terminated, declared = episode_end(act, answer_ends_episode=True)
+            if terminated:
+                score = float(self.task.is_successful(self.sim.phone, self.sim.last_answer))
+                reward = episode_success(score, declared) or 0.0
         except ActionError as exc:
             info["error"] = f"{type(exc).__name__}: {exc}"
         truncated = not terminated and self._steps >= self._limit
