@@ -133,7 +133,12 @@ class Trajectory:
     final_observation: Observation | None = None
     answer: str | None = None  # last ``answer`` action's text, if any
     declared_done: bool = False  # agent issued status complete / submit
-    success: float | None = None  # rule-based checker result (None: not evaluated)
+    success: float | None = None  # episode_success(checker_score, declared_done); None: not evaluated
+    # The outcome, typed (``metadata`` mirrors these four keys for older readers).
+    termination: str | None = None  # complete | infeasible | submit | answer | step_limit | agent_error
+    checker_score: float | None = None  # the checker's raw score, declared done or not
+    checker_error: str | None = None
+    agent_error: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -142,18 +147,24 @@ class Trajectory:
             "steps": [s.to_dict() for s in self.steps],
             "final_observation": self.final_observation.to_dict() if self.final_observation else None,
             "answer": self.answer, "declared_done": self.declared_done, "success": self.success,
+            "termination": self.termination, "checker_score": self.checker_score,
+            "checker_error": self.checker_error, "agent_error": self.agent_error,
             "metadata": self.metadata,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Trajectory:
         fo = d.get("final_observation")
+        meta = d.get("metadata") or {}
         return cls(
             task_id=d["task_id"], goal=d["goal"], seed=d.get("seed"), agent=d.get("agent"),
             steps=[Step.from_dict(s) for s in d.get("steps", [])],
             final_observation=Observation.from_dict(fo) if fo else None, answer=d.get("answer"),
             declared_done=d.get("declared_done", False), success=d.get("success"),
-            metadata=d.get("metadata") or {},
+            termination=d.get("termination", meta.get("termination")),
+            checker_score=d.get("checker_score", meta.get("checker_score")),
+            checker_error=d.get("checker_error", meta.get("checker_error")),
+            agent_error=d.get("agent_error", meta.get("agent_error")), metadata=meta,
         )
 
 

@@ -162,6 +162,8 @@ def run_episode(
     traj.final_observation = obs
     score, checker_error = _score(env, task, traj.answer)
     traj.success = episode_success(score, traj.declared_done)
+    traj.termination, traj.checker_score = termination, score
+    traj.checker_error, traj.agent_error = checker_error, agent_error
     usage = sum((s.usage for s in traj.steps), TokenUsage())
     traj.metadata.update({
         "termination": termination,

@@ -25,6 +25,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from droidverify.agents.base import CandidateRecord
 from droidverify.errors import DroidVerifyError, RunError
 from droidverify.runner.store import (
     EPISODES_FILE,
@@ -235,13 +236,10 @@ def render_all(jobs: list[RenderJob], *, workers: int | None = None) -> None:
 
 
 def _verifier_view(info: dict[str, Any], top_k: int) -> VerifierView | None:
-    cands = info.get("candidates")
-    if not isinstance(cands, list) or not cands:
+    cands = CandidateRecord.list_from(info)
+    if not cands:
         return None
-    rows = []
-    for i, c in enumerate(cands):
-        c = c if isinstance(c, dict) else {}
-        rows.append((i, _number(c.get("score")), str(c.get("description") or ""), str(c.get("action") or "")))
+    rows = [(i, c.score, c.description, c.action) for i, c in enumerate(cands)]
     scores = [s for _, s, _, _ in rows if s is not None]
     lo, hi = (min(scores), max(scores)) if scores else (0.0, 1.0)
     unit = lo >= 0.0 and hi <= 1.0

@@ -418,5 +418,7 @@ def load_trajectories(out_dir: str | Path) -> list[Trajectory]:
             task_id=ep["task_id"], goal=ep["goal"], seed=ep.get("seed"), agent=ep.get("agent"),
             steps=sorted(steps[attempt], key=lambda s: s.index), final_observation=finals.get(attempt),
             answer=ep.get("answer"), declared_done=bool(ep.get("declared_done")),
-            success=ep.get("success"), metadata=meta))
+            success=ep.get("success"), termination=ep.get("termination"),
+            checker_score=ep.get("checker_score"), checker_error=ep.get("checker_error"),
+            agent_error=ep.get("agent_error"), metadata=meta))
     return out
