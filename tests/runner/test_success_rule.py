@@ -64,7 +64,7 @@ def test_runner_and_gym_agree_on_every_ending(final: int) -> None:
     gym.reset(seed=0)
     reward = 0.0
     for a in actions:
-        _, reward, terminated, _, _ = gym.step(a.to_json())
+        _, reward, _, _, _ = gym.step(a.to_json())
     gym.close()
     assert reward == (traj.success or 0.0)
     assert reward == (1.0 if final in (0, 2, 3) else 0.0)
