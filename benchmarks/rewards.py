@@ -120,14 +120,14 @@ def main() -> None:
 
     t0 = time.time()
     if args.set:
-        header, items = read_set(args.set)
+        _header, items = read_set(args.set)
     else:
         items = build_items("validation", n=args.n)
     print(f"set: {len(items)} trajectories ({sum(i.label for i in items)} successes) in "
           f"{time.time() - t0:.1f} s", file=sys.stderr)
     rows: list[str] = []
 
-    rule_js, rule_a = run_judge(RuleJudge(), items)
+    _rule_js, rule_a = run_judge(RuleJudge(), items)
     rows.append(fmt(rule_a, "ground truth (re-runs the checker on the saved final phone)"))
 
     llm = load_llm(args.model)

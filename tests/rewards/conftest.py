@@ -7,7 +7,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rewards_doubles import small_set  # noqa: E402
+from rewards_doubles import small_set
 
 
 @pytest.fixture(scope="session")

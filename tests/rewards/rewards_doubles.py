@@ -53,4 +53,4 @@ def reply(verdict: str, valid: bool | None = None, reasoning: str = "The screen 
 def small_set():
     from droidverify.rewards.labelled import build_items
 
-    return tuple(build_items("train", n=60, seeds=range(0, 2)))
+    return tuple(build_items("train", n=60, seeds=range(2)))

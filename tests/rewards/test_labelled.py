@@ -68,7 +68,8 @@ def test_write_read_roundtrip(tmp_path, labelled_items) -> None:
         assert header["version"] == SET_VERSION and header["n"] == 6
         assert [b.id for b in back] == [i.id for i in items]
         assert back[0].trajectory.to_dict() == items[0].trajectory.to_dict()
-    assert gzip.open(tmp_path / "set.jsonl.gz").readline()
+    with gzip.open(tmp_path / "set.jsonl.gz") as fh:
+        assert fh.readline()
 
 
 def test_damaged_or_foreign_sets_raise_typed_errors(tmp_path) -> None:

@@ -6,8 +6,8 @@ from rewards_doubles import ScriptedLLM
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv
 from droidverify.rewards.see import (
-    SemanticEstimator,
     SEEJudge,
+    SemanticEstimator,
     actions_equivalent,
     cosine,
     embedder_path,
@@ -66,7 +66,7 @@ def fake_embed(texts):
 
 
 def test_estimator_similarity_with_scripted_world_model(contacts) -> None:
-    env, obs = contacts
+    _env, obs = contacts
     llm = ScriptedLLM(reply_fn=lambda m, i: "Goes back home." if "go back" in m[-1]["content"]
                       else "Opens the contact's details.")
     est = SemanticEstimator(llm, embed=fake_embed)
@@ -82,7 +82,7 @@ def test_estimator_similarity_with_scripted_world_model(contacts) -> None:
 
 
 def test_errored_world_model_gives_no_semantic_credit(contacts) -> None:
-    env, obs = contacts
+    _env, obs = contacts
     est = SemanticEstimator(ScriptedLLM([RuntimeError("down")]), embed=fake_embed)
     assert est.similarity(obs, Action(action_type="navigate_back"), Action(action_type="navigate_home")) == 0.0
 

@@ -65,7 +65,7 @@ def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, p
         from droidverify.rewards.prore import ProReJudge
 
         return ProReJudge(llm, k=probes, max_probe_steps=probe_steps, max_tokens=max_tokens)
-    from droidverify.rewards.see import SemanticEstimator, SEEJudge
+    from droidverify.rewards.see import SEEJudge, SemanticEstimator
 
     return SEEJudge(SemanticEstimator(llm, max_tokens=min(max_tokens, 64)))
 

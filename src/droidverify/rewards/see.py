@@ -62,7 +62,7 @@ def load_embedder(path: str | Path | None = None) -> Any:
     where = Path(path) if path is not None else embedder_path()
     try:
         return SentenceTransformer(str(where), device="cpu", local_files_only=True)
-    except Exception as exc:  # noqa: BLE001 -- any loader failure is a load error with the path
+    except Exception as exc:  # any loader failure becomes a load error naming the path
         raise ModelLoadError(f"could not load the sentence-embedding model at {where}: {exc}") from exc
 
 
