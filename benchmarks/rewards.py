@@ -146,7 +146,7 @@ def main() -> None:
         pa = agreement([j for j in p_js if j.episode_id in sv_ids], labels, judge="passive (submit episodes)")
         sa = agreement([j for j in s_js if j.episode_id in sv_ids], labels, judge="smartsnap (submit episodes)")
         rows.append(fmt(pa, "whole trajectory in the prompt"))
-        rows.append(fmt(sa, "goal + message + exhibits only"))
+        rows.append(fmt(sa, f"goal + message + exhibits only; {sa.tokens_in / args.votes:.0f} tokens per vote"))
     pr_subset = balanced(items, args.prore_limit)
     pr_js, pr_a = run_judge(ProReJudge(llm, k=1, max_probe_steps=3, max_tokens=args.max_tokens), pr_subset)
     fallback = sum(j.details.get("goals_source") == "fallback" for j in pr_js)
