@@ -1,10 +1,14 @@
 """An OpenAI-compatible server (vLLM, llama.cpp, llama-cpp-python, OpenAI...) as an :class:`LLM`.
 
-Scoring uses the legacy completions endpoint: one request per continuation with the raw prompt
-``prefix + continuation``, ``max_tokens=1`` and ``logprobs=top_k``; the first generated position's
-top-k log-probabilities give each target's score. The prefix is sent byte-identical every time and
-the first continuation goes alone before the rest run concurrently, so a server with a prefix cache
-(vLLM automatic prefix caching, llama.cpp's slot cache) computes the prefix once.
+Scoring uses the legacy completions endpoint with raw prompts ``prefix + continuation``,
+``max_tokens=1`` and ``logprobs=top_k``; the first generated position's top-k log-probabilities give
+each target's score. The prefix is sent byte-identical every time. Where the server accepts a list
+of prompts (vLLM, llama.cpp's ``llama-server``) all continuations of a call go as ONE batched
+request (``batch=True``, the default, probed once per client: a server that refuses a list or
+answers with the wrong number of choices, such as llama-cpp-python's, is remembered as not
+batching). Otherwise one request per continuation: the first alone, then the rest concurrently, so
+a server with a prefix cache (vLLM automatic prefix caching, llama.cpp's slot cache) computes the
+prefix once.
 
 A target absent from the returned top-k has a log-probability below the smallest returned one; it
 gets ``missing_logprob`` if set, else that smallest top-k value (an upper bound on the true value,
@@ -80,7 +84,7 @@ class OpenAICompatLLM:
                  *, timeout: float = 60.0, max_retries: int = 3, concurrency: int = 4,
                  top_logprobs: int = 20, missing_logprob: float | None = None,
                  backoff_base: float = 0.5, backoff_max: float = 8.0,
-                 tokenizer: str | Path | None = None) -> None:
+                 tokenizer: str | Path | None = None, batch: bool = True) -> None:
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         if not base_url.startswith(("http://", "https://")):
             raise LLMInputError(f"base_url must be an http(s) URL, got {base_url!r}")
@@ -105,6 +109,8 @@ class OpenAICompatLLM:
         self.usage = TokenUsage()  # running total over this client's life
         self._lock = threading.Lock()
         self._score_mode = "completions"
+        # None: not yet known whether the server takes a list of prompts; probed on first use.
+        self._batch: bool | None = None if batch else False
         self._tokenize_route: str | None = None
         self._tokenizer = self._load_tokenizer(tokenizer) if tokenizer is not None else None
         self.model = model or self._first_model()
@@ -244,6 +250,11 @@ class OpenAICompatLLM:
             raise LLMInputError(f"prefix must be a string, got {type(prefix).__name__}")
         if not conts:
             return ScoreResult(logprobs=[], seconds=time.perf_counter() - t0)
+        if len(conts) > 1 and self._batch is not False and self._score_mode == "completions":
+            batched = self._score_batch([prefix + c for c in conts], targets)
+            if batched is not None:
+                logprobs, usage = batched
+                return ScoreResult(logprobs=logprobs, usage=usage, seconds=time.perf_counter() - t0)
         results: list[tuple[dict[str, float], TokenUsage] | None] = [None] * len(conts)
         # The first request alone warms the server's prefix cache; the rest then share it.
         results[0] = self._score_one(prefix + conts[0], targets)
@@ -263,6 +274,45 @@ class OpenAICompatLLM:
             usage = usage + r[1]
         return ScoreResult(logprobs=[r[0] for r in results if r is not None], usage=usage,
                            seconds=time.perf_counter() - t0)
+
+    def _score_batch(self, prompts: list[str],
+                     targets: tuple[str, ...]) -> tuple[list[dict[str, float]], TokenUsage] | None:
+        """All prompts in one completions request; None when this server does not batch."""
+        def create() -> Any:
+            return self.client.completions.create(model=self.model, prompt=prompts, max_tokens=1,
+                                                  temperature=0.0, logprobs=self.top_logprobs, echo=False)
+
+        if self._batch is None:  # the probe: no retries, a refusal just means "one at a time"
+            with self._lock:
+                self.stats["requests"] += 1
+            try:
+                resp = create()
+            except openai.APIStatusError:
+                self._batch = False
+                return None
+            except (openai.APITimeoutError, openai.APIConnectionError):
+                resp = self._call(create, "completion (batched score)")
+        else:
+            resp = self._call(create, "completion (batched score)")
+        choices = list(getattr(resp, "choices", None) or [])
+        indices = sorted(getattr(c, "index", -1) for c in choices)
+        if indices != list(range(len(prompts))):
+            if self._batch is None:
+                self._batch = False
+                return None
+            raise LLMOutputError(f"{self.base_url} answered a batch of {len(prompts)} prompts with "
+                                 f"choices {indices[:8]}")
+        self._batch = True
+        out: list[dict[str, float]] = []
+        for choice in sorted(choices, key=lambda c: c.index):
+            top = self._top_from_choice(choice)
+            if not top:
+                raise LLMOutputError(f"{self.base_url} returned no top logprobs for the first token")
+            floor = self.missing_logprob if self.missing_logprob is not None else min(top.values())
+            out.append({t: top.get(t, floor) for t in targets})
+        usage = _usage_of(resp)
+        self._add_usage(usage)
+        return out, usage
 
     def _score_one(self, prompt: str, targets: tuple[str, ...]) -> tuple[dict[str, float], TokenUsage]:
         if self._score_mode == "completions":
@@ -289,8 +339,14 @@ class OpenAICompatLLM:
         return {t: top.get(t, floor) for t in targets}, usage
 
     def _top_from_completion(self, resp: Any) -> dict[str, float]:
+        choices = getattr(resp, "choices", None)
+        if not choices:
+            raise LLMOutputError(f"{self.base_url} completion has no choices")
+        return self._top_from_choice(choices[0])
+
+    def _top_from_choice(self, choice: Any) -> dict[str, float]:
         try:
-            top = resp.choices[0].logprobs.top_logprobs[0]
+            top = choice.logprobs.top_logprobs[0]
             return {str(k): float(v) for k, v in dict(top).items()}
         except (AttributeError, IndexError, TypeError, ValueError) as e:
             raise LLMOutputError(f"{self.base_url} completion has no usable logprobs "
