@@ -36,7 +36,7 @@ class _Server:
             def log_message(self, *a: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 -- http.server's name
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
                 outer.requests.append(body["prompt"])
