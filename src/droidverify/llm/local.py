@@ -96,6 +96,7 @@ class LocalLLM:
             raise LLMInputError(f"max_batch must be a positive int, got {max_batch!r}")
         torch.set_num_threads(num_threads or _default_threads())
         t0 = time.perf_counter()
+        self.source = model  # what was asked for (None: the bundled model), for provenance
         directory, self.name = materialize(model)
         self.model_dir = directory
         self.model, self.tokenizer = load_model_and_tokenizer(directory, torch.float32)
@@ -246,6 +247,16 @@ class LocalLLM:
         if not conts:
             return ScoreResult(logprobs=[], seconds=time.perf_counter() - t0,
                                logits=torch.empty(0, self.model.config.vocab_size))
+        fulls, k = self.split_shared(prefix, conts)
+        with self._lock, torch.inference_mode():
+            out = self._head(self.candidate_hidden(fulls, k)).cpu()
+        n_full = sum(len(f) for f in fulls)
+        usage = TokenUsage(prompt_tokens=n_full, cached_tokens=k * (len(conts) - 1))
+        return self._result(out, tids, validate_targets(targets), usage, time.perf_counter() - t0)
+
+    def split_shared(self, prefix: str, conts: list[str]) -> tuple[list[list[int]], int]:
+        """Tokenize every ``prefix + continuation``; return (full ids, k) where the first k ids are
+        shared by all of them and computed once (each keeps >= 1 token of its own)."""
         # One batched call (the fast tokenizer's Rust batch) gives the same ids as one call each.
         fulls = [list(ids) for ids in
                  self.tokenizer([prefix + c for c in conts], add_special_tokens=False)["input_ids"]]
@@ -258,28 +269,40 @@ class LocalLLM:
             self._check_length(len(f), f"prefix + continuations[{i}]")
             # Keep >= 1 own token per continuation: its last token's logits are the answer.
             k = min(k, _common_prefix_len(fulls[0], f), len(f) - 1)
-        shared = fulls[0][:k]
-        tails = [f[k:] for f in fulls]
+        return fulls, k
+
+    def candidate_hidden(self, fulls: list[list[int]], k: int, *, model: torch.nn.Module | None = None,
+                         max_batch: int | None = None) -> torch.Tensor:
+        """Final hidden state of every full prompt's last token, ``[n, hidden]``, in input order.
+
+        The shared ``fulls[i][:k]`` is run once; its KV cache serves every tail. This is the one
+        implementation of the verifier's forward pass: :meth:`score` runs it under inference mode,
+        the P^3 trainer with gradients (``model``: the same network with adapters), so trained
+        and deployed scores come from identical computation.
+        """
+        net = self.model if model is None else model
+        base = net.base_model if model is None else net.get_decoder()
         dev = self.device
-        base = self.model.base_model
-        out = torch.empty(len(conts), self.model.config.vocab_size, dtype=torch.float32)
-        with self._lock, torch.inference_mode():
-            kv: list[tuple[torch.Tensor, torch.Tensor]] = []
-            if k:
-                pre = base(input_ids=torch.tensor([shared], device=dev), use_cache=True)
-                kv = [(layer.keys, layer.values) for layer in pre.past_key_values.layers]
-            # Longest first, so each batch pads little.
-            order = sorted(range(len(conts)), key=lambda i: -len(tails[i]))
-            for s in range(0, len(order), self.max_batch):
-                idx = order[s:s + self.max_batch]
-                run = self._score_packed if self.score_mode == "packed" else self._score_batch
-                out[idx] = run([tails[i] for i in idx], k, kv)
-        n_full = sum(len(f) for f in fulls)
-        usage = TokenUsage(prompt_tokens=n_full, cached_tokens=k * (len(conts) - 1))
-        return self._result(out, tids, validate_targets(targets), usage, time.perf_counter() - t0)
+        tails = [f[k:] for f in fulls]
+        kv: list[tuple[torch.Tensor, torch.Tensor]] = []
+        if k:
+            pre = base(input_ids=torch.tensor([fulls[0][:k]], device=dev), use_cache=True)
+            kv = [(layer.keys, layer.values) for layer in pre.past_key_values.layers]
+        # Longest first, so each batch pads little.
+        order = sorted(range(len(tails)), key=lambda i: -len(tails[i]))
+        parts: list[torch.Tensor] = []
+        step = max_batch or self.max_batch
+        for s in range(0, len(order), step):
+            idx = order[s:s + step]
+            run = self._score_packed if self.score_mode == "packed" else self._score_batch
+            parts.append(run([tails[i] for i in idx], k, kv, base))
+        hidden = torch.cat(parts, 0)
+        inverse = torch.empty(len(order), dtype=torch.long)
+        inverse[torch.tensor(order)] = torch.arange(len(order))
+        return hidden[inverse.to(hidden.device)]
 
     def _score_batch(self, tails: list[list[int]], k: int,
-                     kv: list[tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
+                     kv: list[tuple[torch.Tensor, torch.Tensor]], base: torch.nn.Module) -> torch.Tensor:
         from transformers import DynamicCache
 
         dev = self.device
@@ -299,13 +322,12 @@ class LocalLLM:
             # expand() is a view: the shared prefix KV is not copied until the cache appends to it.
             cache = DynamicCache(ddp_cache_data=[(kk.expand(b, -1, -1, -1), vv.expand(b, -1, -1, -1))
                                                  for kk, vv in kv])
-        hidden = self.model.base_model(input_ids=ids, attention_mask=mask, position_ids=pos,
-                                       past_key_values=cache, use_cache=k > 0).last_hidden_state
-        last = hidden[torch.arange(b, device=dev), lens - 1]
-        return self._head(last).cpu()
+        hidden = base(input_ids=ids, attention_mask=mask, position_ids=pos,
+                      past_key_values=cache, use_cache=k > 0).last_hidden_state
+        return hidden[torch.arange(b, device=dev), lens - 1]
 
     def _score_packed(self, tails: list[list[int]], k: int,
-                      kv: list[tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
+                      kv: list[tuple[torch.Tensor, torch.Tensor]], base: torch.nn.Module) -> torch.Tensor:
         """All tails in ONE row after the prefix, kept apart by a block-diagonal causal mask.
 
         Versus a padded batch this copies the prefix KV once per pass (not once per row) and runs
@@ -323,14 +345,14 @@ class LocalLLM:
         idx = torch.arange(q, device=dev)
         allowed = torch.ones((q, k + q), dtype=torch.bool, device=dev)
         allowed[:, k:] = (seg[:, None] == seg[None, :]) & (idx[None, :] <= idx[:, None])
-        dtype = _DTYPES[self.dtype_name]
+        dtype = next(base.parameters()).dtype
         mask = torch.zeros((1, 1, q, k + q), dtype=dtype, device=dev)
         mask.masked_fill_(~allowed, torch.finfo(dtype).min)  # additive form: valid for sdpa and eager
         cache = DynamicCache(ddp_cache_data=kv) if k else None
-        hidden = self.model.base_model(input_ids=ids, attention_mask=mask, position_ids=pos,
-                                       past_key_values=cache, use_cache=k > 0).last_hidden_state
+        hidden = base(input_ids=ids, attention_mask=mask, position_ids=pos,
+                      past_key_values=cache, use_cache=k > 0).last_hidden_state
         ends = torch.tensor(lens, device=dev).cumsum(0) - 1
-        return self._head(hidden[0, ends]).cpu()
+        return hidden[0, ends]
 
     def naive_score(self, prefix: str, continuations: list[str],
                     targets: tuple[str, ...] = ("Yes", "No")) -> ScoreResult:

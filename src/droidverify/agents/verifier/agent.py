@@ -8,6 +8,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from droidverify.actions.model import Action
@@ -25,7 +26,7 @@ from droidverify.agents.verifier.memory import WorkingMemory, make_memory
 from droidverify.agents.verifier.prompt import build_verification_prompt
 from droidverify.env.records import Observation, Step, TokenUsage
 from droidverify.errors import DroidVerifyError, LLMOutputError
-from droidverify.llm.base import LLM, ScoreResult
+from droidverify.llm.base import LLM, Messages, ScoreResult
 
 Head = Callable[[Any], Sequence[float]]
 
@@ -93,6 +94,46 @@ def closest_app(name: str, apps: Sequence[str], *, cutoff: float = 0.5) -> tuple
     if ranked and ranked[0][0] >= cutoff:
         return ranked[0][2], f"difflib ratio {ranked[0][0]:.2f}"
     return None, "no known app is close"
+
+
+@dataclass
+class PreparedStep:
+    """A step's inputs to scoring (see :meth:`VerifierAgent.prepare`)."""
+
+    observation: Observation
+    memory_text: str
+    ui: str
+    candidates: list[Action]
+    descriptions: list[str]
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    seconds_memory: float = 0.0
+
+
+def completion_question(action: Action, observation: Observation, apps: Sequence[str] | None) -> str:
+    """The question that asks for a placeholder candidate's content (app, text or answer)."""
+    t = action.action_type
+    if t == "open_app":
+        known = f" Known apps: {', '.join(apps)}." if apps else ""
+        return f"Which app should be opened next for this task?{known} Reply with the app name only."
+    if t == "input_text":
+        idx = action.index if action.index is not None else -1
+        target = (element_tag(observation.elements[idx], idx)
+                  if 0 <= idx < len(observation.elements) else "the focused field")
+        return f"What exact text should be typed into {target} for this task? Reply with the text only."
+    if t == "answer":
+        return ("What is the answer to the user's question, based on the screen and the memory? "
+                "Reply with the answer only, in one line.")
+    raise DroidVerifyError(f"candidate {action.to_json()} needs no completion")
+
+
+def completion_messages(goal: str, memory_text: str, ui: str, question: str) -> Messages:
+    """The chat that asks for a candidate's content; ``ui`` is the step's screen description."""
+    user = (
+        f"Task goal: {strip_special_tokens(goal)}\n\n"
+        f"Working memory:\n{memory_text or 'Nothing has been done yet.'}\n\n"
+        f"Current screen (untrusted app content):\n<screen>\n{ui}\n</screen>\n\n{question}"
+    )
+    return [{"role": "system", "content": COMPLETION_SYSTEM}, {"role": "user", "content": user}]
 
 
 class VerifierAgent:
@@ -173,7 +214,8 @@ class VerifierAgent:
             import torch
 
             logits = logits_parts[0] if len(logits_parts) == 1 else torch.cat(logits_parts, 0)
-            raw = self.head(logits)
+            with torch.inference_mode():
+                raw = self.head(logits)
             scores = [float(s) for s in (raw.tolist() if hasattr(raw, "tolist") else raw)]
         else:
             scores = [yes_probability(x["logprob_yes"], x["logprob_no"]) for x in details]
@@ -184,28 +226,17 @@ class VerifierAgent:
         return scores, details, usage
 
     # ---- completion ----------------------------------------------------------------
-    def _ask(self, observation: Observation, memory_text: str, question: str,
-             max_tokens: int) -> tuple[str, TokenUsage]:
-        user = (
-            f"Task goal: {strip_special_tokens(self.goal)}\n\n"
-            f"Working memory:\n{memory_text or 'Nothing has been done yet.'}\n\n"
-            f"Current screen (untrusted app content):\n<screen>\n"
-            f"{describe_ui(observation, self.ui_style)}\n</screen>\n\n{question}"
-        )
-        gen = self.llm.generate([{"role": "system", "content": COMPLETION_SYSTEM},
-                                 {"role": "user", "content": user}],
-                                max_tokens=max_tokens, temperature=0.0, stop=["\n"])
+    def _ask(self, prepared: PreparedStep, question: str, max_tokens: int) -> tuple[str, TokenUsage]:
+        messages = completion_messages(self.goal, prepared.memory_text, prepared.ui, question)
+        gen = self.llm.generate(messages, max_tokens=max_tokens, temperature=0.0, stop=["\n"])
         return gen.text, gen.usage
 
-    def _complete(self, action: Action, observation: Observation,
-                  memory_text: str) -> tuple[Action | None, dict[str, Any], TokenUsage]:
+    def _complete(self, action: Action, prepared: PreparedStep) -> tuple[Action | None, dict[str, Any], TokenUsage]:
         """Fill a placeholder candidate; returns (action or None if unusable, record, usage)."""
         t = action.action_type
+        question = completion_question(action, prepared.observation, self.apps)
         if t == "open_app":
-            known = f" Known apps: {', '.join(self.apps)}." if self.apps else ""
-            raw, usage = self._ask(observation, memory_text,
-                                   f"Which app should be opened next for this task?{known} "
-                                   "Reply with the app name only.", 16)
+            raw, usage = self._ask(prepared, question, 16)
             # App names carry no sentence punctuation: drop it, then any quotes it was hiding.
             name = clean_reply(raw, max_len=60).rstrip(".!?,;:").strip("\"'`“”‘’").strip()
             rec: dict[str, Any] = {"kind": "open_app", "raw": raw, "cleaned": name}
@@ -224,12 +255,7 @@ class VerifierAgent:
             rec["value"] = name
             return Action(action_type="open_app", app_name=name), rec, usage
         if t == "input_text":
-            idx = action.index if action.index is not None else -1
-            target = (element_tag(observation.elements[idx], idx)
-                      if 0 <= idx < len(observation.elements) else "the focused field")
-            raw, usage = self._ask(observation, memory_text,
-                                   f"What exact text should be typed into {target} for this task? "
-                                   "Reply with the text only.", self.text_max_tokens)
+            raw, usage = self._ask(prepared, question, self.text_max_tokens)
             text = clean_reply(raw, max_len=200)
             rec = {"kind": "input_text", "raw": raw, "cleaned": text}
             if not text:
@@ -238,10 +264,7 @@ class VerifierAgent:
             rec["value"] = text
             return Action(action_type="input_text", index=action.index, text=text), rec, usage
         if t == "answer":
-            raw, usage = self._ask(observation, memory_text,
-                                   "What is the answer to the user's question, based on the screen "
-                                   "and the memory? Reply with the answer only, in one line.",
-                                   self.answer_max_tokens)
+            raw, usage = self._ask(prepared, question, self.answer_max_tokens)
             text = clean_reply(raw, max_len=500)
             rec = {"kind": "answer", "raw": raw, "cleaned": text}
             if not text:
@@ -251,18 +274,26 @@ class VerifierAgent:
             return Action(action_type="answer", text=text), rec, usage
         raise DroidVerifyError(f"candidate {action.to_json()} needs no completion")
 
-    # ---- the step ------------------------------------------------------------------
-    def act(self, observation: Observation, history: list[Step]) -> AgentOutput:
+    def prepare(self, observation: Observation, history: list[Step]) -> PreparedStep:
+        """Everything of a step before scoring: memory, screen text, candidates and their
+        descriptions. Training data is recorded from this, so it sees what inference sees."""
         t0 = time.perf_counter()
         usage = self.memory.update(history, observation)
         memory_text = self.memory.render()
         t_mem = time.perf_counter() - t0
-
         candidates = extract_candidates(observation, apps=self.apps)
-        elements = observation.elements
-        descriptions = [describe_action(c, elements) for c in candidates]
-        ui = describe_ui(observation, self.ui_style)
-        vp = build_verification_prompt(self.llm, goal=self.goal, memory=memory_text, ui=ui,
+        descriptions = [describe_action(c, observation.elements) for c in candidates]
+        return PreparedStep(observation=observation, memory_text=memory_text,
+                            ui=describe_ui(observation, self.ui_style), candidates=candidates,
+                            descriptions=descriptions, usage=usage, seconds_memory=t_mem)
+
+    # ---- the step ------------------------------------------------------------------
+    def act(self, observation: Observation, history: list[Step]) -> AgentOutput:
+        prepared = self.prepare(observation, history)
+        usage = prepared.usage
+        memory_text, candidates, descriptions = prepared.memory_text, prepared.candidates, prepared.descriptions
+        t_mem = prepared.seconds_memory
+        vp = build_verification_prompt(self.llm, goal=self.goal, memory=memory_text, ui=prepared.ui,
                                        descriptions=descriptions)
         t1 = time.perf_counter()
         scores, details, score_usage = self._score(vp.prefix, vp.continuations)
@@ -278,7 +309,7 @@ class VerifierAgent:
             if not needs_completion(cand):
                 chosen_idx, final = i, cand
                 break
-            done, rec, used = self._complete(cand, observation, memory_text)
+            done, rec, used = self._complete(cand, prepared)
             usage = usage + used
             rec["candidate"] = i
             raw_output = rec["raw"]

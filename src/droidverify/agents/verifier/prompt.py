@@ -76,24 +76,45 @@ class VerificationPrompt:
         return self.prefix + self.continuations[i]
 
 
-def split_at_sentinel(rendered: str, *, where: str = "verification prompt") -> tuple[str, str]:
+def split_at_sentinel(rendered: str, *, where: str = "verification prompt",
+                      sentinel: str = SENTINEL) -> tuple[str, str]:
     """Split a rendered chat at the (single) sentinel; raise :class:`LLMError` if it is not there once."""
-    count = rendered.count(SENTINEL)
+    count = rendered.count(sentinel)
     if count != 1:
         raise LLMError(
             f"{where}: the chat template rendered the question sentinel {count} times (expected 1); "
             "it must pass message content through unchanged for prefix caching to work")
-    before, after = rendered.split(SENTINEL)
+    before, after = rendered.split(sentinel)
     return before, after
+
+
+def pick_sentinel(*texts: str) -> str:
+    """A question placeholder that occurs in none of ``texts``.
+
+    Screen text is untrusted and may contain any fixed sentinel (even this module's), so the
+    placeholder is extended until it is absent; the split then depends on nothing the screen shows.
+    """
+    joined = "\n".join(texts)
+    sentinel, n = SENTINEL, 0
+    while sentinel in joined:
+        n += 1
+        sentinel = f"{SENTINEL[:-2]}_{n}@@"
+    return sentinel
 
 
 def build_verification_prompt(
     llm: LLM, *, goal: str, memory: str, ui: str, descriptions: list[str]
 ) -> VerificationPrompt:
-    """Render the shared prefix once and one continuation per candidate description."""
-    messages = build_messages(goal, memory, ui, SENTINEL)
+    """Render the shared prefix once and one continuation per candidate description.
+
+    Training (``droidverify.training``) builds its prompts with this same function from the
+    recorded goal, memory, screen and descriptions, so train and inference see identical tokens.
+    """
+    sentinel = pick_sentinel(goal, memory, ui, ROLE, INSTRUCTION)
+    messages = build_messages(goal, memory, ui, sentinel)
     rendered = llm.render_chat(messages, add_generation_prompt=True)
-    prefix, suffix = split_at_sentinel(rendered, where=f"verification prompt for {llm.name}")
+    prefix, suffix = split_at_sentinel(rendered, where=f"verification prompt for {llm.name}",
+                                       sentinel=sentinel)
     questions = [candidate_question(strip_special_tokens(d)) for d in descriptions]
     return VerificationPrompt(prefix=prefix, continuations=[q + suffix for q in questions],
                               questions=questions, suffix=suffix, messages=messages)

@@ -1,0 +1,107 @@
+"""Verifier training experiment (issue: train the verifier).
+
+Part ``success``: task success of verifiers on (a) train templates with unseen seeds (>= 1000),
+(b) validation templates, (c) test templates, through ``droidverify run`` (one run directory per
+verifier and split, resumable). Verifiers are named ``NAME=DIR`` (``NAME=none`` is the untrained
+model scoring by normalised P(Yes)). The test split is for final figures only.
+
+Part ``speed``: seconds per training record of the shared-prefix P^3 trainer vs a naive trainer
+that runs every candidate's full prompt on its own (V-Droid's code), on the same records with the
+same sampled negatives, measured in one run; prints the ratio (goal >= 5x).
+
+    python benchmarks/train_verifier.py --part speed --records 6
+    python benchmarks/train_verifier.py --part success --verifier untrained=none \\
+        --verifier shipped=src/droidverify/agents/verifier/shipped --splits validation:0 --max-tasks 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def success(args: argparse.Namespace) -> None:
+    rows = []
+    for spec in args.verifier:
+        name, _, vdir = spec.partition("=")
+        row = {"verifier": name}
+        for split_spec in args.splits.split(","):
+            split, _, seeds = split_spec.partition(":")
+            out = Path(args.out) / f"{name}-{split}"
+            cmd = [sys.executable, "-m", "droidverify", "run", "--agent", "verifier", "--verifier", vdir or "none",
+                   "--split", split, "--seeds", seeds or "0", "--out", str(out), "--no-progress",
+                   "--device", args.device]
+            if args.max_tasks:
+                cmd += ["--max-tasks", str(args.max_tasks)]
+            t0 = time.perf_counter()
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                print(proc.stderr[-3000:], file=sys.stderr)
+                raise SystemExit(f"run failed: {' '.join(cmd)}")
+            eps = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines() if line.strip()]
+            eps = [e for e in eps if e.get("kind", "episode") == "episode"]
+            solved = sum(1 for e in eps if (e.get("success") or 0) >= 1.0)
+            row[split] = f"{solved}/{len(eps)} ({100 * solved / max(1, len(eps)):.1f}%)"
+            row[f"{split}_s"] = f"{time.perf_counter() - t0:.0f}"
+            print(json.dumps({"verifier": name, "split": split, "solved": solved, "episodes": len(eps)}), flush=True)
+        rows.append(row)
+    splits = [s.partition(":")[0] for s in args.splits.split(",")]
+    print("\n| verifier | " + " | ".join(f"{s} solved" for s in splits) + " |")
+    print("|---|" + "---|" * len(splits))
+    for r in rows:
+        print(f"| {r['verifier']} | " + " | ".join(r[s] for s in splits) + " |")
+
+
+def speed(args: argparse.Namespace) -> None:
+    from droidverify.llm.local import LocalLLM
+    from droidverify.tasks import registry
+    from droidverify.training.collect import collect
+    from droidverify.training.loop import sim_apps
+    from droidverify.training.p3 import P3Config, P3Trainer
+
+    recs = list(collect(registry.tasks_for("train", [0]), split_of=registry.split_of, apps=sim_apps()))
+    recs = recs[:: max(1, len(recs) // args.records)][: args.records]
+    llm = LocalLLM(dtype=args.dtype, device=args.device)
+    results = {}
+    for naive in (False, True):
+        cfg = P3Config(output_dir="/tmp/p3speed", train_file="", lora_layers=args.lora_layers,
+                       max_negatives=args.negatives, sft_weight=0.0, naive_forward=naive, max_steps=10 ** 6,
+                       dtype=args.dtype, device=args.device)
+        tr = P3Trainer(cfg, llm=llm, train_records=recs)
+        tr.train_step()  # warm-up
+        t0 = time.perf_counter()
+        for _ in range(len(recs)):
+            tr.train_step()
+        results["naive" if naive else "shared-prefix"] = (time.perf_counter() - t0) / len(recs)
+        tr.peft_model.unload()  # take the adapter out again so the next trainer starts clean
+        llm.model = tr.peft_model.get_base_model() if hasattr(tr.peft_model, "get_base_model") else llm.model
+    print(f"\n{len(recs)} records, {args.negatives} negatives + 1 positive each, LoRA on "
+          f"{args.lora_layers or 'all'} layers, {llm.dtype_name} on {args.device}")
+    print("| trainer | seconds per record |\n|---|---|")
+    for k, v in results.items():
+        print(f"| {k} | {v:.2f} |")
+    print(f"| ratio naive / shared-prefix | {results['naive'] / results['shared-prefix']:.2f}x |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", choices=("success", "speed"), required=True)
+    ap.add_argument("--verifier", action="append", default=[], help="NAME=DIR or NAME=none (repeat)")
+    ap.add_argument("--splits", default="train:1000,validation:0,test:0", help="split:seeds,...")
+    ap.add_argument("--max-tasks", type=int, default=None)
+    ap.add_argument("--out", default="runs/bench-train-verifier")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--dtype", default="auto")
+    ap.add_argument("--records", type=int, default=6)
+    ap.add_argument("--negatives", type=int, default=15)
+    ap.add_argument("--lora-layers", type=int, default=None)
+    args = ap.parse_args()
+    (success if args.part == "success" else speed)(args)
+
+
+if __name__ == "__main__":
+    main()

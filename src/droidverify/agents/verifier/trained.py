@@ -1,0 +1,138 @@
+"""A trained verifier on disk: LoRA adapter + score head + what they were trained on.
+
+Layout of a verifier directory::
+
+    verifier.json         format, base model and its digest, head kind, prompt settings
+    adapter/              peft LoRA adapter (adapter_config.json, adapter_model.safetensors)
+    head.safetensors      the score head over next-token logits
+    provenance.json       command, commit, data and metrics (written by the training command)
+
+``load_verifier`` merges the adapter into the base model (inference then costs what the untrained
+model costs) and returns a :class:`VerifierAgent` whose scores come from the head.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from droidverify.agents.verifier.agent import VerifierAgent
+from droidverify.agents.verifier.head import load_head
+from droidverify.errors import CheckpointError
+
+FORMAT = "droidverify-verifier"
+FORMAT_VERSION = 1
+
+
+def shipped_verifier_path() -> Path:
+    """The verifier trained by ``droidverify train verifier`` and shipped in the package."""
+    return Path(__file__).resolve().parent / "shipped"
+
+
+def _base_identity(llm: Any) -> dict[str, Any]:
+    from droidverify.llm.modelcache import file_digest, resolve_model_path
+
+    ident: dict[str, Any] = {"name": llm.name, "vocab_size": int(llm.model.config.vocab_size),
+                             "num_hidden_layers": int(llm.model.config.num_hidden_layers)}
+    src = getattr(llm, "source", None)
+    try:
+        path = resolve_model_path(src)
+        if path.is_file():
+            ident["gguf_digest"] = file_digest(path)
+    except Exception:  # noqa: BLE001 -- identity is best effort for a directory model
+        pass
+    return ident
+
+
+def save_verifier(directory: str | Path, *, peft_model: Any, head: Any, llm: Any, config: dict[str, Any],
+                  provenance: dict[str, Any] | None = None, adapter_dtype: str = "bfloat16") -> Path:
+    """Write adapter (cast to ``adapter_dtype`` to keep it small), head and metadata atomically."""
+    import torch
+
+    directory = Path(directory)
+    tmp = directory.with_name(directory.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    peft_model.save_pretrained(str(tmp / "adapter"))
+    if adapter_dtype != "float32":
+        from safetensors.torch import load_file, save_file
+
+        f = tmp / "adapter" / "adapter_model.safetensors"
+        tensors = load_file(str(f))
+        save_file({k: v.to(getattr(torch, adapter_dtype)).contiguous() for k, v in tensors.items()}, str(f))
+    from droidverify.agents.verifier.head import save_head
+
+    save_head(head, tmp / "head.safetensors")
+    meta = {"format": FORMAT, "version": FORMAT_VERSION, "base_model": _base_identity(llm),
+            "head": head.kind, "ui_style": "html", "memory": config.get("memory", "diff"),
+            "adapter_dtype": adapter_dtype, "train_config": config}
+    (tmp / "verifier.json").write_text(json.dumps(meta, indent=1))
+    if provenance is not None:
+        (tmp / "provenance.json").write_text(json.dumps(provenance, indent=1))
+    if directory.exists():
+        shutil.rmtree(directory)
+    tmp.rename(directory)
+    return directory
+
+
+def read_verifier_meta(directory: str | Path) -> dict[str, Any]:
+    directory = Path(directory)
+    try:
+        meta = json.loads((directory / "verifier.json").read_text())
+    except FileNotFoundError as exc:
+        raise CheckpointError(f"{directory} is not a trained verifier: no verifier.json") from exc
+    except (OSError, ValueError) as exc:
+        raise CheckpointError(f"cannot read {directory / 'verifier.json'}: {exc}") from exc
+    if meta.get("format") != FORMAT or meta.get("version") != FORMAT_VERSION:
+        raise CheckpointError(f"{directory}: unknown verifier format {meta.get('format')!r} "
+                              f"version {meta.get('version')!r}")
+    return meta
+
+
+def apply_verifier(llm: Any, directory: str | Path, *, merge: bool = True) -> Any:
+    """Load the adapter into ``llm.model`` (merged by default) and return the score head."""
+    from peft import PeftModel
+
+    directory = Path(directory)
+    meta = read_verifier_meta(directory)
+    base = meta["base_model"]
+    cfg = llm.model.config
+    if base.get("vocab_size") != cfg.vocab_size or base.get("num_hidden_layers") != cfg.num_hidden_layers:
+        raise CheckpointError(f"{directory} was trained on {base.get('name')!r} "
+                              f"(vocab {base.get('vocab_size')}, {base.get('num_hidden_layers')} layers), "
+                              f"not on {llm.name!r} (vocab {cfg.vocab_size}, {cfg.num_hidden_layers} layers)")
+    want = base.get("gguf_digest")
+    have = _base_identity(llm).get("gguf_digest")
+    if want and have and want != have:
+        raise CheckpointError(f"{directory} was trained on a different model file (digest {want}, "
+                              f"this one is {have})")
+    try:
+        peft = PeftModel.from_pretrained(llm.model, str(directory / "adapter"))
+    except Exception as exc:  # peft raises several kinds; name the directory
+        raise CheckpointError(f"cannot load the adapter in {directory}: {type(exc).__name__}: {exc}") from exc
+    llm.model = peft.merge_and_unload() if merge else peft.get_base_model()
+    llm.model.eval()
+    head = load_head(directory / "head.safetensors", cfg.vocab_size).to(llm.device)
+    llm.name = f"{llm.name}+{directory.name}"
+    return head
+
+
+def load_verifier(directory: str | Path | None = None, *, llm: Any = None, model: str | None = None,
+                  dtype: str = "auto", device: str = "cpu", apps: Sequence[str] | None = None,
+                  **agent_kwargs: Any) -> VerifierAgent:
+    """A :class:`VerifierAgent` scoring with a trained verifier (default: the shipped one).
+
+    ``llm``: an already loaded :class:`LocalLLM` of the same base model (its weights are changed
+    in place); otherwise ``model``/``dtype``/``device`` load one.
+    """
+    directory = Path(directory) if directory is not None else shipped_verifier_path()
+    read_verifier_meta(directory)  # fail before loading a model
+    if llm is None:
+        from droidverify.llm.local import LocalLLM
+
+        llm = LocalLLM(model, dtype=dtype, device=device)
+    head = apply_verifier(llm, directory)
+    return VerifierAgent(llm, head=head, apps=apps, **agent_kwargs)

@@ -1,0 +1,230 @@
+"""``droidverify train ...`` (verifier data, P^3 training, the annotation loop, the default recipe)
+and ``droidverify triage RUN_DIR`` (steps a person should review, by entropy)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from droidverify.cli._common import fail, parse_seeds
+from droidverify.errors import DroidVerifyError
+
+train_app = typer.Typer(help="Train verifiers: collect labelled steps, P^3 training, annotation loop.",
+                        no_args_is_help=True)
+
+# The CPU recipe behind `droidverify train default` (docs/training.md has the figures it gives).
+CPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "lora_layers": 8, "max_negatives": 7, "max_steps": 900, "grad_accum": 1,
+                              "learning_rate": 2e-4, "head_learning_rate": 1e-3, "eval_every": 150,
+                              "eval_records": 60, "save_every": 50, "sft_weight": 0.5,
+                              "max_prompt_tokens": 2200}
+GPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "max_batch": 16, "lora_layers": None, "max_negatives": 15, "max_steps": 3000, "grad_accum": 4,
+                              "learning_rate": 2e-4, "head_learning_rate": 1e-3, "eval_every": 500,
+                              "eval_records": 120, "save_every": 100, "sft_weight": 0.5,
+                              "max_prompt_tokens": 4000}
+
+
+def _say(msg: str) -> None:
+    typer.echo(f"[{time.strftime('%H:%M:%S')}] {msg}", err=True)
+
+
+def _commit() -> str | None:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
+                              cwd=Path(__file__).resolve().parent).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _provenance(extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"command": " ".join(["droidverify", *sys.argv[1:]]), "commit": _commit(),
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), **(extra or {})}
+
+
+@train_app.command("data")
+def data_command(
+    out: Annotated[Path, typer.Option("--out", help="JSONL file to write (statistics beside it).")],
+    split: Annotated[str, typer.Option("--split", help="Templates: train, validation or test.")] = "train",
+    oracle_seeds: Annotated[str, typer.Option("--oracle-seeds", help="Seeds of oracle rollouts.")] = "0-5",
+    noisy_seeds: Annotated[str, typer.Option("--noisy-seeds", help="Seeds of noisy-oracle rollouts "
+                                             "(wrong turns + self-correction pairs); '' for none.")] = "100-111",
+    epsilon: Annotated[float, typer.Option(help="Mistake rate of the noisy oracle.", min=0, max=1)] = 0.3,
+    self_correction_rate: Annotated[float, typer.Option(help="Share of screen-changing mistakes whose "
+                                                        "next step is labelled with the reverse action.",
+                                                        min=0, max=1)] = 0.25,
+) -> None:
+    """Write verifier training records labelled by the simulator's oracles."""
+    from droidverify.training.loop import DataSpec, build_dataset
+
+    try:
+        spec = DataSpec(split=split, oracle_seeds=parse_seeds(oracle_seeds) if oracle_seeds else [],
+                        noisy_seeds=parse_seeds(noisy_seeds) if noisy_seeds else [], epsilon=epsilon,
+                        self_correction_rate=self_correction_rate)
+        stats = build_dataset(out, spec, progress=_say)
+    except DroidVerifyError as e:
+        fail(str(e))
+    typer.echo(json.dumps({k: stats[k] for k in ("records", "self_correction_share")}))
+
+
+def _config(out: Path, train: Path, eval_file: Path | None, device: str, dtype: str, recipe: dict[str, Any],
+            overrides: dict[str, Any]) -> Any:
+    from droidverify.training.p3 import P3Config
+
+    values = {**recipe, **{k: v for k, v in overrides.items() if v is not None}}
+    if values.get("lora_layers") == 0:
+        values["lora_layers"] = None
+    return P3Config(output_dir=str(out), train_file=str(train), eval_file=str(eval_file) if eval_file else None,
+                    device=device, dtype=dtype, **values)
+
+
+@train_app.command("verifier")
+def verifier_command(
+    train: Annotated[Path, typer.Option("--train", help="Training records (JSONL).")],
+    out: Annotated[Path, typer.Option("--out", help="Trainer directory (checkpoints, log.jsonl, curves.png); "
+                                      "a rerun resumes from its newest checkpoint.")],
+    eval_file: Annotated[Path | None, typer.Option("--eval", help="Held-out records for accuracy.")] = None,
+    export: Annotated[Path | None, typer.Option("--export", help="Write the trained verifier here "
+                                                "(default OUT/verifier).")] = None,
+    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    dtype: Annotated[str, typer.Option(help="auto, float32 or bfloat16.")] = "auto",
+    max_steps: Annotated[int | None, typer.Option(help="Optimizer steps.", min=1)] = None,
+    lora_layers: Annotated[int | None, typer.Option(help="Train LoRA on the last N layers (0 = all).",
+                                                    min=0)] = None,
+    max_negatives: Annotated[int | None, typer.Option(help="Negatives sampled per step.", min=1)] = None,
+    grad_accum: Annotated[int | None, typer.Option(help="Records per optimizer step.", min=1)] = None,
+    learning_rate: Annotated[float | None, typer.Option("--lr", help="LoRA learning rate.")] = None,
+    init_from: Annotated[Path | None, typer.Option(help="Continue from a trained verifier.")] = None,
+    max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed, exported) after this "
+                                                      "many minutes of training.", min=0.1)] = None,
+) -> None:
+    """P^3-train a verifier (LoRA + score head) on step records; resumable."""
+    from droidverify.training.p3 import P3Trainer
+
+    recipe = GPU_RECIPE if device.startswith("cuda") else CPU_RECIPE
+    try:
+        cfg = _config(out, train, eval_file, device, dtype, recipe,
+                      {"max_steps": max_steps, "lora_layers": lora_layers, "max_negatives": max_negatives,
+                       "grad_accum": grad_accum, "learning_rate": learning_rate,
+                       "init_from": str(init_from) if init_from else None, "max_minutes": max_minutes})
+        trainer = P3Trainer(cfg)
+        result = trainer.train()
+        path = trainer.export(export or out / "verifier",
+                              provenance=_provenance({"train_file": str(train), "result": result}))
+    except DroidVerifyError as e:
+        fail(str(e))
+    typer.echo(str(path))
+
+
+@train_app.command("loop")
+def loop_command(
+    train: Annotated[Path, typer.Option("--train", help="Round-0 records (oracle rollouts).")],
+    out: Annotated[Path, typer.Option("--out", help="Loop directory (round-K/...); resumable.")],
+    eval_file: Annotated[Path | None, typer.Option("--eval", help="Held-out records for accuracy.")] = None,
+    rounds: Annotated[int, typer.Option(help="Annotation rounds after round 0.", min=0)] = 1,
+    rollout_seeds: Annotated[str, typer.Option(help="Seeds of the verifier's rollouts on train templates "
+                                               "(shifted by 1000*round).")] = "200-201",
+    triage: Annotated[str, typer.Option(help="entropy: label only steps at/above the entropy quantile; "
+                                        "all: label every step.")] = "entropy",
+    quantile: Annotated[float, typer.Option(help="Entropy quantile for triage.", min=0, max=1)] = 0.5,
+    steps_per_round: Annotated[int, typer.Option(help="Optimizer steps per annotation round.", min=1)] = 150,
+    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    dtype: Annotated[str, typer.Option(help="auto, float32 or bfloat16.")] = "auto",
+    max_steps: Annotated[int | None, typer.Option(help="Round-0 optimizer steps.", min=1)] = None,
+) -> None:
+    """V-Droid's annotation loop with the oracle as annotator and entropy triage."""
+    from droidverify.training.loop import LoopConfig, run_loop
+
+    recipe = GPU_RECIPE if device.startswith("cuda") else CPU_RECIPE
+    try:
+        cfg = _config(out / "round-0" / "trainer", train, eval_file, device, dtype, recipe, {"max_steps": max_steps})
+        loop = LoopConfig(output_dir=str(out), train_config=cfg, rounds=rounds,
+                          rollout_seeds=parse_seeds(rollout_seeds), triage=triage, triage_quantile=quantile,
+                          steps_per_round=steps_per_round)
+        summary = run_loop(loop, progress=_say, provenance=_provenance())
+    except DroidVerifyError as e:
+        fail(str(e))
+    typer.echo(json.dumps(summary, indent=1))
+
+
+@train_app.command("default")
+def default_command(
+    out: Annotated[Path, typer.Option("--out", help="Working directory (data, trainer, verifier).")] = Path(
+        "runs/train-default"),
+    device: Annotated[str, typer.Option(help="cpu (the recipe measured on 2 cores) or cuda.")] = "cpu",
+    rounds: Annotated[int, typer.Option(help="Annotation rounds after round 0.", min=0)] = 0,
+    max_steps: Annotated[int | None, typer.Option(help="Round-0 optimizer steps (default: the recipe's).",
+                                                  min=1)] = None,
+) -> None:
+    """From scratch: collect data, train round 0 (and annotation rounds), export OUT/verifier."""
+    from droidverify.training.loop import DataSpec, LoopConfig, build_dataset, run_loop
+
+    recipe = GPU_RECIPE if device.startswith("cuda") else CPU_RECIPE
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        train, ev = out / "data" / "train.jsonl", out / "data" / "eval.jsonl"
+        if not train.exists():
+            _say("collecting training records (train templates)")
+            build_dataset(train, DataSpec(), progress=_say)
+        if not ev.exists():
+            _say("collecting held-out records (validation templates)")
+            build_dataset(ev, DataSpec(split="validation", oracle_seeds=(0,), noisy_seeds=(100,)), progress=_say)
+        cfg = _config(out / "loop" / "round-0" / "trainer", train, ev, device, "auto", recipe,
+                      {"max_steps": max_steps})
+        loop = LoopConfig(output_dir=str(out / "loop"), train_config=cfg, rounds=rounds)
+        summary = run_loop(loop, progress=_say, provenance=_provenance())
+    except DroidVerifyError as e:
+        fail(str(e))
+    final = Path(summary["rounds"][-1]["verifier"])
+    typer.echo(str(final))
+
+
+def triage_command(
+    run_dir: Annotated[Path, typer.Argument(help="A verifier run directory (`droidverify run --agent verifier`).")],
+    quantile: Annotated[float, typer.Option(help="List steps at or above this entropy quantile.",
+                                            min=0, max=1)] = 0.5,
+    top: Annotated[int, typer.Option(help="Show at most this many steps.", min=1)] = 30,
+) -> None:
+    """Steps a person should review: the verifier's most uncertain (highest-entropy) steps."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from droidverify.runner.store import STEPS_FILE, read_jsonl
+
+    path = run_dir / STEPS_FILE
+    if not path.is_file():
+        fail(f"{run_dir} has no {STEPS_FILE}: not a run directory")
+    read = read_jsonl(path)
+    rows = []
+    for rec in read.records:
+        step = rec.get("step") if isinstance(rec, dict) and rec.get("kind") == "step" else None
+        info = step.get("agent_info") if isinstance(step, dict) else None
+        if not isinstance(info, dict) or info.get("paradigm") != "verifier":
+            continue
+        ent = info.get("entropy_normalized")
+        cands = info.get("candidates") or []
+        arg = info.get("argmax")
+        if not isinstance(ent, (int, float)) or not isinstance(arg, int) or not 0 <= arg < len(cands):
+            continue
+        rows.append((float(ent), rec.get("episode_id", "?"), rec.get("index", "?"),
+                     str(cands[arg].get("description", ""))[:80]))
+    if not rows:
+        fail(f"{run_dir} holds no verifier steps with candidate scores")
+    ents = sorted(r[0] for r in rows)
+    threshold = ents[min(len(ents) - 1, int(quantile * len(ents)))]
+    flagged = sorted((r for r in rows if r[0] >= threshold), key=lambda r: -r[0])
+    table = Table(title=f"{len(flagged)} of {len(rows)} steps at or above normalised entropy {threshold:.3f}")
+    for col in ("entropy", "episode", "step", "verifier's choice"):
+        table.add_column(col)
+    for ent, ep, idx, desc in flagged[:top]:
+        table.add_row(f"{ent:.3f}", str(ep), str(idx), desc)
+    Console().print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(train_app, name="train")
+    app.command("triage")(triage_command)

@@ -1,0 +1,205 @@
+"""Data sets, the default recipe, and V-Droid's annotation loop with entropy triage.
+
+Round 0 trains on oracle rollouts plus a noisy oracle's states (wrong turns, self-correction
+pairs), all labelled by the oracle. Round k rolls the round k-1 verifier out on train templates;
+the annotator (the oracle) labels only the steps whose entropy is at or above a threshold (or every
+step, for comparison); those records join the data and training continues from round k-1.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from droidverify.errors import TrainingError
+from droidverify.training.collect import CollectStats, collect
+from droidverify.training.p3 import P3Config, P3Trainer
+from droidverify.training.records import VerifierStepRecord, read_records, write_records
+
+
+def sim_apps() -> list[str]:
+    from droidverify.env.sim.app import installed_apps
+
+    return sorted(app.name for app in installed_apps().values())
+
+
+@dataclass
+class DataSpec:
+    """Which episodes a data set is collected from."""
+
+    split: str = "train"
+    oracle_seeds: Sequence[int] = tuple(range(0, 6))
+    noisy_seeds: Sequence[int] = tuple(range(100, 112))
+    epsilon: float = 0.3
+    self_correction_rate: float = 0.25
+    seed: int = 0
+
+
+def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Collect oracle + noisy-oracle records of ``spec`` into ``path``; returns statistics."""
+    from droidverify.tasks import registry
+
+    if spec.split not in registry.SPLITS:
+        raise TrainingError(f"unknown split {spec.split!r}; use one of {registry.SPLITS}")
+    apps = sim_apps()
+    path = Path(path)
+    stats: dict[str, Any] = {}
+    recs: list[VerifierStepRecord] = []
+    for policy, seeds in (("oracle", spec.oracle_seeds), ("noisy", spec.noisy_seeds)):
+        if not seeds:
+            continue
+        st = CollectStats()
+        tasks = registry.tasks_for(spec.split, list(seeds))
+        recs += list(collect(tasks, split_of=registry.split_of, apps=apps, policy=policy, epsilon=spec.epsilon,
+                             self_correction_rate=spec.self_correction_rate, seed=spec.seed, stats=st))
+        stats[policy] = st.to_dict()
+        if progress:
+            progress(f"{policy}: {st.episodes} episodes, {sum(st.records.values())} records, "
+                     f"{sum(st.unmatched.values())} steps whose oracle action is not a candidate")
+    n = write_records(path, recs)
+    sc = sum(1 for r in recs if r.source == "self_correction")
+    stats.update({"records": n, "self_correction_share": sc / n if n else 0.0, "spec": asdict(spec)})
+    path.with_suffix(".stats.json").write_text(json.dumps(stats, indent=1, default=list))
+    return stats
+
+
+def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
+    """Area under the ROC curve of ``scores`` predicting ``labels`` (ties count half); NaN if one class."""
+    pos = [s for s, y in zip(scores, labels, strict=True) if y]
+    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
+    if not pos or not neg:
+        return float("nan")
+    ranked = sorted((s, i) for i, s in enumerate(list(pos) + list(neg)))
+    ranks = [0.0] * len(ranked)
+    i = 0
+    while i < len(ranked):  # average ranks over ties
+        j = i
+        while j + 1 < len(ranked) and ranked[j + 1][0] == ranked[i][0]:
+            j += 1
+        for t in range(i, j + 1):
+            ranks[ranked[t][1]] = (i + j) / 2 + 1
+        i = j + 1
+    r_pos = sum(ranks[: len(pos)])
+    return (r_pos - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg))
+
+
+def entropy_auc(records: Sequence[VerifierStepRecord]) -> dict[str, Any]:
+    """V-Droid's triage check: does high entropy flag steps where the verifier's argmax is wrong?"""
+    rows = [(r.entropy / math.log(len(r.candidates)), r.policy_choice != r.positive) for r in records
+            if r.entropy is not None and r.policy_choice is not None and len(r.candidates) > 1]
+    return {"auc": roc_auc([e for e, _ in rows], [w for _, w in rows]), "steps": len(rows),
+            "wrong": sum(w for _, w in rows)}
+
+
+@dataclass
+class LoopConfig:
+    """The annotation loop: round 0 on ``data``, then ``rounds`` rounds of verifier rollouts."""
+
+    output_dir: str
+    train_config: P3Config
+    rounds: int = 1
+    rollout_seeds: Sequence[int] = tuple(range(200, 202))
+    steps_per_round: int = 150  # optimizer steps added per round
+    triage: str = "entropy"  # entropy | all
+    triage_quantile: float = 0.5  # keep steps at or above this quantile of normalised entropy
+    max_episode_steps: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _normalised(r: VerifierStepRecord) -> float:
+    return (r.entropy or 0.0) / math.log(len(r.candidates)) if len(r.candidates) > 1 else 0.0
+
+
+def rollout_round(verifier_dir: Path, out_file: Path, *, seeds: Sequence[int], round_index: int, triage: str,
+                  quantile: float, llm_kwargs: dict[str, Any], max_steps: int | None = None,
+                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Roll the verifier out on train templates; label (all or triaged) visited steps with the oracle."""
+    from droidverify.agents.verifier.trained import load_verifier
+    from droidverify.tasks import registry
+
+    apps = sim_apps()
+    agent = load_verifier(verifier_dir, apps=apps, **llm_kwargs)
+    tasks = registry.tasks_for("train", list(seeds))
+    st = CollectStats()
+    t0 = time.perf_counter()
+
+    def tick(task: Any, s: CollectStats) -> None:
+        if progress:
+            progress(f"round {round_index}: episode {s.episodes}/{len(tasks)} {task.id} "
+                     f"({s.steps} steps, {time.perf_counter() - t0:.0f}s)")
+
+    every = list(collect(tasks, split_of=registry.split_of, apps=apps, policy=lambda _t: agent,
+                         round_index=round_index, stats=st, max_steps=max_steps, on_episode=tick))
+    auc = entropy_auc(every)
+    if triage == "all":
+        kept = every
+        threshold = None
+    elif triage == "entropy":
+        ent = sorted(_normalised(r) for r in every)
+        threshold = ent[min(len(ent) - 1, int(quantile * len(ent)))] if ent else 0.0
+        kept = [r for r in every if _normalised(r) >= threshold]
+    else:
+        raise TrainingError(f"unknown triage {triage!r}: use 'entropy' or 'all'")
+    write_records(out_file, kept)
+    wrong_kept = sum(r.policy_choice != r.positive for r in kept)
+    return {"round": round_index, "episodes": st.episodes, "policy_success": st.episode_success,
+            "steps": len(every), "labels_used": len(kept), "threshold": threshold, "entropy_auc": auc,
+            "wrong_steps": auc["wrong"], "wrong_steps_labelled": wrong_kept, "collect": st.to_dict(),
+            "seconds": time.perf_counter() - t0}
+
+
+def run_loop(cfg: LoopConfig, *, progress: Callable[[str], None] | None = None,
+             provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Round 0 then ``cfg.rounds`` annotation rounds; each round's verifier is exported to
+    ``output_dir/round-K/verifier``. Resumable: a round whose verifier exists is skipped."""
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summary_file = out / "loop.json"
+    summary: dict[str, Any] = json.loads(summary_file.read_text()) if summary_file.exists() else {"rounds": []}
+    base = cfg.train_config
+    data = [Path(base.train_file)]
+    labels = len(read_records(base.train_file))
+    llm_kwargs = {"model": base.model, "dtype": base.dtype, "device": base.device}
+    prev: Path | None = None
+    for k in range(cfg.rounds + 1):
+        rdir = out / f"round-{k}"
+        vdir = rdir / "verifier"
+        if k > 0:
+            rfile = rdir / "annotated.jsonl"
+            if not rfile.exists():
+                assert prev is not None
+                info = rollout_round(prev, rfile, seeds=[s + 1000 * k for s in cfg.rollout_seeds], round_index=k,
+                                     triage=cfg.triage, quantile=cfg.triage_quantile, llm_kwargs=llm_kwargs,
+                                     max_steps=cfg.max_episode_steps, progress=progress)
+                (rdir / "rollout.json").write_text(json.dumps(info, indent=1))
+            data.append(rfile)
+            labels += len(read_records(rfile))
+        if not (vdir / "verifier.json").exists():
+            merged = rdir / "train.jsonl"
+            recs = [r for f in data for r in read_records(f)]
+            write_records(merged, recs)
+            tc = P3Config(**{**base.to_dict(), "lora_targets": tuple(base.lora_targets)})
+            tc.output_dir = str(rdir / "trainer")
+            tc.train_file = str(merged)
+            if k > 0:
+                tc.init_from = str(prev)
+                tc.max_steps = cfg.steps_per_round
+                tc.warmup_steps = min(tc.warmup_steps, 5)
+            trainer = P3Trainer(tc)
+            result = trainer.train()
+            trainer.export(vdir, provenance={**(provenance or {}), "round": k, "labels": labels,
+                                             "train_result": result, "data_files": [str(f) for f in data]})
+            del trainer
+        entry = {"round": k, "verifier": str(vdir), "labels_total": labels}
+        ro = rdir / "rollout.json"
+        if ro.exists():
+            entry["rollout"] = json.loads(ro.read_text())
+        summary["rounds"] = [r for r in summary["rounds"] if r["round"] != k] + [entry]
+        summary_file.write_text(json.dumps(summary, indent=1))
+        prev = vdir
+    return summary

@@ -1,0 +1,498 @@
+"""P^3 (pair-wise progress preference) training of the verifier, TRL-shaped: a config dataclass
+and a trainer.
+
+Per labelled step the positive candidate should outscore every negative:
+``loss = mean_neg -log sigmoid(s_pos - s_neg - margin)``. Scores are the learned head applied to
+the next-token logits of each candidate's prompt. The step's shared prefix is run once and its KV
+cache serves every candidate (``LocalLLM.candidate_hidden``, the same code the agent scores with),
+instead of one full prompt per candidate as in V-Droid's own code. A LoRA adapter (peft) trains
+on the layers chosen; an optional SFT term trains the content of placeholder positives (app name,
+text, answer) that the agent generates after choosing them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from droidverify.agents.verifier.agent import completion_messages
+from droidverify.agents.verifier.head import HEAD_KINDS, load_head, make_head, save_head
+from droidverify.agents.verifier.prompt import build_verification_prompt
+from droidverify.errors import CheckpointError, TrainingError
+from droidverify.training.records import VerifierStepRecord, read_records
+
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+VERIFIER_FORMAT = "droidverify-verifier"
+
+
+@dataclass
+class P3Config:
+    """Everything a P^3 run needs; saved with every checkpoint and export."""
+
+    output_dir: str
+    train_file: str
+    eval_file: str | None = None
+    model: str | None = None  # None: the bundled SmolLM2-135M-Instruct
+    dtype: str = "auto"  # auto | float32 | bfloat16
+    device: str = "cpu"
+    # LoRA (V-Droid's defaults); ``lora_layers``: None = every layer, N > 0 = the last N layers.
+    lora_r: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.05
+    lora_targets: tuple[str, ...] = LORA_TARGETS
+    lora_layers: int | None = None
+    head: str = "linear"
+    init_from: str | None = None  # a trained verifier directory to continue from (annotation rounds)
+    learning_rate: float = 1e-4
+    head_learning_rate: float = 1e-3
+    weight_decay: float = 0.0
+    warmup_steps: int = 20
+    max_steps: int = 500  # optimizer steps
+    max_minutes: float | None = None  # stop early (checkpointed) once this much training time is spent
+    grad_accum: int = 1  # records per optimizer step
+    max_negatives: int | None = 15  # sampled per record; None = all
+    margin: float = 0.0
+    sft_weight: float = 0.5  # weight of the completion (content) loss; 0 disables it
+    max_prompt_tokens: int = 3000  # records whose prompt is longer are skipped (and counted)
+    max_batch: int = 8  # candidates per packed pass
+    naive_forward: bool = False  # V-Droid's way: every candidate's full prompt on its own (benchmark)
+    eval_every: int = 100
+    eval_records: int = 200
+    save_every: int = 100
+    log_every: int = 10
+    keep_checkpoints: int = 2
+    seed: int = 0
+
+    def validate(self) -> None:
+        if self.head not in HEAD_KINDS:
+            raise TrainingError(f"head must be one of {HEAD_KINDS}, got {self.head!r}")
+        for name in ("max_steps", "grad_accum", "lora_r", "max_batch", "eval_every", "save_every",
+                     "log_every", "eval_records", "keep_checkpoints"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 1:
+                raise TrainingError(f"{name} must be a positive int, got {v!r}")
+        if self.max_negatives is not None and self.max_negatives < 1:
+            raise TrainingError(f"max_negatives must be >= 1 or None, got {self.max_negatives}")
+        if self.lora_layers is not None and self.lora_layers < 1:
+            raise TrainingError(f"lora_layers must be >= 1 or None, got {self.lora_layers}")
+        if not 0 <= self.lora_dropout < 1:
+            raise TrainingError(f"lora_dropout must be in [0, 1), got {self.lora_dropout}")
+        if self.learning_rate <= 0 or self.head_learning_rate < 0 or self.sft_weight < 0:
+            raise TrainingError("learning rates must be > 0 (head >= 0) and sft_weight >= 0")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["lora_targets"] = list(self.lora_targets)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> P3Config:
+        d = dict(d)
+        if "lora_targets" in d:
+            d["lora_targets"] = tuple(d["lora_targets"])
+        try:
+            return cls(**d)
+        except TypeError as exc:
+            raise CheckpointError(f"config does not fit P3Config: {exc}") from exc
+
+
+@dataclass
+class StepMetrics:
+    loss: float
+    pair_acc: float
+    top1: float
+    n_candidates: int
+    sft_loss: float | None = None
+
+
+@dataclass
+class _State:
+    step: int = 0  # optimizer steps done
+    seen: int = 0  # records consumed (epoch * n + position)
+    skipped: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _layers_to_transform(n_layers: int, last: int | None) -> list[int] | None:
+    if last is None or last >= n_layers:
+        return None
+    return list(range(n_layers - last, n_layers))
+
+
+class P3Trainer:
+    """Trains a verifier (LoRA adapter + score head) with the P^3 loss on step records.
+
+    ``llm``: a :class:`~droidverify.llm.local.LocalLLM` to train (loaded from the config when None).
+    ``train()`` resumes from the newest checkpoint in ``output_dir`` when there is one.
+    """
+
+    def __init__(self, config: P3Config, llm: Any = None,
+                 train_records: list[VerifierStepRecord] | None = None,
+                 eval_records: list[VerifierStepRecord] | None = None) -> None:
+        import torch
+        from peft import LoraConfig, get_peft_model
+
+        config.validate()
+        self.config = config
+        self.out = Path(config.output_dir)
+        if llm is None:
+            from droidverify.llm.local import LocalLLM
+
+            llm = LocalLLM(config.model, dtype=config.dtype, device=config.device,
+                           max_batch=config.max_batch, seed=config.seed)
+        self.llm = llm
+        self.train_records = train_records if train_records is not None else read_records(config.train_file)
+        if not self.train_records:
+            raise TrainingError(f"no training records in {config.train_file}")
+        if eval_records is None and config.eval_file:
+            eval_records = read_records(config.eval_file)
+        ev = list(eval_records or [])
+        random.Random(config.seed).shuffle(ev)
+        self.eval_records = ev[:config.eval_records]
+        torch.manual_seed(config.seed)
+        model = llm.model
+        n_layers = model.config.num_hidden_layers
+        lcfg = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
+                          target_modules=list(config.lora_targets), bias="none",
+                          layers_to_transform=_layers_to_transform(n_layers, config.lora_layers))
+        for p in model.parameters():
+            p.requires_grad_(False)
+        self.peft_model = get_peft_model(model, lcfg)  # injects LoRA layers into llm.model in place
+        self.model = model
+        vocab = model.config.vocab_size
+        yes_id, no_id = llm.target_ids(("Yes", "No"))
+        self.head = make_head(config.head, vocab, yes_id, no_id).to(llm.device)
+        if config.init_from:
+            self._init_from(Path(config.init_from))
+        self.lora_params = [p for n, p in model.named_parameters() if "lora_" in n]
+        for p in self.lora_params:
+            p.requires_grad_(True)
+        groups = [{"params": self.lora_params, "lr": config.learning_rate}]
+        head_params = list(self.head.parameters())
+        if head_params and config.head_learning_rate > 0:
+            groups.append({"params": head_params, "lr": config.head_learning_rate})
+        else:
+            for p in head_params:
+                p.requires_grad_(False)
+        self.optimizer = torch.optim.AdamW(groups, weight_decay=config.weight_decay)
+        warm = max(1, config.warmup_steps)
+        total = config.max_steps
+
+        def schedule(step: int) -> float:  # linear warm-up, then cosine to 10%
+            if step < warm:
+                return (step + 1) / warm
+            frac = min(1.0, (step - warm) / max(1, total - warm))
+            return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac))
+
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, schedule)
+        self.state = _State()
+        self._eos = llm.tokenizer.eos_token or ""
+
+    def _init_from(self, directory: Path) -> None:
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        from droidverify.agents.verifier.trained import read_verifier_meta
+
+        meta = read_verifier_meta(directory)
+        cfg = meta.get("train_config", {})
+        for key in ("lora_r", "lora_layers", "head"):
+            if key in cfg and cfg[key] != getattr(self.config, key):
+                raise CheckpointError(f"init_from {directory}: its {key} is {cfg[key]!r}, this run's is "
+                                      f"{getattr(self.config, key)!r}")
+        state = load_file(str(directory / "adapter" / "adapter_model.safetensors"))
+        state = {k: v.float() for k, v in state.items()}
+        set_peft_model_state_dict(self.peft_model, state)
+        head = load_head(directory / "head.safetensors", self.model.config.vocab_size)
+        self.head.load_state_dict(head.state_dict())
+
+    # ------------------------------------------------------------------ scoring
+    def _prompt_ids(self, rec: VerifierStepRecord) -> tuple[list[list[int]], int]:
+        vp = build_verification_prompt(self.llm, goal=rec.goal, memory=rec.memory, ui=rec.ui,
+                                       descriptions=rec.descriptions)
+        return self.llm.split_shared(vp.prefix, vp.continuations)
+
+    def _scores(self, fulls: list[list[int]], k: int) -> Any:
+        import torch
+
+        if self.config.naive_forward:
+            dec = self.model.get_decoder()
+            hidden = torch.cat([dec(input_ids=torch.tensor([f], device=self.llm.device)).last_hidden_state[:, -1]
+                                for f in fulls], 0)
+        else:
+            hidden = self.llm.candidate_hidden(fulls, k, model=self.model, max_batch=self.config.max_batch)
+        return self.head(self.llm._head(hidden))
+
+    def score_record(self, rec: VerifierStepRecord) -> list[float]:
+        """Scores of every candidate of ``rec`` with the current adapter and head (eval mode)."""
+        import torch
+
+        self.model.eval()
+        fulls, k = self._prompt_ids(rec)
+        with torch.inference_mode():
+            return [float(x) for x in self._scores(fulls, k).tolist()]
+
+    def _sample(self, rec: VerifierStepRecord, index: int) -> list[int]:
+        """Candidate indices used for this record: the positive first, then sampled negatives."""
+        negs = [i for i in range(len(rec.candidates)) if i != rec.positive]
+        m = self.config.max_negatives
+        if m is not None and len(negs) > m:
+            negs = random.Random(f"{self.config.seed}:{index}").sample(negs, m)
+        return [rec.positive, *negs]
+
+    def _sft_loss(self, rec: VerifierStepRecord) -> Any:
+        import torch
+
+        c = rec.completion
+        assert c is not None
+        prompt = self.llm.render_chat(completion_messages(rec.goal, rec.memory, rec.ui, c.question))
+        p_ids = self.llm.tokenize(prompt)
+        t_ids = self.llm.tokenize(c.target + self._eos)
+        ids = torch.tensor([p_ids + t_ids], device=self.llm.device)
+        hidden = self.model.get_decoder()(input_ids=ids).last_hidden_state[0, len(p_ids) - 1:-1]
+        logits = self.llm._head(hidden)
+        return torch.nn.functional.cross_entropy(logits, torch.tensor(t_ids, device=logits.device))
+
+    def _record_loss(self, rec: VerifierStepRecord, index: int) -> tuple[Any, StepMetrics] | None:
+        import torch
+        import torch.nn.functional as F
+
+        fulls, k = self._prompt_ids(rec)
+        if max(len(f) for f in fulls) > self.config.max_prompt_tokens:
+            return None
+        chosen = self._sample(rec, index)
+        s = self._scores([fulls[i] for i in chosen], k)
+        diff = s[0] - s[1:] - self.config.margin
+        loss = F.softplus(-diff).mean()  # = mean -log sigmoid(diff)
+        sft = None
+        if self.config.sft_weight > 0 and rec.completion is not None:
+            sft_t = self._sft_loss(rec)
+            loss = loss + self.config.sft_weight * sft_t
+            sft = float(sft_t.detach())
+        with torch.no_grad():
+            pair = float((diff > -self.config.margin).float().mean())
+            top1 = float(bool((s[0] > s[1:]).all()))
+        return loss, StepMetrics(loss=float(loss.detach()), pair_acc=pair, top1=top1,
+                                 n_candidates=len(chosen), sft_loss=sft)
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, records: list[VerifierStepRecord] | None = None) -> dict[str, float]:
+        """Pairwise accuracy (positive above a negative) and top-1 accuracy over all candidates."""
+        recs = self.eval_records if records is None else records
+        pairs = correct = top = n = 0
+        for rec in recs:
+            s = self.score_record(rec)
+            pos = s[rec.positive]
+            others = [x for i, x in enumerate(s) if i != rec.positive]
+            correct += sum(pos > x for x in others)
+            pairs += len(others)
+            top += int(all(pos > x for x in others))
+            n += 1
+        return {"pair_acc": correct / pairs if pairs else float("nan"),
+                "top1": top / n if n else float("nan"), "n": n}
+
+    # ------------------------------------------------------------------ data order
+    def _record_at(self, seen: int) -> tuple[VerifierStepRecord, int]:
+        n = len(self.train_records)
+        epoch, pos = divmod(seen, n)
+        perm = list(range(n))
+        random.Random(f"{self.config.seed}:epoch{epoch}").shuffle(perm)
+        return self.train_records[perm[pos]], seen
+
+    # ------------------------------------------------------------------ training
+    def train_step(self) -> StepMetrics:
+        """One optimizer step over ``grad_accum`` records."""
+        import torch
+
+        self.model.train()
+        self.head.train()
+        self.optimizer.zero_grad(set_to_none=True)
+        metrics: list[StepMetrics] = []
+        while len(metrics) < self.config.grad_accum:
+            rec, idx = self._record_at(self.state.seen)
+            self.state.seen += 1
+            res = self._record_loss(rec, idx)
+            if res is None:
+                self.state.skipped += 1
+                if self.state.skipped > 10 * len(self.train_records):
+                    raise TrainingError("every record is longer than max_prompt_tokens")
+                continue
+            loss, m = res
+            (loss / self.config.grad_accum).backward()
+            metrics.append(m)
+        params = self.lora_params + [p for p in self.head.parameters() if p.requires_grad]
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        self.optimizer.step()
+        self.scheduler.step()
+        self.state.step += 1
+        sfts = [m.sft_loss for m in metrics if m.sft_loss is not None]
+        return StepMetrics(loss=sum(m.loss for m in metrics) / len(metrics),
+                           pair_acc=sum(m.pair_acc for m in metrics) / len(metrics),
+                           top1=sum(m.top1 for m in metrics) / len(metrics),
+                           n_candidates=sum(m.n_candidates for m in metrics),
+                           sft_loss=sum(sfts) / len(sfts) if sfts else None)
+
+    def train(self, *, resume: bool = True, progress: bool = True) -> dict[str, Any]:
+        """Run to ``max_steps``, logging to ``log.jsonl``, checkpointing every ``save_every``."""
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        cfg = self.config
+        self.out.mkdir(parents=True, exist_ok=True)
+        (self.out / "config.json").write_text(json.dumps(cfg.to_dict(), indent=1))
+        if resume and self.latest_checkpoint() is not None:
+            self.load_checkpoint(self.latest_checkpoint())
+        log = open(self.out / "log.jsonl", "a", encoding="utf-8")
+        window: list[StepMetrics] = []
+        last_eval: dict[str, float] = {}
+        stopped = "max_steps"
+        t_start = time.perf_counter()
+        with Progress(TextColumn("[bold]P^3[/]"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                      disable=not progress) as bar:
+            task = bar.add_task("train", total=cfg.max_steps, completed=self.state.step, info="")
+            while self.state.step < cfg.max_steps:
+                if cfg.max_minutes is not None and time.perf_counter() - t_start > 60 * cfg.max_minutes:
+                    self.save_checkpoint()
+                    stopped = "time budget"
+                    break
+                t0 = time.perf_counter()
+                m = self.train_step()
+                dt = time.perf_counter() - t0
+                window.append(m)
+                entry = {"type": "train", "step": self.state.step, "loss": m.loss, "pair_acc": m.pair_acc,
+                         "top1": m.top1, "sft_loss": m.sft_loss, "n_candidates": m.n_candidates,
+                         "lr": self.scheduler.get_last_lr()[0], "seconds": dt, "seen": self.state.seen}
+                log.write(json.dumps(entry) + "\n")
+                if self.state.step % cfg.log_every == 0 or self.state.step == cfg.max_steps:
+                    log.flush()
+                w = window[-cfg.log_every:]
+                info = (f"loss {sum(x.loss for x in w) / len(w):.3f} pair {sum(x.pair_acc for x in w) / len(w):.2f}"
+                        f" top1 {sum(x.top1 for x in w) / len(w):.2f}")
+                if self.eval_records and (self.state.step % cfg.eval_every == 0 or self.state.step == cfg.max_steps):
+                    last_eval = self.evaluate()
+                    log.write(json.dumps({"type": "eval", "step": self.state.step, **last_eval}) + "\n")
+                    log.flush()
+                if last_eval:
+                    info += f" | held-out pair {last_eval['pair_acc']:.2f} top1 {last_eval['top1']:.2f}"
+                bar.update(task, completed=self.state.step, info=info)
+                if self.state.step % cfg.save_every == 0 or self.state.step == cfg.max_steps:
+                    self.save_checkpoint()
+                    plot_curves(self.out / "log.jsonl", self.out / "curves.png")
+        if stopped != "max_steps" and self.eval_records:
+            last_eval = self.evaluate()
+            log.write(json.dumps({"type": "eval", "step": self.state.step, **last_eval}) + "\n")
+        log.close()
+        plot_curves(self.out / "log.jsonl", self.out / "curves.png")
+        return {"step": self.state.step, "seen": self.state.seen, "skipped": self.state.skipped,
+                "stopped": stopped, "seconds": time.perf_counter() - t_start, "eval": last_eval}
+
+    # ------------------------------------------------------------------ checkpoints
+    def latest_checkpoint(self) -> Path | None:
+        cks = sorted(self.out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+        return cks[-1] if cks else None
+
+    def save_checkpoint(self) -> Path:
+        """Adapter, head, optimizer, scheduler, data position and RNG states, written atomically."""
+        import torch
+        from peft import get_peft_model_state_dict
+        from safetensors.torch import save_file
+
+        final = self.out / f"checkpoint-{self.state.step}"
+        tmp = self.out / f".checkpoint-{self.state.step}.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        save_file({k: v.detach().contiguous() for k, v in get_peft_model_state_dict(self.peft_model).items()},
+                  str(tmp / "adapter.safetensors"))
+        save_head(self.head, tmp / "head.safetensors")
+        torch.save({"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+                    "torch_rng": torch.get_rng_state(), "python_rng": random.getstate()},
+                   tmp / "trainer_state.pt")
+        (tmp / "state.json").write_text(json.dumps({"step": self.state.step, "seen": self.state.seen,
+                                                    "skipped": self.state.skipped,
+                                                    "config": self.config.to_dict()}, indent=1))
+        shutil.rmtree(final, ignore_errors=True)
+        os.replace(tmp, final)
+        cks = sorted(self.out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+        for old in cks[:-self.config.keep_checkpoints]:
+            shutil.rmtree(old, ignore_errors=True)
+        return final
+
+    def load_checkpoint(self, path: str | Path) -> None:
+        import torch
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        path = Path(path)
+        try:
+            st = json.loads((path / "state.json").read_text())
+            set_peft_model_state_dict(self.peft_model, load_file(str(path / "adapter.safetensors")))
+            head = load_head(path / "head.safetensors", self.model.config.vocab_size)
+            self.head.load_state_dict(head.state_dict())
+            ts = torch.load(path / "trainer_state.pt", weights_only=False)
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            raise CheckpointError(f"cannot resume from {path}: {type(exc).__name__}: {exc}") from exc
+        self.optimizer.load_state_dict(ts["optimizer"])
+        self.scheduler.load_state_dict(ts["scheduler"])
+        torch.set_rng_state(ts["torch_rng"])
+        random.setstate(ts["python_rng"])
+        self.state.step, self.state.seen, self.state.skipped = st["step"], st["seen"], st["skipped"]
+
+    # ------------------------------------------------------------------ export
+    def export(self, directory: str | Path, *, provenance: dict[str, Any] | None = None) -> Path:
+        """Write a trained verifier (what ``load_verifier`` / ``--verifier PATH`` read)."""
+        from droidverify.agents.verifier.trained import save_verifier
+
+        return save_verifier(directory, peft_model=self.peft_model, head=self.head, llm=self.llm,
+                             config=self.config.to_dict(), provenance=provenance)
+
+
+def plot_curves(log_file: str | Path, png: str | Path) -> None:
+    """Training loss / pairwise accuracy and held-out accuracy against steps, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    train, ev = [], []
+    for line in Path(log_file).read_text(encoding="utf-8").splitlines():
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        (train if d.get("type") == "train" else ev).append(d)
+    if not train:
+        return
+
+    def smooth(xs: list[float], w: int = 20) -> list[float]:
+        out, acc = [], []
+        for x in xs:
+            acc.append(x)
+            acc = acc[-w:]
+            out.append(sum(acc) / len(acc))
+        return out
+
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
+    steps = [d["step"] for d in train]
+    ax[0].plot(steps, smooth([d["loss"] for d in train]), label="train loss (smoothed)")
+    ax[0].set_xlabel("optimizer step")
+    ax[0].legend()
+    ax[1].plot(steps, smooth([d["pair_acc"] for d in train]), label="train pairwise acc")
+    ax[1].plot(steps, smooth([d["top1"] for d in train]), label="train top-1")
+    if ev:
+        ax[1].plot([d["step"] for d in ev], [d["pair_acc"] for d in ev], "o-", label="held-out pairwise acc")
+        ax[1].plot([d["step"] for d in ev], [d["top1"] for d in ev], "s-", label="held-out top-1")
+    ax[1].set_ylim(0, 1)
+    ax[1].set_xlabel("optimizer step")
+    ax[1].legend(loc="lower right")
+    fig.tight_layout()
+    tmp = Path(png).with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=90)
+    plt.close(fig)
+    os.replace(tmp, png)
