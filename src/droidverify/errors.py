@@ -157,39 +157,6 @@ class RunError(DroidVerifyError):
     """A run directory cannot be used (e.g. it holds another agent's results) or a run spec is bad."""
 
 
-# --- rewards (judges) -------------------------------------------------------
-class RewardError(DroidVerifyError):
-    """A judge or reward cannot be computed because its input or configuration is bad.
-
-    A judge *model* that answers nonsense is not an error: that judgement is ``undecided``.
-    """
-
-
-class JudgeInputError(RewardError):
-    """A judge was given something it cannot judge (no goal, an unknown method, bad vote count...)."""
-
-
-class LabelledSetError(RewardError):
-    """A labelled trajectory set file is missing, damaged or of an unknown version."""
-
-
-class PhoneStateError(EnvError):
-    """A saved simulator phone state could not be encoded or decoded (damaged or foreign data)."""
-
-
-# --- training -----------------------------------------------------------------
-class TrainingError(DroidVerifyError):
-    """A training run cannot go on: bad configuration, or a model that does not fit the recipe."""
-
-
-class TrainingDataError(TrainingError):
-    """A training record file is missing, damaged, or holds a record that fails validation."""
-
-
-class CheckpointError(TrainingError):
-    """A trainer checkpoint or a trained verifier directory is missing, damaged or incompatible."""
-
-
 class RunLockedError(RunError):
     """Another process is using the run directory (``path`` is its lock file)."""
 

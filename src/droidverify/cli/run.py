@@ -73,8 +73,29 @@ def installed_app_names(env: str) -> list[str]:
     raise RunError(f"unknown environment {env!r}; use sim or adb")
 
 
+def resolve_verifier(spec: str | None, model: str | None) -> Path | None:
+    """``--verifier``: a trained verifier directory, ``none`` (the untrained model, P(Yes) scores),
+    or unset: the shipped verifier for the bundled local model, none otherwise."""
+    from droidverify.agents.verifier.trained import shipped_verifier_path
+    from droidverify.errors import RunError
+
+    remote = isinstance(model, str) and model.startswith("openai:")
+    if spec is None:
+        shipped = shipped_verifier_path()
+        return shipped if model is None and (shipped / "verifier.json").is_file() else None
+    if spec.strip().lower() == "none":
+        return None
+    if remote:
+        raise RunError("--verifier needs a local model: a trained head reads next-token logits, which an "
+                       "OpenAI-compatible server does not return (use --verifier none)")
+    path = Path(spec)
+    if not (path / "verifier.json").is_file():
+        raise RunError(f"--verifier {spec!r} is not a trained verifier directory (no verifier.json)")
+    return path
+
+
 def _agent_factory(agent: str, model: str | None, memory: str, seed: int, apps: list[str],
-                   dtype: str = "auto") -> Any:
+                   dtype: str = "auto", verifier: Path | None = None, device: str = "cpu") -> Any:
     """A zero-argument factory; an LLM is loaded once and shared by every episode's agent."""
     if agent == "oracle":
         from droidverify.agents.oracle import OracleAgent
@@ -92,11 +113,16 @@ def _agent_factory(agent: str, model: str | None, memory: str, seed: int, apps: 
 
     # dtype applies to local models only; an OpenAI-compatible server chooses its own.
     is_remote = isinstance(model, str) and model.startswith("openai:")
-    llm = load_llm(model) if is_remote else load_llm(model, dtype=dtype)
+    llm = load_llm(model) if is_remote else load_llm(model, dtype=dtype, device=device)
     if agent == "verifier":
         from droidverify.agents.verifier import VerifierAgent
 
-        return lambda: VerifierAgent(llm, memory=memory, apps=apps)
+        head = None
+        if verifier is not None:
+            from droidverify.agents.verifier.trained import apply_verifier
+
+            head = apply_verifier(llm, verifier)
+        return lambda: VerifierAgent(llm, memory=memory, apps=apps, head=head)
     if agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
         from droidverify.agents.selfverify import SelfVerifyingAgent
 
@@ -145,6 +171,10 @@ def run_command(
     no_resume: Annotated[bool, typer.Option("--no-resume", help="Delete the earlier run files in "
                                             "--out (a run directory) and start over.")] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+    verifier: Annotated[str | None, typer.Option("--verifier", help="Trained verifier directory for "
+                                                 "--agent verifier (default: the shipped one, with the "
+                                                 "bundled model); 'none' = the untrained model's P(Yes).")] = None,
+    device: Annotated[str, typer.Option("--device", help="Where a local model runs: cpu or cuda.")] = "cpu",
 ) -> None:
     """Run an agent on task instances (template x seed) and print success by app and complexity.
 
@@ -180,6 +210,14 @@ def run_command(
         fail(f"{len(templates)} templates x {len(seed_list)} seeds is more than {MAX_EPISODES} "
              "episodes; split the run")
     out_dir = Path(out) if out is not None else default_out(agent)
+    verifier_dir = None
+    if agent == "verifier":
+        try:
+            verifier_dir = resolve_verifier(verifier, model)
+        except DroidVerifyError as e:
+            fail(str(e))
+    elif verifier is not None:
+        fail("--verifier applies only to --agent verifier")
 
     from droidverify.runner.run import run_many
 
@@ -187,10 +225,10 @@ def run_command(
     pairs = [(t, s) for t in templates for s in seed_list]
     config = {"agent": agent, "model": model, "dtype": dtype, "apps": apps, "memory": memory, "env": env, "serial": serial,
               "seeds": seed_list, "tasks": [t.name for t in templates], "max_steps": max_steps,
-              "agent_seed": agent_seed}
+              "agent_seed": agent_seed, "verifier": str(verifier_dir) if verifier_dir else None}
     console = Console(stderr=True)
     try:
-        factory = _agent_factory(agent, model, memory, agent_seed, apps, dtype)
+        factory = _agent_factory(agent, model, memory, agent_seed, apps, dtype, verifier_dir, device)
         summary = run_many(factory, pairs, out_dir, env_factory=_env_factory(env, serial, screenshots),
                            resume=not no_resume, progress=not no_progress, max_steps=max_steps,
                            answer_ends_episode=answer_ends, config=config, console=console)
