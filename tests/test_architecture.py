@@ -21,9 +21,11 @@ FORBIDDEN: dict[str, set[str]] = {
     "env": {"tasks", "agents", "runner", "cli", "llm", "rewards", "training", "bench"},
     "tasks": {"agents", "runner", "cli", "llm", "rewards", "training", "bench"},
     "llm": {"env.sim", "tasks", "agents", "runner", "cli", "rewards", "training", "bench"},
-    "agents": {"runner", "cli", "bench", "rewards"},
+    "agents": {"runner", "cli", "bench", "rewards", "training"},
     # judges sit above agents (the SmartSnap judge and ProRe's evaluator use them), below runner/cli
     "rewards": {"runner", "cli", "bench", "training"},
+    # trainers sit beside rewards (a change to one paradigm does not touch another), below runner/cli
+    "training": {"runner", "cli", "bench", "rewards"},
 }
 
 

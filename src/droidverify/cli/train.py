@@ -19,10 +19,10 @@ train_app = typer.Typer(help="Train verifiers: collect labelled steps, P^3 train
                         no_args_is_help=True)
 
 # The CPU recipe behind `droidverify train default` (docs/training.md has the figures it gives).
-CPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "lora_layers": 8, "max_negatives": 7, "max_steps": 900, "grad_accum": 1,
-                              "learning_rate": 2e-4, "head_learning_rate": 1e-3, "eval_every": 150,
-                              "eval_records": 60, "save_every": 50, "sft_weight": 0.5,
-                              "max_prompt_tokens": 2200}
+CPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "lora_layers": 6, "max_negatives": 7, "max_steps": 1200,
+                              "grad_accum": 1, "learning_rate": 2e-4, "head_learning_rate": 1e-3,
+                              "eval_every": 200, "eval_records": 40, "save_every": 25, "sft_weight": 0.5,
+                              "max_prompt_tokens": 2200, "max_minutes": 80.0}
 GPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "max_batch": 16, "lora_layers": None, "max_negatives": 15, "max_steps": 3000, "grad_accum": 4,
                               "learning_rate": 2e-4, "head_learning_rate": 1e-3, "eval_every": 500,
                               "eval_records": 120, "save_every": 100, "sft_weight": 0.5,
@@ -159,6 +159,8 @@ def default_command(
     rounds: Annotated[int, typer.Option(help="Annotation rounds after round 0.", min=0)] = 0,
     max_steps: Annotated[int | None, typer.Option(help="Round-0 optimizer steps (default: the recipe's).",
                                                   min=1)] = None,
+    max_minutes: Annotated[float | None, typer.Option(help="Round-0 training time budget (default: the "
+                                                      "recipe's; the CPU recipe stops at 80).", min=0.1)] = None,
 ) -> None:
     """From scratch: collect data, train round 0 (and annotation rounds), export OUT/verifier."""
     from droidverify.training.loop import DataSpec, LoopConfig, build_dataset, run_loop
@@ -174,7 +176,7 @@ def default_command(
             _say("collecting held-out records (validation templates)")
             build_dataset(ev, DataSpec(split="validation", oracle_seeds=(0,), noisy_seeds=(100,)), progress=_say)
         cfg = _config(out / "loop" / "round-0" / "trainer", train, ev, device, "auto", recipe,
-                      {"max_steps": max_steps})
+                      {"max_steps": max_steps, "max_minutes": max_minutes})
         loop = LoopConfig(output_dir=str(out / "loop"), train_config=cfg, rounds=rounds)
         summary = run_loop(loop, progress=_say, provenance=_provenance())
     except DroidVerifyError as e:

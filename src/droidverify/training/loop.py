@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from droidverify.errors import TrainingError
-from droidverify.training.collect import CollectStats, collect
+from droidverify.training.collection import CollectStats, collect
 from droidverify.training.p3 import P3Config, P3Trainer
 from droidverify.training.records import VerifierStepRecord, read_records, write_records
 

@@ -12,9 +12,10 @@ from droidverify.agents.verifier.memory import (
     ui_diff,
 )
 from droidverify.agents.verifier.prompt import VerificationPrompt, build_verification_prompt
+from droidverify.agents.verifier.trained import load_verifier, shipped_verifier_path
 
 __all__ = [
     "MEMORY_NAMES", "DiffMemory", "HistoryMemory", "LLMSummaryMemory", "VerificationPrompt",
     "VerifierAgent", "WorkingMemory", "build_verification_prompt", "extract_candidates",
-    "make_memory", "softmax_entropy", "ui_diff", "yes_probability",
+    "load_verifier", "make_memory", "shipped_verifier_path", "softmax_entropy", "ui_diff", "yes_probability",
 ]

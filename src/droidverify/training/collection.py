@@ -57,14 +57,12 @@ class CollectStats:
 
 def _center(el: Any) -> tuple[float, float] | None:
     b = getattr(el, "bbox_pixels", None)
-    if b is None:
-        return None
-    return (b.x_min + b.x_max) / 2, (b.y_min + b.y_max) / 2
+    return None if b is None else (float(b.center[0]), float(b.center[1]))
 
 
 def _contains(el: Any, pt: tuple[float, float]) -> bool:
     b = getattr(el, "bbox_pixels", None)
-    return b is not None and b.x_min <= pt[0] <= b.x_max and b.y_min <= pt[1] <= b.y_max
+    return b is not None and b.left <= pt[0] <= b.right and b.top <= pt[1] <= b.bottom
 
 
 def match_candidate(action: Action, candidates: Sequence[Action], elements: Sequence[Any]) -> int | None:

@@ -1,0 +1,54 @@
+"""CLI: train data, run --verifier checks, triage on a verifier run directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from droidverify.cli import app
+from training_doubles import RecordingLLM
+
+runner = CliRunner()
+
+
+def test_train_data_writes_records_and_stats(tmp_path: Path) -> None:
+    out = tmp_path / "d.jsonl"
+    res = runner.invoke(app, ["train", "data", "--out", str(out), "--oracle-seeds", "0", "--noisy-seeds", ""])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout.strip().splitlines()[-1])["records"] == len(out.read_text().splitlines()) > 100
+    bad = runner.invoke(app, ["train", "data", "--out", str(out), "--split", "dev"])
+    assert bad.exit_code == 2 and "unknown split" in bad.output
+
+
+def test_run_refuses_a_bad_verifier_before_loading_any_model(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["run", "--agent", "verifier", "--verifier", str(tmp_path), "--tasks",
+                              "clock_create_alarm", "--out", str(tmp_path / "r")])
+    assert res.exit_code == 2 and "not a trained verifier" in res.output
+    res = runner.invoke(app, ["run", "--agent", "oracle", "--verifier", str(tmp_path), "--tasks",
+                              "clock_create_alarm", "--out", str(tmp_path / "r2")])
+    assert res.exit_code == 2 and "only to --agent verifier" in res.output
+    res = runner.invoke(app, ["run", "--agent", "verifier", "--model", "openai:http://127.0.0.1:9/v1",
+                              "--verifier", str(tmp_path), "--tasks", "clock_create_alarm", "--out",
+                              str(tmp_path / "r3")])
+    assert res.exit_code == 2 and "needs a local model" in res.output
+
+
+def test_triage_lists_the_most_uncertain_steps(tmp_path: Path) -> None:
+    from droidverify.agents.verifier import VerifierAgent
+    from droidverify.env.sim import SimEnv
+    from droidverify.runner.run import run_many
+    from droidverify.tasks import registry
+    from droidverify.training.loop import sim_apps
+
+    llm = RecordingLLM()
+    pairs = [(registry.get_template("clock_create_alarm"), 0)]
+    run_many(lambda: VerifierAgent(llm, apps=sim_apps()), pairs, tmp_path / "run",
+             env_factory=lambda task, seed: SimEnv(task=task, seed=seed), progress=False, max_steps=3,
+             report=False)
+    res = runner.invoke(app, ["triage", str(tmp_path / "run"), "--quantile", "0.0"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "3 of 3 steps" in res.output and "clock_create_alarm" in res.output
+    res = runner.invoke(app, ["triage", str(tmp_path)])
+    assert res.exit_code == 2 and "not a run directory" in res.output
