@@ -37,6 +37,8 @@ def success(args: argparse.Namespace) -> None:
                    "--device", args.device]
             if args.max_tasks:
                 cmd += ["--max-tasks", str(args.max_tasks)]
+            if args.max_steps:
+                cmd += ["--max-steps", str(args.max_steps)]
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
@@ -59,7 +61,7 @@ def success(args: argparse.Namespace) -> None:
 def speed(args: argparse.Namespace) -> None:
     from droidverify.llm.local import LocalLLM
     from droidverify.tasks import registry
-    from droidverify.training.collect import collect
+    from droidverify.training.collection import collect
     from droidverify.training.loop import sim_apps
     from droidverify.training.p3 import P3Config, P3Trainer
 
@@ -87,12 +89,49 @@ def speed(args: argparse.Namespace) -> None:
     print(f"| ratio naive / shared-prefix | {results['naive'] / results['shared-prefix']:.2f}x |")
 
 
+def steps(args: argparse.Namespace) -> None:
+    """Held-out step accuracy: top-1 (the labelled action ranks first among all candidates) and
+    pairwise accuracy, for each verifier on the same records."""
+    from droidverify.agents.verifier.trained import apply_verifier
+    from droidverify.llm.local import LocalLLM
+    from droidverify.training.records import read_records
+
+    import random
+
+    recs = read_records(args.eval_file)
+    random.Random(0).shuffle(recs)
+    recs = recs[: args.records]
+    print("| verifier | records | top-1 | pairwise |\n|---|---|---|---|")
+    for spec in args.verifier:
+        name, _, vdir = spec.partition("=")
+        llm = LocalLLM(dtype=args.dtype, device=args.device)
+        head = apply_verifier(llm, vdir) if vdir and vdir != "none" else None
+        top = pairs = correct = 0
+        for r in recs:
+            from droidverify.agents.verifier.prompt import build_verification_prompt
+            from droidverify.agents.verifier.agent import yes_probability
+
+            vp = build_verification_prompt(llm, goal=r.goal, memory=r.memory, ui=r.ui, descriptions=r.descriptions)
+            res = llm.score(vp.prefix, vp.continuations)
+            if head is None:
+                s = [yes_probability(d["Yes"], d["No"]) for d in res.logprobs]
+            else:
+                s = [float(x) for x in head(res.logits).tolist()]
+            others = [x for i, x in enumerate(s) if i != r.positive]
+            correct += sum(s[r.positive] > x for x in others)
+            pairs += len(others)
+            top += all(s[r.positive] > x for x in others)
+        print(f"| {name} | {len(recs)} | {top / len(recs):.3f} | {correct / pairs:.3f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("success", "speed"), required=True)
+    ap.add_argument("--part", choices=("success", "speed", "steps"), required=True)
     ap.add_argument("--verifier", action="append", default=[], help="NAME=DIR or NAME=none (repeat)")
     ap.add_argument("--splits", default="train:1000,validation:0,test:0", help="split:seeds,...")
     ap.add_argument("--max-tasks", type=int, default=None)
+    ap.add_argument("--max-steps", type=int, default=None, help="cap episode length (default: each task's)")
+    ap.add_argument("--eval-file", default=None, help="held-out records for --part steps")
     ap.add_argument("--out", default="runs/bench-train-verifier")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--dtype", default="auto")
@@ -100,7 +139,7 @@ def main() -> None:
     ap.add_argument("--negatives", type=int, default=15)
     ap.add_argument("--lora-layers", type=int, default=None)
     args = ap.parse_args()
-    (success if args.part == "success" else speed)(args)
+    {"success": success, "speed": speed, "steps": steps}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -92,10 +92,47 @@ def read_verifier_meta(directory: str | Path) -> dict[str, Any]:
     return meta
 
 
-def apply_verifier(llm: Any, directory: str | Path, *, merge: bool = True) -> Any:
-    """Load the adapter into ``llm.model`` (merged by default) and return the score head."""
-    from peft import PeftModel
+def _merge_lora(model: Any, adapter_dir: Path) -> None:
+    """Add each LoRA delta ``scale * B @ A`` into its base weight, in place.
 
+    Done here rather than through peft so that running a trained verifier needs only torch and
+    safetensors (peft is a training extra); the result equals peft's ``merge_and_unload``.
+    """
+    import torch
+    from safetensors.torch import load_file
+
+    try:
+        cfg = json.loads((adapter_dir / "adapter_config.json").read_text())
+        tensors = load_file(str(adapter_dir / "adapter_model.safetensors"))
+    except (OSError, ValueError) as exc:
+        raise CheckpointError(f"cannot read the adapter in {adapter_dir}: {exc}") from exc
+    r, alpha = int(cfg["r"]), float(cfg["lora_alpha"])
+    scale = alpha / (r ** 0.5) if cfg.get("use_rslora") else alpha / r
+    modules = dict(model.named_modules())
+    pairs = 0
+    for key, a in tensors.items():
+        if not key.endswith(".lora_A.weight"):
+            continue
+        name = key[: -len(".lora_A.weight")].removeprefix("base_model.model.")
+        b = tensors.get(key.replace(".lora_A.", ".lora_B."))
+        module = modules.get(name)
+        if b is None or module is None or not hasattr(module, "weight"):
+            raise CheckpointError(f"adapter in {adapter_dir} does not fit this model: no module {name!r} "
+                                  "or a missing lora_B")
+        w = module.weight
+        delta = (b.float() @ a.float()) * scale
+        if delta.shape != w.shape:
+            raise CheckpointError(f"adapter tensor {key} has shape {tuple(delta.shape)}, the model's "
+                                  f"{name} weight {tuple(w.shape)}")
+        with torch.no_grad():
+            w.copy_((w.float() + delta.to(w.device)).to(w.dtype))
+        pairs += 1
+    if pairs == 0:
+        raise CheckpointError(f"adapter in {adapter_dir} holds no LoRA weights")
+
+
+def apply_verifier(llm: Any, directory: str | Path) -> Any:
+    """Merge the verifier's adapter into ``llm.model`` (in place) and return its score head."""
     directory = Path(directory)
     meta = read_verifier_meta(directory)
     base = meta["base_model"]
@@ -109,11 +146,7 @@ def apply_verifier(llm: Any, directory: str | Path, *, merge: bool = True) -> An
     if want and have and want != have:
         raise CheckpointError(f"{directory} was trained on a different model file (digest {want}, "
                               f"this one is {have})")
-    try:
-        peft = PeftModel.from_pretrained(llm.model, str(directory / "adapter"))
-    except Exception as exc:  # peft raises several kinds; name the directory
-        raise CheckpointError(f"cannot load the adapter in {directory}: {type(exc).__name__}: {exc}") from exc
-    llm.model = peft.merge_and_unload() if merge else peft.get_base_model()
+    _merge_lora(llm.model, directory / "adapter")
     llm.model.eval()
     head = load_head(directory / "head.safetensors", cfg.vocab_size).to(llm.device)
     llm.name = f"{llm.name}+{directory.name}"
