@@ -58,6 +58,8 @@ def test_resumed_run_matches_an_uninterrupted_one(tiny_model_dir: Path, oracle_r
     part.train_step()
     part.save_checkpoint()
     del part
+    # Lines a crashed process logged after its last checkpoint must not survive the resume.
+    (tmp_path / "part" / "log.jsonl").write_text('{"type": "train", "step": 3, "loss": 99.0}\n{"step": 3, "tor')
     torch.manual_seed(123)  # resuming must restore RNG state, whatever the process did before
     resumed = _trainer(tiny_model_dir, recs, tmp_path / "part", max_steps=4, lora_dropout=0.1)
     resumed.train(progress=False)

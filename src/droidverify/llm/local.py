@@ -55,6 +55,11 @@ DEFAULT_MAX_BATCH = 8
 
 
 def _default_threads() -> int:
+    """``OMP_NUM_THREADS`` when set (several processes sharing few cores run far faster with one
+    thread each than oversubscribed), else every core this process may use."""
+    env = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux

@@ -346,8 +346,10 @@ class P3Trainer:
         cfg = self.config
         self.out.mkdir(parents=True, exist_ok=True)
         (self.out / "config.json").write_text(json.dumps(cfg.to_dict(), indent=1))
-        if resume and self.latest_checkpoint() is not None:
-            self.load_checkpoint(self.latest_checkpoint())
+        ckpt = self.latest_checkpoint() if resume else None
+        if ckpt is not None:
+            self.load_checkpoint(ckpt)
+        self._trim_log(self.state.step)
         log = open(self.out / "log.jsonl", "a", encoding="utf-8")
         window: list[StepMetrics] = []
         last_eval: dict[str, float] = {}
@@ -392,6 +394,23 @@ class P3Trainer:
         plot_curves(self.out / "log.jsonl", self.out / "curves.png")
         return {"step": self.state.step, "seen": self.state.seen, "skipped": self.state.skipped,
                 "stopped": stopped, "seconds": time.perf_counter() - t_start, "eval": last_eval}
+
+    def _trim_log(self, step: int) -> None:
+        """Keep only log lines up to ``step`` (what the resumed state has seen), so a resumed or
+        restarted run never shows steps twice."""
+        path = self.out / "log.jsonl"
+        if not path.exists():
+            return
+        kept = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                if json.loads(line).get("step", 0) <= step:
+                    kept.append(line)
+            except ValueError:
+                continue  # a line torn by a crash
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text("".join(x + "\n" for x in kept), encoding="utf-8")
+        os.replace(tmp, path)
 
     # ------------------------------------------------------------------ checkpoints
     def latest_checkpoint(self) -> Path | None:
