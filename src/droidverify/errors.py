@@ -26,7 +26,10 @@ of the package is defined here. The tree::
     │   ├── TrainingDataError        a training record file is damaged or invalid
     │   └── CheckpointError          a checkpoint / trained verifier is missing or incompatible
     ├── RunError                     a run directory or run spec cannot be used
-    │   └── RunLockedError           another process holds the run directory
+    │   ├── RunLockedError           another process holds the run directory
+    │   └── BackendError             a rollout backend cannot be used (ray missing, bad --workers,
+    │       │                        factories that cannot be sent to worker processes)
+    │       └── WorkerLostError      workers kept dying on one item (also InfrastructureError)
     ├── RewardError                  a judge or reward cannot be computed
     │   ├── JudgeInputError
     │   └── LabelledSetError
@@ -162,6 +165,20 @@ class RunLockedError(RunError):
 
     def __init__(self, message: str, *, path: str | None = None) -> None:
         self.path = path
+        super().__init__(message)
+
+
+class BackendError(RunError):
+    """A rollout backend cannot be used: Ray is not installed or its cluster cannot be reached, a
+    bad worker count, or an agent/env factory that cannot be sent to worker processes."""
+
+
+class WorkerLostError(BackendError, InfrastructureError):
+    """Rollout workers died (killed, out of memory, a Ray actor lost) more often than allowed on one
+    item or before finishing any; ``attempts`` says how often. The run stops; rerun to resume."""
+
+    def __init__(self, message: str, *, attempts: int = 0) -> None:
+        self.attempts = attempts
         super().__init__(message)
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand
 
 from droidverify.cli._common import MAX_SEEDS, fail, parse_seeds
 from droidverify.errors import DroidVerifyError, InfrastructureError
@@ -14,7 +16,7 @@ from droidverify.errors import DroidVerifyError, InfrastructureError
 AGENTS = ("oracle", "random", "noop", "verifier", "generator", "smartsnap")
 DTYPES = ("auto", "float32", "bfloat16")
 MAX_EPISODES = 1_000_000  # template x seed pairs in one run: a run directory stays workable
-__all__ = ["AGENTS", "MAX_EPISODES", "MAX_SEEDS", "parse_seeds", "run_command"]
+__all__ = ["AGENTS", "MAX_EPISODES", "MAX_SEEDS", "AgentSpec", "EnvSpec", "parse_seeds", "run_command"]
 
 
 def default_out(agent: str) -> Path:
@@ -94,53 +96,106 @@ def resolve_verifier(spec: str | None, model: str | None) -> Path | None:
     return path
 
 
-def _agent_factory(agent: str, model: str | None, memory: str, seed: int, apps: list[str],
-                   dtype: str = "auto", verifier: Path | None = None, device: str = "cpu") -> Any:
-    """A zero-argument factory; an LLM is loaded once and shared by every episode's agent."""
-    if agent == "oracle":
-        from droidverify.agents.oracle import OracleAgent
-
-        return OracleAgent
-    if agent == "noop":
-        from droidverify.agents.random import NoopAgent
-
-        return NoopAgent
-    if agent == "random":
-        from droidverify.agents.random import RandomAgent
-
-        return lambda: RandomAgent(seed, apps=apps)
-    from droidverify.llm.registry import load_llm
-
-    # dtype applies to local models only; an OpenAI-compatible server chooses its own.
-    is_remote = isinstance(model, str) and model.startswith("openai:")
-    llm = load_llm(model) if is_remote else load_llm(model, dtype=dtype, device=device)
-    if agent == "verifier":
-        from droidverify.agents.verifier import VerifierAgent
-
-        head = None
-        if verifier is not None:
-            from droidverify.agents.verifier.trained import apply_verifier
-
-            head = apply_verifier(llm, verifier)
-        return lambda: VerifierAgent(llm, memory=memory, apps=apps, head=head)
-    if agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
-        from droidverify.agents.selfverify import SelfVerifyingAgent
-
-        return lambda: SelfVerifyingAgent(llm, memory=memory)
-    from droidverify.agents.generator import GeneratorAgent
-
-    return lambda: GeneratorAgent(llm, memory=memory)
+LLM_AGENTS = ("verifier", "generator", "smartsnap")
 
 
-def _env_factory(env: str, serial: str | None, screenshots: bool) -> Any:
-    if env == "sim":
-        from droidverify.env.sim import SimEnv
+@dataclass
+class AgentSpec:
+    """A picklable agent factory: ``spec()`` builds one fresh agent per episode.
 
-        return lambda task, seed: SimEnv(task=task, seed=seed, screenshot=screenshots)
-    from droidverify.env.adb import AdbEnv
+    Worker processes and Ray actors receive the spec, not a model: the LLM (and a trained verifier
+    head) is loaded on the first call in each process and shared by every later agent there, so a
+    local model is loaded once per worker. An ``openai:URL`` model is only a client: all workers
+    share that server.
+    """
 
-    # The device cannot be put into a task's initial state; episodes start from what is on screen.
-    return lambda task, seed: AdbEnv(serial=serial, screenshot=screenshots)
+    agent: str
+    model: str | None = None
+    memory: str = "diff"
+    seed: int = 0
+    apps: list[str] = field(default_factory=list)
+    dtype: str = "auto"
+    verifier: Path | None = None
+    device: str = "cpu"
+    _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_loaded"] = None  # a loaded model never travels to a worker; each loads its own
+        return state
+
+    @property
+    def agent_name(self) -> str:
+        """The name the built agents carry (``run_many`` checks it without loading a model)."""
+        return self.agent
+
+    @property
+    def loads_local_model(self) -> bool:
+        return self.agent in LLM_AGENTS and not (self.model or "").startswith("openai:")
+
+    def _llm(self) -> tuple[Any, Any]:
+        if self._loaded is None:
+            from droidverify.llm.registry import load_llm
+
+            # dtype applies to local models only; an OpenAI-compatible server chooses its own.
+            llm = (load_llm(self.model) if not self.loads_local_model
+                   else load_llm(self.model, dtype=self.dtype, device=self.device))
+            head = None
+            if self.agent == "verifier" and self.verifier is not None:
+                from droidverify.agents.verifier.trained import apply_verifier
+
+                head = apply_verifier(llm, self.verifier)
+            self._loaded = (llm, head)
+        return self._loaded
+
+    def __call__(self) -> Any:
+        if self.agent == "oracle":
+            from droidverify.agents.oracle import OracleAgent
+
+            return OracleAgent()
+        if self.agent == "noop":
+            from droidverify.agents.random import NoopAgent
+
+            return NoopAgent()
+        if self.agent == "random":
+            from droidverify.agents.random import RandomAgent
+
+            return RandomAgent(self.seed, apps=self.apps)
+        llm, head = self._llm()
+        if self.agent == "verifier":
+            from droidverify.agents.verifier import VerifierAgent
+
+            return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head)
+        if self.agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
+            from droidverify.agents.selfverify import SelfVerifyingAgent
+
+            return SelfVerifyingAgent(llm, memory=self.memory)
+        if self.agent == "generator":
+            from droidverify.agents.generator import GeneratorAgent
+
+            return GeneratorAgent(llm, memory=self.memory)
+        from droidverify.errors import RunError
+
+        raise RunError(f"unknown agent {self.agent!r}; use one of {', '.join(AGENTS)}")
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """A picklable environment factory: ``spec(task, seed)`` opens the environment for an episode."""
+
+    env: str = "sim"
+    serial: str | None = None
+    screenshots: bool = False
+
+    def __call__(self, task: Any, seed: int) -> Any:
+        if self.env == "sim":
+            from droidverify.env.sim import SimEnv
+
+            return SimEnv(task=task, seed=seed, screenshot=self.screenshots)
+        from droidverify.env.adb import AdbEnv
+
+        # The device cannot be put into a task's initial state; episodes start from what is on screen.
+        return AdbEnv(serial=self.serial, screenshot=self.screenshots)
 
 
 def run_command(
@@ -175,6 +230,15 @@ def run_command(
                                                  "--agent verifier (default: the shipped one, with the "
                                                  "bundled model); 'none' = the untrained model's P(Yes).")] = None,
     device: Annotated[str, typer.Option("--device", help="Where a local model runs: cpu or cuda.")] = "cpu",
+    workers: Annotated[str | None, typer.Option("--workers", help="Episodes at once: N worker processes "
+                                                "(default 1: in this process; 'auto': one per core); "
+                                                "with --ray N actors (default: one per cluster CPU). A "
+                                                "local model is loaded once per worker; an openai:URL "
+                                                "server is shared by all.")] = None,
+    ray: Annotated[str | None, typer.Option("--ray", metavar="[ADDRESS]",
+                                            help="Run the episodes on Ray actors: a local Ray instance "
+                                            "(or RAY_ADDRESS), or the cluster at ADDRESS. Needs the "
+                                            "\\[ray] extra.")] = None,
 ) -> None:
     """Run an agent on task instances (template x seed) and print success by app and complexity.
 
@@ -209,6 +273,14 @@ def run_command(
     if len(templates) * len(seed_list) > MAX_EPISODES:
         fail(f"{len(templates)} templates x {len(seed_list)} seeds is more than {MAX_EPISODES} "
              "episodes; split the run")
+    from droidverify.runner.backends import RayBackend, make_backend, parse_workers
+
+    try:
+        n_workers = parse_workers(workers) if workers is not None or ray is not None else 1
+    except DroidVerifyError as e:
+        fail(str(e))
+    if env == "adb" and (n_workers != 1 or ray is not None):
+        fail("--env adb drives one device: it runs in this process (no --workers N or --ray)")
     out_dir = Path(out) if out is not None else default_out(agent)
     verifier_dir = None
     if agent == "verifier":
@@ -227,11 +299,23 @@ def run_command(
               "seeds": seed_list, "tasks": [t.name for t in templates], "max_steps": max_steps,
               "agent_seed": agent_seed, "verifier": str(verifier_dir) if verifier_dir else None}
     console = Console(stderr=True)
+    factory = AgentSpec(agent, model, memory, agent_seed, apps, dtype, verifier_dir, device)
     try:
-        factory = _agent_factory(agent, model, memory, agent_seed, apps, dtype, verifier_dir, device)
-        summary = run_many(factory, pairs, out_dir, env_factory=_env_factory(env, serial, screenshots),
-                           resume=not no_resume, progress=not no_progress, max_steps=max_steps,
-                           answer_ends_episode=answer_ends, config=config, console=console)
+        backend = make_backend(n_workers, ray)
+        if isinstance(backend, RayBackend):
+            backend.connect()  # fails here, with a clear error, when ray is missing or unreachable
+        if backend is not None and not no_progress:
+            note = (" (the local model is loaded once per worker)" if factory.loads_local_model else
+                    " (all workers share the model server)" if agent in LLM_AGENTS else "")
+            console.print(f"running on {backend.label}{note}")
+        try:
+            summary = run_many(factory, pairs, out_dir, env_factory=EnvSpec(env, serial, screenshots),
+                               resume=not no_resume, progress=not no_progress, max_steps=max_steps,
+                               answer_ends_episode=answer_ends, config=config, console=console,
+                               backend=backend)
+        finally:
+            if backend is not None:
+                backend.close()
     except InfrastructureError as e:
         typer.echo(f"error: {type(e).__name__}: {e}\nthe run did not complete; finished episodes are "
                    f"kept in {out_dir}; rerun the same command (with --out {out_dir}) to resume",
@@ -251,5 +335,22 @@ def run_command(
                       f"{out_dir}")
 
 
+def bare_ray_flag(args: list[str]) -> list[str]:
+    """``--ray`` takes an optional ADDRESS, which typer cannot express: a bare ``--ray`` (last, or
+    followed by another option) becomes ``--ray=default`` (RAY_ADDRESS, else a local instance)."""
+    out = list(args)
+    for i, a in enumerate(out):
+        if a == "--":
+            break
+        if a == "--ray" and (i + 1 == len(out) or out[i + 1].startswith("-")):
+            out[i] = "--ray=default"
+    return out
+
+
+class _RunCommand(TyperCommand):
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, bare_ray_flag(args))
+
+
 def register(app: typer.Typer) -> None:
-    app.command("run")(run_command)
+    app.command("run", cls=_RunCommand)(run_command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -26,6 +27,7 @@ from droidverify.agents.base import Agent
 from droidverify.env.interface import Environment
 from droidverify.env.records import Step, Trajectory
 from droidverify.errors import DroidVerifyError, RunError
+from droidverify.runner.backends import RolloutBackend
 from droidverify.runner.episode import agent_name, run_episode
 from droidverify.runner.store import (
     EPISODES_FILE,
@@ -112,14 +114,12 @@ def _pairs(pairs: Iterable[PairLike]) -> list[Pair]:
     return out
 
 
-def _step_record(step: Step, traj: Trajectory, attempt_id: str, out_dir: Path) -> dict[str, Any]:
+def _step_record(step: Step, traj: Trajectory, attempt_id: str) -> tuple[dict[str, Any], bytes | None]:
+    """A ``step`` line and its screenshot (written by the run's writer to the line's ``screenshot``)."""
     screenshot = None
     png = step.observation.screenshot_png
     if png is not None:
-        rel = Path(SCREENS_DIR) / attempt_id / f"{step.index:03d}.png"
-        (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
-        (out_dir / rel).write_bytes(png)
-        screenshot = rel.as_posix()
+        screenshot = (Path(SCREENS_DIR) / attempt_id / f"{step.index:03d}.png").as_posix()
     try:
         n_elements: int | None = len(step.observation.elements)
     except DroidVerifyError:  # an unparseable dump still gets its step recorded
@@ -128,7 +128,7 @@ def _step_record(step: Step, traj: Trajectory, attempt_id: str, out_dir: Path) -
         "kind": "step", "episode_id": episode_id(traj.task_id, traj.seed or 0), "attempt_id": attempt_id,
         "task_id": traj.task_id, "seed": traj.seed, "index": step.index, "n_elements": n_elements,
         "screenshot": screenshot, "written_at": time.time(), "step": step.to_dict(),
-    }
+    }, png
 
 
 def _episode_record(traj: Trajectory, attempt_id: str) -> dict[str, Any]:
@@ -233,6 +233,70 @@ def _phone_state_record(env: Environment, task: Task, attempt_id: str) -> dict[s
     return rec
 
 
+Emit = Callable[[dict[str, Any], bytes | None], None]
+
+
+def play_episode(agent: Agent, env_factory: EnvFactory, pair: Pair, attempt_id: str, *,
+                 max_steps: int | None, answer_ends_episode: bool, emit: Emit) -> Trajectory:
+    """Run one attempt and hand every line it produces to ``emit(record, png)`` in file order:
+    its ``step`` lines (``png``: the screenshot to store at the line's ``screenshot`` path), the
+    ``phone`` line, the ``final`` line, then the ``episode`` line. In-process runs write each line
+    as it comes; worker processes collect them and send them to the run's one writer."""
+    task = pair.task
+    env = env_factory(task, task.seed)
+    try:
+        traj = run_episode(agent, env, task, max_steps=max_steps, answer_ends_episode=answer_ends_episode,
+                           on_step=lambda s, tr: emit(*_step_record(s, tr, attempt_id)))
+        phone_rec = _phone_state_record(env, task, attempt_id)
+        if phone_rec is not None:
+            emit(phone_rec, None)
+    finally:
+        env.close()
+    fo = traj.final_observation
+    emit({"kind": "final", "episode_id": pair.key, "attempt_id": attempt_id, "task_id": task.id,
+          "seed": task.seed, "observation": fo.to_dict() if fo else None, "written_at": time.time()}, None)
+    emit(_episode_record(traj, attempt_id), None)
+    return traj
+
+
+class EpisodeWorker:
+    """What one rollout worker holds: the env factory and the agent factory, with the first agent
+    built at start-up (a local model loads here, once per worker, not once per episode)."""
+
+    def __init__(self, agent_factory: AgentFactory, env_factory: EnvFactory, max_steps: int | None,
+                 answer_ends_episode: bool) -> None:
+        self.agent_factory = agent_factory
+        self.env_factory = env_factory
+        self.max_steps = max_steps
+        self.answer_ends_episode = answer_ends_episode
+        self._first: Agent | None = agent_factory()
+
+    def play(self, pair: Pair) -> list[tuple[dict[str, Any], bytes | None]]:
+        """Run one attempt at ``pair``; its lines, in file order, for the writer."""
+        agent, self._first = (self._first or self.agent_factory()), None
+        lines: list[tuple[dict[str, Any], bytes | None]] = []
+        play_episode(agent, self.env_factory, pair, uuid.uuid4().hex[:12], max_steps=self.max_steps,
+                     answer_ends_episode=self.answer_ends_episode, emit=lambda rec, png: lines.append((rec, png)))
+        return lines
+
+
+def _play(worker: EpisodeWorker, pair: Pair) -> list[tuple[dict[str, Any], bytes | None]]:
+    return worker.play(pair)  # module-level: worker processes receive it by reference
+
+
+def factory_agent_name(agent_factory: AgentFactory) -> str:
+    """The name of the agents a factory builds, without building one when it says (an
+    ``agent_name`` attribute, or an agent class with a ``name``): a parallel run checks it in this
+    process, where loading a model only for its name would be waste."""
+    named = getattr(agent_factory, "agent_name", None)
+    if isinstance(named, str) and named:
+        return named
+    if isinstance(agent_factory, type):
+        cls_name = getattr(agent_factory, "name", None)
+        return cls_name if isinstance(cls_name, str) and cls_name else agent_factory.__name__
+    return agent_name(agent_factory())
+
+
 def run_many(
     agent_factory: AgentFactory,
     pairs: Sequence[PairLike],
@@ -246,6 +310,7 @@ def run_many(
     config: dict[str, Any] | None = None,
     report: bool = True,
     console: Console | None = None,
+    backend: RolloutBackend | None = None,
 ) -> RunSummary:
     """Run one fresh agent (``agent_factory()``) per episode in a fresh env (``env_factory(task, seed)``).
 
@@ -259,6 +324,14 @@ def run_many(
     :class:`RunLockedError`). Infrastructure failures (:class:`InfrastructureError`: server down,
     model not loadable, device lost; also env reset errors) stop the run with the episode left
     unfinished; rerun to resume.
+
+    ``backend`` (``runner.backends``: :class:`LocalBackend` worker processes, :class:`RayBackend`
+    actors) runs the episodes on workers; this process stays the only writer of the directory, so
+    everything above holds unchanged. The factories must then be picklable (module-level callables,
+    classes, ``functools.partial``, or the CLI's ``AgentSpec`` / ``EnvSpec``); each worker builds its
+    first agent at start (a local model loads once per worker). A worker that dies mid-episode
+    costs that attempt only: the episode is re-run on a fresh worker. Lines of an episode run on a
+    worker are written when it finishes (in-process, each step is written as it happens).
     """
     if isinstance(out_dir, str) and not out_dir.strip():
         raise RunError("the run directory must be named (got an empty path)")
@@ -274,12 +347,13 @@ def run_many(
             clear_run_dir(out)
         return _run_locked(agent_factory, tasks, out, env_factory=env_factory, progress=progress,
                            max_steps=max_steps, answer_ends_episode=answer_ends_episode,
-                           config=dict(config or {}), report=report, console=console)
+                           config=dict(config or {}), report=report, console=console, backend=backend)
 
 
 def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, env_factory: EnvFactory,
                 progress: bool, max_steps: int | None, answer_ends_episode: bool,
-                config: dict[str, Any], report: bool, console: Console) -> RunSummary:
+                config: dict[str, Any], report: bool, console: Console,
+                backend: RolloutBackend | None) -> RunSummary:
     previous = _read_run_json(out)
     _check_compatible(out, previous, config)
 
@@ -293,11 +367,15 @@ def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, en
     skipped = len(tasks) - len(todo)
     ran = 0
     prev_agents = {ep.get("agent") for ep in done.values()}
-    # Checked whether or not episodes are left, before anything is written.
-    first_agent = agent_factory() if todo or prev_agents else None
-    if first_agent is not None and prev_agents and agent_name(first_agent) not in prev_agents:
+    # Checked whether or not episodes are left, before anything is written. With workers the
+    # agents are built there; here only the name is needed.
+    parallel = backend is not None and bool(todo)
+    first_agent = agent_factory() if (todo or prev_agents) and not parallel else None
+    name = factory_agent_name(agent_factory) if parallel and prev_agents else (
+        agent_name(first_agent) if first_agent is not None else None)
+    if name is not None and prev_agents and name not in prev_agents:
         raise RunError(f"{out} holds results of agent(s) {sorted(map(str, prev_agents))}, "
-                       f"not {agent_name(first_agent)!r}; use another --out or --no-resume")
+                       f"not {name!r}; use another --out or --no-resume")
     _write_run_json(out, previous, tasks, config, max_steps, answer_ends_episode)
 
     steps_w = JsonlWriter(out / STEPS_FILE)
@@ -307,28 +385,31 @@ def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, en
                     transient=False)
     try:
         _mark_abandoned(steps_w, out, {ep["attempt_id"] for ep in done.values()})
+        def emit(rec: dict[str, Any], png: bytes | None) -> None:
+            # The one writer: screenshot file first, then its line (an episode line comes last).
+            if png is not None and rec.get("screenshot"):
+                path = out / rec["screenshot"]
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(png)
+            (eps_w if rec.get("kind") == "episode" else steps_w).write(rec)
+
         with prog:
             bar = prog.add_task("episodes", total=len(tasks), completed=skipped)
-            for i, pair in enumerate(todo):
+            if parallel:
+                assert backend is not None
+                prog.update(bar, description=f"episodes ({backend.label})")
+                setup = functools.partial(EpisodeWorker, agent_factory, env_factory, max_steps,
+                                          answer_ends_episode)
+                for _, lines in backend.imap_unordered(setup, _play, todo):
+                    for rec, png in lines:
+                        emit(rec, png)
+                    ran += 1
+                    prog.advance(bar)
+            for i, pair in enumerate(todo if not parallel else []):
                 agent = first_agent if i == 0 and first_agent is not None else agent_factory()
-                task = pair.task
                 prog.update(bar, description=pair.key)
-                attempt_id = uuid.uuid4().hex[:12]
-                env = env_factory(task, task.seed)
-                try:
-                    traj = run_episode(
-                        agent, env, task, max_steps=max_steps, answer_ends_episode=answer_ends_episode,
-                        on_step=lambda s, tr, a=attempt_id: steps_w.write(_step_record(s, tr, a, out)))
-                    phone_rec = _phone_state_record(env, task, attempt_id)
-                    if phone_rec is not None:
-                        steps_w.write(phone_rec)
-                finally:
-                    env.close()
-                fo = traj.final_observation
-                steps_w.write({"kind": "final", "episode_id": pair.key,
-                               "attempt_id": attempt_id, "task_id": task.id, "seed": task.seed,
-                               "observation": fo.to_dict() if fo else None, "written_at": time.time()})
-                eps_w.write(_episode_record(traj, attempt_id))
+                play_episode(agent, env_factory, pair, uuid.uuid4().hex[:12], max_steps=max_steps,
+                             answer_ends_episode=answer_ends_episode, emit=emit)
                 ran += 1
                 prog.advance(bar)
     finally:

@@ -1,0 +1,463 @@
+"""Rollout backends: run many items on workers that each hold state built once (docs/parallel.md).
+
+The seam is one call::
+
+    for index, result in backend.imap_unordered(setup, fn, items):
+        ...
+
+Every worker calls ``setup()`` once (build an environment factory and an agent, load a model) and then
+``fn(state, item)`` for each item it is given; results come back to the caller, in completion order,
+so the caller stays the only writer of its files. A worker that dies while holding an item (``kill
+-9``, out of memory, a lost Ray actor) costs that item's attempt only: the item is given to a fresh
+worker, up to ``max_attempts`` times, then :class:`~droidverify.errors.WorkerLostError`. An exception
+raised by ``setup`` or ``fn`` stops the iteration and is re-raised in the caller with its type (the
+worker's traceback is attached as a note), exactly as if it had happened in the caller.
+
+Backends:
+
+- :class:`InlineBackend` — this process, one worker (what ``run_many`` does without a backend).
+- :class:`LocalBackend` — N worker processes on this machine (default: one per core). ``setup`` and
+  ``fn`` must be picklable: module-level functions or classes, or ``functools.partial`` of them.
+- :class:`RayBackend` — N Ray actors; ``ray.init()`` starts a local Ray instance unless ``address``
+  (or the ``RAY_ADDRESS`` environment variable) names a cluster. Ray is the optional ``[ray]`` extra
+  and is imported only when a RayBackend runs.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import pickle
+import signal
+import traceback
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.connection import wait as mp_wait
+from multiprocessing.process import BaseProcess
+from typing import Any, Self, TypeVar
+
+from droidverify.errors import BackendError, RunError, WorkerLostError
+
+T = TypeVar("T")
+R = TypeVar("R")
+Setup = Callable[[], Any]
+WorkFn = Callable[[Any, Any], Any]
+
+MAX_WORKERS = 1024  # a typo guard for --workers: more processes than this is never what was meant
+
+
+def default_workers() -> int:
+    """One worker per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def parse_workers(text: str | int | None) -> int | None:
+    """``--workers``: a positive int, or ``auto`` (``None``: one per core / per cluster CPU)."""
+    if text is None:
+        return None
+    if isinstance(text, str):
+        t = text.strip().lower()
+        if t == "auto":
+            return None
+        if not (t.isascii() and t.isdigit()):
+            raise BackendError(f"--workers must be a positive whole number or 'auto', got {text!r}")
+        text = int(t)
+    if isinstance(text, bool) or not isinstance(text, int) or not 1 <= text <= MAX_WORKERS:
+        raise BackendError(f"--workers must be between 1 and {MAX_WORKERS} (or 'auto'), got {text!r}")
+    return text
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` with the worker's traceback as a note, made safe to send back to the caller.
+
+    An exception that does not survive pickling is replaced by a RunError naming its type, so the
+    caller always gets an exception and never a pickling error instead.
+    """
+    tb = "".join(traceback.format_exception(exc))
+    try:
+        exc.add_note(f"raised in rollout worker process {os.getpid()}:\n{tb}")
+        return pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 -- any pickling failure: fall back to a plain, typed error
+        return RunError(f"rollout worker raised {type(exc).__name__}: {exc}\n{tb}")
+
+
+class RolloutBackend(ABC):
+    """Where items run. Subclasses implement :meth:`imap_unordered`; see the module docstring."""
+
+    #: how many workers run at once (for the progress line and the benchmark)
+    workers: int = 1
+    #: attempts per item before a dying worker stops the run with WorkerLostError
+    max_attempts: int = 3
+
+    @property
+    @abstractmethod
+    def label(self) -> str:
+        """Where the items run, for a progress line: ``"2 local worker processes"``."""
+
+    @abstractmethod
+    def imap_unordered(self, setup: Setup, fn: WorkFn, items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        """Yield ``(index into items, fn(state, item))`` as items finish, each item exactly once."""
+
+    def close(self) -> None:
+        """Release what the backend holds beyond one ``imap_unordered`` (a Ray instance it started)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class InlineBackend(RolloutBackend):
+    """In this process, one item after another (no pickling; for callers that take any backend)."""
+
+    workers = 1
+
+    @property
+    def label(self) -> str:
+        return "in this process"
+
+    def imap_unordered(self, setup: Setup, fn: WorkFn, items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        if not items:
+            return
+        state = setup()
+        for i, item in enumerate(items):
+            yield i, fn(state, item)
+
+
+# --- local worker processes ---------------------------------------------------------------------------
+
+
+def _local_worker_main(conn: Connection, setup: Setup, fn: WorkFn) -> None:
+    """A worker process: build the state once, then run items until told to stop (``None``)."""
+    # Ctrl-C reaches the whole process group; the parent decides what stops, and stops us.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        state = setup()
+    except Exception as e:  # noqa: BLE001 -- sent to the caller, who re-raises it with its type
+        conn.send(("error", None, _portable(e)))
+        return
+    conn.send(("ready", None, os.getpid()))
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            return
+        if msg is None:
+            return
+        index, item = msg
+        try:
+            result = fn(state, item)
+        except Exception as e:  # noqa: BLE001
+            conn.send(("error", index, _portable(e)))
+            continue
+        conn.send(("done", index, result))
+
+
+@dataclass
+class _Worker:
+    proc: BaseProcess
+    conn: Connection
+    ready: bool = False
+    pid: int | None = None
+    current: int | None = None  # index of the item it holds
+
+
+class _Attempts:
+    """Counts attempts per item and worker deaths that made no progress; raises when over budget."""
+
+    def __init__(self, n_items: int, max_attempts: int, n_workers: int) -> None:
+        self.per_item = [0] * n_items
+        self.max_attempts = max_attempts
+        self.deaths_since_progress = 0
+        self.death_budget = max_attempts * max(1, n_workers)
+
+    def progress(self) -> None:
+        self.deaths_since_progress = 0
+
+    def lost(self, index: int | None, what: str) -> None:
+        """A worker died (holding item ``index`` or none); raise if the run should stop."""
+        self.deaths_since_progress += 1
+        if index is not None and self.per_item[index] >= self.max_attempts:
+            raise WorkerLostError(f"{what} died on item {index} in each of its {self.per_item[index]} "
+                                  "attempts; the run stops (rerun to resume)", attempts=self.per_item[index])
+        if self.deaths_since_progress > self.death_budget:
+            raise WorkerLostError(f"{self.deaths_since_progress} {what}s died without finishing an item; "
+                                  "the run stops (rerun to resume)", attempts=self.deaths_since_progress)
+
+
+class LocalBackend(RolloutBackend):
+    """``workers`` processes on this machine (default: one per core), each built once by ``setup``.
+
+    Processes are started with ``spawn`` by default (a fresh interpreter: safe with torch's threads);
+    a local model is therefore loaded once per worker.
+    """
+
+    def __init__(self, workers: int | None = None, *, start_method: str = "spawn", max_attempts: int = 3,
+                 stop_timeout: float = 10.0) -> None:
+        self.workers = parse_workers(workers) or default_workers()
+        if start_method not in mp.get_all_start_methods():
+            raise BackendError(f"unknown start method {start_method!r}; use one of "
+                               f"{', '.join(mp.get_all_start_methods())}")
+        if max_attempts < 1:
+            raise BackendError(f"max_attempts must be >= 1, got {max_attempts}")
+        self.start_method = start_method
+        self.max_attempts = max_attempts
+        self.stop_timeout = stop_timeout
+        self._live: list[_Worker] = []
+
+    @property
+    def label(self) -> str:
+        return f"{self.workers} local worker process{'es' if self.workers != 1 else ''}"
+
+    def worker_pids(self) -> list[int]:
+        """Pids of the workers of the iteration under way (for monitoring, and the failure tests)."""
+        return [w.pid for w in self._live if w.pid is not None and w.proc.is_alive()]
+
+    def imap_unordered(self, setup: Setup, fn: WorkFn, items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        if not items:
+            return
+        try:
+            pickle.dumps((setup, fn))
+        except Exception as e:  # noqa: BLE001 -- lambdas, closures, open handles...
+            raise BackendError(f"the work cannot be sent to worker processes ({type(e).__name__}: {e}); use "
+                               "module-level functions or classes, or functools.partial of them, not "
+                               "lambdas or closures") from None
+        ctx = mp.get_context(self.start_method)
+        n = min(self.workers, len(items))
+        pending = deque(range(len(items)))
+        attempts = _Attempts(len(items), self.max_attempts, n)
+        left = len(items)
+        self._live = [self._start(ctx, setup, fn) for _ in range(n)]
+        try:
+            while left:
+                for w in self._live:
+                    if w.ready and w.current is None and pending:
+                        w.current = pending.popleft()
+                        attempts.per_item[w.current] += 1
+                        try:
+                            w.conn.send((w.current, items[w.current]))
+                        except OSError:  # it just died: its sentinel will say so
+                            pass
+                by_handle: dict[Any, _Worker] = {}
+                for w in self._live:
+                    by_handle[w.conn] = w
+                    by_handle[w.proc.sentinel] = w
+                touched = {id(by_handle[h]): by_handle[h] for h in mp_wait(list(by_handle))}
+                for w in touched.values():
+                    dead = False
+                    while not dead and w.conn.poll():
+                        try:
+                            kind, index, payload = w.conn.recv()
+                        except (EOFError, OSError, pickle.UnpicklingError):
+                            dead = True
+                            break
+                        if kind == "ready":
+                            w.ready, w.pid = True, payload
+                        elif kind == "done":
+                            w.current = None
+                            left -= 1
+                            attempts.progress()
+                            yield index, payload
+                        else:  # "error": the work itself failed; it is the caller's to handle
+                            raise payload
+                    if dead or not w.proc.is_alive():
+                        self._replace(w, ctx, setup, fn, pending, attempts)
+        finally:
+            self._stop_all()
+
+    def _start(self, ctx: Any, setup: Setup, fn: WorkFn) -> _Worker:
+        parent, child = ctx.Pipe(duplex=True)
+        proc = ctx.Process(target=_local_worker_main, args=(child, setup, fn), daemon=True,
+                           name="droidverify-rollout")
+        proc.start()
+        child.close()  # the parent keeps its end only: EOF then means the worker is gone
+        return _Worker(proc=proc, conn=parent)
+
+    def _replace(self, w: _Worker, ctx: Any, setup: Setup, fn: WorkFn, pending: deque[int],
+                 attempts: _Attempts) -> None:
+        """A worker died: its item (if any) goes back to the front of the queue; a fresh worker
+        takes its place."""
+        w.proc.join(timeout=1.0)
+        w.conn.close()
+        index = w.current
+        attempts.lost(index, "worker process")
+        if index is not None:
+            pending.appendleft(index)
+        self._live[self._live.index(w)] = self._start(ctx, setup, fn)
+
+    def _stop_all(self) -> None:
+        for w in self._live:
+            try:
+                w.conn.send(None)
+            except OSError:
+                pass
+        for w in self._live:
+            w.proc.join(timeout=self.stop_timeout if w.current is None else 0.1)
+            if w.proc.is_alive():  # busy with an item nobody will read (the caller stopped early)
+                w.proc.kill()
+                w.proc.join(timeout=5.0)
+            w.conn.close()
+        self._live = []
+
+
+# --- Ray --------------------------------------------------------------------------------------------
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise BackendError("the Ray backend needs the ray package: pip install 'droidverify[ray]'") from None
+    return ray
+
+
+class _RayWorker:
+    """The body of a Ray actor: holds the state ``setup()`` built (env factory, agent, model)."""
+
+    def __init__(self, setup: Setup) -> None:
+        self._setup: Setup | None = setup
+        self._state: Any = None
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def run(self, fn: WorkFn, item: Any) -> tuple[str, Any]:
+        try:
+            if self._setup is not None:
+                self._state, self._setup = self._setup(), None
+            return "done", fn(self._state, item)
+        except Exception as e:  # noqa: BLE001 -- re-raised in the caller with its own type
+            return "error", _portable(e)
+
+
+class RayBackend(RolloutBackend):
+    """``workers`` Ray actors (default: one per CPU of the cluster), each holding ``setup()``'s state.
+
+    Connects with ``ray.init(address)`` unless Ray is already initialised in this process; without
+    an address Ray uses ``RAY_ADDRESS`` if set, else starts a local instance (stopped again by
+    :meth:`close`). Every node of a cluster needs droidverify installed (the same version).
+    """
+
+    def __init__(self, workers: int | None = None, *, address: str | None = None, num_cpus: float = 1.0,
+                 max_attempts: int = 3, init_kwargs: dict[str, Any] | None = None) -> None:
+        self._requested = parse_workers(workers)
+        self.workers = self._requested or 0  # known once connected (cluster CPUs)
+        self.address = address or None
+        if num_cpus < 0:
+            raise BackendError(f"num_cpus must be >= 0, got {num_cpus}")
+        if max_attempts < 1:
+            raise BackendError(f"max_attempts must be >= 1, got {max_attempts}")
+        self.num_cpus = num_cpus
+        self.max_attempts = max_attempts
+        self.init_kwargs = dict(init_kwargs or {})
+        self._ray: Any = None
+        self._started_ray = False
+        self._actors: list[Any] = []
+
+    @property
+    def label(self) -> str:
+        where = self.address or os.environ.get("RAY_ADDRESS") or "a local Ray instance"
+        n = self.workers or "?"
+        return f"{n} Ray actor{'s' if n != 1 else ''} on {where}"
+
+    def connect(self) -> Any:
+        """Import Ray and connect (or start it); returns the ``ray`` module."""
+        if self._ray is not None:
+            return self._ray
+        ray = _import_ray()
+        if not ray.is_initialized():
+            kwargs = {"include_dashboard": False, "log_to_driver": False, **self.init_kwargs}
+            try:
+                ray.init(address=self.address, **kwargs)
+            except Exception as e:  # noqa: BLE001 -- ConnectionError, RuntimeError, ValueError from ray
+                where = self.address or os.environ.get("RAY_ADDRESS") or "a new local instance"
+                raise BackendError(f"cannot start or reach Ray at {where}: {type(e).__name__}: {e}") from None
+            self._started_ray = True
+        self._ray = ray
+        if not self._requested:
+            cpus = float(ray.cluster_resources().get("CPU", 1))
+            self.workers = max(1, int(cpus // self.num_cpus) if self.num_cpus else int(cpus))
+        return ray
+
+    def actor_pids(self) -> list[int]:
+        """Process ids of the live actors (the failure tests kill one)."""
+        ray = self._ray
+        return [ray.get(a.pid.remote()) for a in list(self._actors)] if ray else []
+
+    def imap_unordered(self, setup: Setup, fn: WorkFn, items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        if not items:
+            return
+        ray = self.connect()
+        from ray.exceptions import RayActorError, WorkerCrashedError
+
+        actor_cls = ray.remote(num_cpus=self.num_cpus, max_restarts=0, max_task_retries=0)(_RayWorker)
+        n = min(self.workers, len(items))
+        setup_ref = ray.put(setup)  # shipped once, not once per actor
+        fn_ref = ray.put(fn)
+        pending = deque(range(len(items)))
+        attempts = _Attempts(len(items), self.max_attempts, n)
+        left = len(items)
+        self._actors = [actor_cls.remote(setup_ref) for _ in range(n)]
+        inflight: dict[Any, tuple[int, int]] = {}  # object ref -> (actor slot, item index)
+        busy: set[int] = set()
+        try:
+            while left:
+                for slot in range(n):
+                    if slot not in busy and pending:
+                        index = pending.popleft()
+                        attempts.per_item[index] += 1
+                        inflight[self._actors[slot].run.remote(fn_ref, items[index])] = (slot, index)
+                        busy.add(slot)
+                ready, _ = ray.wait(list(inflight), num_returns=1)
+                for ref in ready:
+                    slot, index = inflight.pop(ref)
+                    busy.discard(slot)
+                    try:
+                        kind, payload = ray.get(ref)
+                    except (RayActorError, WorkerCrashedError):
+                        ray.kill(self._actors[slot], no_restart=True)
+                        attempts.lost(index, "Ray actor")
+                        pending.appendleft(index)
+                        self._actors[slot] = actor_cls.remote(setup_ref)
+                        continue
+                    if kind == "error":
+                        raise payload
+                    left -= 1
+                    attempts.progress()
+                    yield index, payload
+        finally:
+            for a in self._actors:
+                ray.kill(a, no_restart=True)
+            self._actors = []
+
+    def close(self) -> None:
+        if self._started_ray and self._ray is not None:
+            self._ray.shutdown()
+        self._ray, self._started_ray = None, False
+
+
+def make_backend(workers: int | str | None = 1, ray: str | bool | None = None) -> RolloutBackend | None:
+    """The backend the CLI options ask for: ``None`` (run in this process, as always) for one local
+    worker; :class:`LocalBackend` for more; :class:`RayBackend` when ``ray`` is given (``True`` or
+    ``"default"``: ``RAY_ADDRESS`` or a local instance; another string: that cluster address)."""
+    n = parse_workers(workers)
+    if ray is not None and ray is not False:
+        # "default" is what a bare --ray passes: RAY_ADDRESS, else a new local instance
+        address = ray.strip() if isinstance(ray, str) and ray.strip() not in ("", "default") else None
+        return RayBackend(n, address=address)
+    if n == 1:
+        return None
+    return LocalBackend(n)
+
+
+def run_items(backend: RolloutBackend | None, setup: Setup, fn: WorkFn,
+              items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
+    """``imap_unordered`` on ``backend``, or in this process when it is ``None``."""
+    return (backend or InlineBackend()).imap_unordered(setup, fn, list(items))
