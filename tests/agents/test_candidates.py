@@ -27,7 +27,7 @@ def test_form_screen_candidates_exact(form_screen):
         Action(action_type="click", index=2),
         Action(action_type="click", index=3),
         Action(action_type="long_press", index=3),
-        *[Action(action_type="scroll", index=4, direction=d) for d in ("up", "down", "left", "right")],
+        *[Action(action_type="scroll", index=4, direction=d) for d in ("up", "down")],  # a vertical list
         Action(action_type="click", index=5),  # checkable
         # index 6 is disabled: nothing; index 0 is plain text: nothing
         Action(action_type="open_app", app_name=APP_PLACEHOLDER),
@@ -48,12 +48,32 @@ def test_deterministic_and_deduplicated(form_screen):
 
 
 def test_clear_text_only_for_real_content():
+    edit = {"is_editable": True, "is_focusable": True, "class_name": "android.widget.EditText"}
+    child_hint = el(None, top=300, hint_text="Email")
+    borrowed = el("Email", top=300, **edit)
+    borrowed.children = [child_hint]
     screen = make_obs([
-        el(None, is_editable=True, hint_text="Search", class_name="android.widget.EditText"),
-        el("Search", top=100, is_editable=True, hint_text="Search", class_name="android.widget.EditText"),
+        el(None, hint_text="Search", **edit),
+        el("Search", top=100, hint_text="Search", **edit),
+        el("groceries", top=200, hint_text="Search", **edit),
+        borrowed,  # a field showing its child's hint
+        el("Total: 12", top=400, is_editable=True, class_name="android.widget.EditText"),  # read-only display
     ])
     types = [(c.action_type, c.index) for c in extract_candidates(screen, defaults=False)]
-    assert types == [("input_text", 0), ("input_text", 1)]  # empty field / hint shown as text
+    assert types == [("input_text", 0), ("input_text", 1), ("input_text", 2), ("clear_text", 2),
+                     ("input_text", 3)]
+
+
+def test_scroll_directions_follow_the_container_axis():
+    screen = make_obs([
+        el(None, is_scrollable=True, class_name="android.widget.ListView"),
+        el(None, top=100, is_scrollable=True, class_name="androidx.viewpager.widget.ViewPager"),
+        el(None, top=200, is_scrollable=True, class_name="android.view.View"),
+    ])
+    dirs = {}
+    for c in extract_candidates(screen, defaults=False):
+        dirs.setdefault(c.index, []).append(c.direction)
+    assert dirs == {0: ["up", "down"], 1: ["left", "right"], 2: ["up", "down", "left", "right"]}
 
 
 def test_zero_area_element_skipped_and_apps_option():
@@ -89,7 +109,8 @@ def test_launcher_dump_scroll_and_long_press():
     assert {c.direction for c in scroll if c.index == ws} == {"up", "down", "left", "right"}
     phone = next(i for i, e in enumerate(obs.elements) if e.label == "Phone")
     assert Action(action_type="click", index=phone) in cands
-    assert Action(action_type="long_press", index=phone) in cands
+    # A long press on a home-screen icon only opens its shortcut menu: not offered.
+    assert not [c for c in cands if c.action_type == "long_press"]
     for c in cands:
         if not needs_completion(c):
             validate_action(c, obs.elements, screen_size=obs.screen_size)
