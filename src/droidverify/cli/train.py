@@ -56,7 +56,7 @@ def data_command(
     epsilon: Annotated[float, typer.Option(help="Mistake rate of the noisy oracle.", min=0, max=1)] = 0.3,
     self_correction_rate: Annotated[float, typer.Option(help="Share of screen-changing mistakes whose "
                                                         "next step is labelled with the reverse action.",
-                                                        min=0, max=1)] = 0.25,
+                                                        min=0, max=1)] = 0.12,
 ) -> None:
     """Write verifier training records labelled by the simulator's oracles."""
     from droidverify.training.loop import DataSpec, build_dataset

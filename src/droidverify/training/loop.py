@@ -36,7 +36,7 @@ class DataSpec:
     oracle_seeds: Sequence[int] = tuple(range(0, 6))
     noisy_seeds: Sequence[int] = tuple(range(100, 112))
     epsilon: float = 0.3
-    self_correction_rate: float = 0.25
+    self_correction_rate: float = 0.12
     seed: int = 0
 
 
