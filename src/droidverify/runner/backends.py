@@ -235,16 +235,20 @@ class LocalBackend(RolloutBackend):
         attempts = _Attempts(len(items), self.max_attempts, n)
         left = len(items)
         self._live = [self._start(ctx, setup, fn) for _ in range(n)]
+
+        def dispatch(w: _Worker) -> None:
+            if w.ready and w.current is None and pending:
+                w.current = pending.popleft()
+                attempts.per_item[w.current] += 1
+                try:
+                    w.conn.send((w.current, items[w.current]))
+                except OSError:  # it just died: its sentinel will say so
+                    pass
+
         try:
             while left:
                 for w in self._live:
-                    if w.ready and w.current is None and pending:
-                        w.current = pending.popleft()
-                        attempts.per_item[w.current] += 1
-                        try:
-                            w.conn.send((w.current, items[w.current]))
-                        except OSError:  # it just died: its sentinel will say so
-                            pass
+                    dispatch(w)
                 by_handle: dict[Any, _Worker] = {}
                 for w in self._live:
                     by_handle[w.conn] = w
@@ -264,6 +268,7 @@ class LocalBackend(RolloutBackend):
                             w.current = None
                             left -= 1
                             attempts.progress()
+                            dispatch(w)  # before the caller spends time on the result: no idle worker
                             yield index, payload
                         else:  # "error": the work itself failed; it is the caller's to handle
                             raise payload
@@ -407,14 +412,17 @@ class RayBackend(RolloutBackend):
         self._actors = [actor_cls.remote(setup_ref) for _ in range(n)]
         inflight: dict[Any, tuple[int, int]] = {}  # object ref -> (actor slot, item index)
         busy: set[int] = set()
+
+        def submit(slot: int) -> None:
+            if slot not in busy and pending:
+                index = pending.popleft()
+                attempts.per_item[index] += 1
+                inflight[self._actors[slot].run.remote(fn_ref, items[index])] = (slot, index)
+                busy.add(slot)
         try:
             while left:
                 for slot in range(n):
-                    if slot not in busy and pending:
-                        index = pending.popleft()
-                        attempts.per_item[index] += 1
-                        inflight[self._actors[slot].run.remote(fn_ref, items[index])] = (slot, index)
-                        busy.add(slot)
+                    submit(slot)
                 ready, _ = ray.wait(list(inflight), num_returns=1)
                 for ref in ready:
                     slot, index = inflight.pop(ref)
@@ -431,6 +439,7 @@ class RayBackend(RolloutBackend):
                         raise payload
                     left -= 1
                     attempts.progress()
+                    submit(slot)  # before the caller spends time on the result: no idle actor
                     yield index, payload
         finally:
             for a in self._actors:

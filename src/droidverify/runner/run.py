@@ -401,8 +401,15 @@ def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, en
                 setup = functools.partial(EpisodeWorker, agent_factory, env_factory, max_steps,
                                           answer_ends_episode)
                 for _, lines in backend.imap_unordered(setup, _play, todo):
+                    # A whole attempt arrives at once: screenshots, then its steps/phone/final lines
+                    # in one durable write, then its episode line (one fsync each, not one per step).
                     for rec, png in lines:
-                        emit(rec, png)
+                        if png is not None and rec.get("screenshot"):
+                            path = out / rec["screenshot"]
+                            path.parent.mkdir(parents=True, exist_ok=True)
+                            path.write_bytes(png)
+                    steps_w.write_many([rec for rec, _ in lines if rec.get("kind") != "episode"])
+                    eps_w.write_many([rec for rec, _ in lines if rec.get("kind") == "episode"])
                     ran += 1
                     prog.advance(bar)
             for i, pair in enumerate(todo if not parallel else []):

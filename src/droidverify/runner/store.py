@@ -217,6 +217,22 @@ class JsonlWriter:
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
+    def write_many(self, records: list[dict[str, Any]]) -> None:
+        """Append several lines with one write and one fsync (a finished attempt's lines from a
+        worker: a crash part-way leaves an attempt without its episode line, which is stale anyway,
+        and at most one cut line, which the next writer cuts off)."""
+        if not records:
+            return
+        parts = []
+        for record in records:
+            try:
+                parts.append(encode_line(record))
+            except ValueError:
+                parts.append(encode_line(_finite(record)))
+        self._fh.write(b"".join(parts))
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
     def close(self) -> None:
         if not self._fh.closed:
             self._fh.close()
