@@ -111,6 +111,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--limit", type=int, default=24, help="trajectories for passive / smartsnap")
     ap.add_argument("--prore-limit", type=int, default=6)
+    ap.add_argument("--probe-steps", type=int, default=3)
     ap.add_argument("--see-pairs", type=int, default=40)
     ap.add_argument("--hostile", type=int, default=3, help="failed episodes x 2 hostile texts")
     ap.add_argument("--agent-episodes", type=int, default=2)
@@ -125,7 +126,16 @@ def main() -> None:
         items = build_items("validation", n=args.n)
     print(f"set: {len(items)} trajectories ({sum(i.label for i in items)} successes) in "
           f"{time.time() - t0:.1f} s", file=sys.stderr)
-    rows: list[str] = []
+    print("| judge | episodes | accuracy | precision | recall | F1 | undecided | tokens in / traj | "
+          "s / traj | notes |")
+    print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
+
+    class Rows(list):  # printed as they are measured, so a run cut short keeps what it measured
+        def append(self, row: str) -> None:
+            super().append(row)
+            print(row, flush=True)
+
+    rows: list[str] = Rows()
 
     _rule_js, rule_a = run_judge(RuleJudge(), items)
     rows.append(fmt(rule_a, "ground truth (re-runs the checker on the saved final phone)"))
@@ -148,10 +158,12 @@ def main() -> None:
         rows.append(fmt(pa, "whole trajectory in the prompt"))
         rows.append(fmt(sa, f"goal + message + exhibits only; {sa.tokens_in / args.votes:.0f} tokens per vote"))
     pr_subset = balanced(items, args.prore_limit)
-    pr_js, pr_a = run_judge(ProReJudge(llm, k=1, max_probe_steps=3, max_tokens=args.max_tokens), pr_subset)
-    fallback = sum(j.details.get("goals_source") == "fallback" for j in pr_js)
-    rows.append(fmt(pr_a, f"1 probe x 3 evaluator steps (generator agent); reasoner fallback goal used "
-                          f"{fallback}/{len(pr_js)}"))
+    if pr_subset:
+        pr_js, pr_a = run_judge(ProReJudge(llm, k=1, max_probe_steps=args.probe_steps,
+                                           max_tokens=args.max_tokens), pr_subset)
+        fallback = sum(j.details.get("goals_source") == "fallback" for j in pr_js)
+        rows.append(fmt(pr_a, f"1 probe x {args.probe_steps} evaluator steps (generator agent); reasoner "
+                              f"fallback goal used {fallback}/{len(pr_js)}"))
 
     # SEE against the simulator's ground truth
     t1 = time.time()
@@ -208,12 +220,7 @@ def main() -> None:
                 f"{ev_scripted:.2f} (scripted self-verifying variants){agent_note} |")
 
     print(f"\nmodel: {getattr(llm, 'name', args.model)}; set: {len(items)} validation trajectories; "
-          f"LLM subset {len(subset)}; ProRe subset {len(pr_subset)}; total {time.time() - t0:.0f} s\n")
-    print("| judge | episodes | accuracy | precision | recall | F1 | undecided | tokens in / traj | "
-          "s / traj | notes |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(r)
+          f"LLM subset {len(subset)}; ProRe subset {len(pr_subset)}; total {time.time() - t0:.0f} s")
 
 
 if __name__ == "__main__":
