@@ -59,8 +59,8 @@ def _row(name: str, m: dict[str, float], base: dict[str, float] | None) -> str:
         lin = "–"
     else:
         lin = f"{m['eps_wall'] / (2 * base['eps_wall']):.2f} / {m['eps_span'] / (2 * base['eps_span']):.2f}"
-    return (f"| {name} | {m['episodes']:.0f} | {m['steps']:.0f} | {m['wall']:.2f} | {m['eps_wall']:.1f} | "
-            f"{m['steps_wall']:.0f} | {m['eps_span']:.1f} | {m['steps_span']:.0f} | {lin} |")
+    return (f"| {name} | {m['episodes']:.0f} | {m['steps']:.0f} | {m['wall']:.2f} | {m['eps_wall']:.3g} | "
+            f"{m['steps_wall']:.3g} | {m['eps_span']:.3g} | {m['steps_span']:.3g} | {lin} |")
 
 
 def main() -> None:
