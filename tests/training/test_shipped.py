@@ -1,0 +1,38 @@
+"""The shipped verifier: present, small, documented, and loadable onto the bundled model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from droidverify.agents.verifier.trained import read_verifier_meta, shipped_verifier_path
+
+
+def test_shipped_verifier_is_small_and_has_its_provenance() -> None:
+    d = shipped_verifier_path()
+    meta = read_verifier_meta(d)
+    assert meta["base_model"]["name"] == "smollm2-135m-instruct" and meta["base_model"].get("gguf_digest")
+    for f in d.rglob("*"):
+        if f.is_file():
+            assert f.stat().st_size < 20_000_000, f
+    prov = json.loads((d / "provenance.json").read_text())
+    for key in ("command", "commit", "data", "metrics"):
+        assert prov.get(key), f"provenance.json lacks {key!r}"
+
+
+@pytest.mark.model
+def test_shipped_verifier_scores_with_its_head_on_the_bundled_model() -> None:
+    from droidverify.agents.verifier.trained import load_verifier
+    from droidverify.env.sim import SimEnv
+    from droidverify.tasks import registry
+    from droidverify.training.loop import sim_apps
+
+    agent = load_verifier(apps=sim_apps())
+    task = registry.get_template("clock_create_alarm").instantiate(0)
+    env = SimEnv(task=task, seed=0)
+    agent.reset(task.goal)
+    out = agent.act(env.reset(), [])
+    assert out.info["score_kind"] == "head" and out.action is not None
+    scores = [c["score"] for c in out.info["candidates"]]
+    assert len(set(scores)) > len(scores) // 2  # a trained head separates candidates
