@@ -134,10 +134,15 @@ class InlineBackend(RolloutBackend):
 # --- local worker processes ---------------------------------------------------------------------------
 
 
-def _local_worker_main(conn: Connection, setup: Setup, fn: WorkFn) -> None:
+def _local_worker_main(conn: Connection, setup: Setup, fn: WorkFn, threads: int | None = None) -> None:
     """A worker process: build the state once, then run items until told to stop (``None``)."""
     # Ctrl-C reaches the whole process group; the parent decides what stops, and stops us.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if threads is not None and not os.environ.get("OMP_NUM_THREADS"):
+        # N workers each running a model with every core's worth of threads oversubscribe the CPU
+        # (measured: 2 verifier workers on 2 cores ran at 0.1 of linear); share the cores out.
+        # LocalLLM reads this when it loads.
+        os.environ["OMP_NUM_THREADS"] = str(threads)
     try:
         state = setup()
     except Exception as e:  # noqa: BLE001 -- sent to the caller, who re-raises it with its type
@@ -279,7 +284,8 @@ class LocalBackend(RolloutBackend):
 
     def _start(self, ctx: Any, setup: Setup, fn: WorkFn) -> _Worker:
         parent, child = ctx.Pipe(duplex=True)
-        proc = ctx.Process(target=_local_worker_main, args=(child, setup, fn), daemon=True,
+        threads = max(1, default_workers() // self.workers)
+        proc = ctx.Process(target=_local_worker_main, args=(child, setup, fn, threads), daemon=True,
                            name="droidverify-rollout")
         proc.start()
         child.close()  # the parent keeps its end only: EOF then means the worker is gone
