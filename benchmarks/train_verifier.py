@@ -40,7 +40,7 @@ def success(args: argparse.Namespace) -> None:
             if args.max_steps:
                 cmd += ["--max-steps", str(args.max_steps)]
             t0 = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 print(proc.stderr[-3000:], file=sys.stderr)
                 raise SystemExit(f"run failed: {' '.join(cmd)}")
@@ -92,11 +92,11 @@ def speed(args: argparse.Namespace) -> None:
 def steps(args: argparse.Namespace) -> None:
     """Held-out step accuracy: top-1 (the labelled action ranks first among all candidates) and
     pairwise accuracy, for each verifier on the same records."""
+    import random
+
     from droidverify.agents.verifier.trained import apply_verifier
     from droidverify.llm.local import LocalLLM
     from droidverify.training.records import read_records
-
-    import random
 
     recs = read_records(args.eval_file)
     random.Random(0).shuffle(recs)
@@ -108,8 +108,8 @@ def steps(args: argparse.Namespace) -> None:
         head = apply_verifier(llm, vdir) if vdir and vdir != "none" else None
         top = pairs = correct = 0
         for r in recs:
-            from droidverify.agents.verifier.prompt import build_verification_prompt
             from droidverify.agents.verifier.agent import yes_probability
+            from droidverify.agents.verifier.prompt import build_verification_prompt
 
             vp = build_verification_prompt(llm, goal=r.goal, memory=r.memory, ui=r.ui, descriptions=r.descriptions)
             res = llm.score(vp.prefix, vp.continuations)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from training_doubles import RecordingLLM
 from typer.testing import CliRunner
 
 from droidverify.cli import app
-from training_doubles import RecordingLLM
 
 runner = CliRunner()
 

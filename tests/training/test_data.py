@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+from training_doubles import RecordingLLM
 
 from droidverify.actions.model import Action
 from droidverify.agents.verifier.agent import VerifierAgent
@@ -14,10 +15,15 @@ from droidverify.agents.verifier.prompt import SENTINEL, build_verification_prom
 from droidverify.env.sim import SimEnv
 from droidverify.errors import TrainingDataError, TrainingError
 from droidverify.tasks import registry
-from droidverify.training.collection import CollectStats, NoisyOracle, collect, match_candidate, reverse_action
+from droidverify.training.collection import (
+    CollectStats,
+    NoisyOracle,
+    collect,
+    match_candidate,
+    reverse_action,
+)
 from droidverify.training.loop import DataSpec, build_dataset, entropy_auc, roc_auc, sim_apps
 from droidverify.training.records import VerifierStepRecord, iter_records, load_hf_dataset, write_records
-from training_doubles import RecordingLLM
 
 
 def test_oracle_rollouts_label_every_step_and_solve_the_task() -> None:

@@ -35,7 +35,7 @@ def _say(msg: str) -> None:
 
 def _commit() -> str | None:
     try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=False,
                               cwd=Path(__file__).resolve().parent).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         return None

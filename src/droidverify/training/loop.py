@@ -33,7 +33,7 @@ class DataSpec:
     """Which episodes a data set is collected from."""
 
     split: str = "train"
-    oracle_seeds: Sequence[int] = tuple(range(0, 6))
+    oracle_seeds: Sequence[int] = tuple(range(6))
     noisy_seeds: Sequence[int] = tuple(range(100, 112))
     epsilon: float = 0.3
     self_correction_rate: float = 0.12

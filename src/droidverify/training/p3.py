@@ -302,9 +302,11 @@ class P3Trainer:
     def _record_at(self, seen: int) -> tuple[VerifierStepRecord, int]:
         n = len(self.train_records)
         epoch, pos = divmod(seen, n)
-        perm = list(range(n))
-        random.Random(f"{self.config.seed}:epoch{epoch}").shuffle(perm)
-        return self.train_records[perm[pos]], seen
+        if getattr(self, "_perm_epoch", None) != epoch:  # one seeded permutation per epoch
+            perm = list(range(n))
+            random.Random(f"{self.config.seed}:epoch{epoch}").shuffle(perm)
+            self._perm, self._perm_epoch = perm, epoch
+        return self.train_records[self._perm[pos]], seen
 
     # ------------------------------------------------------------------ training
     def train_step(self) -> StepMetrics:
@@ -350,7 +352,7 @@ class P3Trainer:
         if ckpt is not None:
             self.load_checkpoint(ckpt)
         self._trim_log(self.state.step)
-        log = open(self.out / "log.jsonl", "a", encoding="utf-8")
+        log = open(self.out / "log.jsonl", "a", encoding="utf-8")  # noqa: SIM115 -- open for the whole run
         window: list[StepMetrics] = []
         last_eval: dict[str, float] = {}
         stopped = "max_steps"

@@ -95,7 +95,7 @@ def iter_records(path: str | Path) -> Iterator[VerifierStepRecord]:
     """Validated records of a JSONL file; a bad line raises :class:`TrainingDataError` naming it."""
     path = Path(path)
     try:
-        f = open(path, encoding="utf-8")
+        f = open(path, encoding="utf-8")  # noqa: SIM115 -- closed by the `with f:` below
     except OSError as exc:
         raise TrainingDataError(f"cannot read training records {path}: {exc}") from exc
     with f:

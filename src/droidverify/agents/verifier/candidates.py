@@ -13,7 +13,6 @@ from droidverify.agents.screen import (
 from droidverify.env.records import Observation
 from droidverify.ui.element import UIElement
 
-
 # Container classes whose scroll axis is known; any other scrollable keeps all four directions.
 _HORIZONTAL = ("HorizontalScrollView", "ViewPager", "TabLayout", "HorizontalPager", "Carousel")
 _VERTICAL = ("ListView", "ScrollView", "RecyclerView", "GridView", "ExpandableListView", "LazyColumn")

@@ -21,7 +21,7 @@ from typing import Any
 
 from droidverify.agents.verifier.agent import VerifierAgent
 from droidverify.agents.verifier.head import load_head
-from droidverify.errors import CheckpointError
+from droidverify.errors import CheckpointError, DroidVerifyError
 
 FORMAT = "droidverify-verifier"
 FORMAT_VERSION = 1
@@ -42,7 +42,7 @@ def _base_identity(llm: Any) -> dict[str, Any]:
         path = resolve_model_path(src)
         if path.is_file():
             ident["gguf_digest"] = file_digest(path)
-    except Exception:  # noqa: BLE001 -- identity is best effort for a directory model
+    except DroidVerifyError:  # a directory model has no GGUF file to digest: name and shape suffice
         pass
     return ident
 
