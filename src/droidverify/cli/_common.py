@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NoReturn
 
 import typer
 
-from droidverify.errors import RunError
+from droidverify.errors import DroidVerifyError, InfrastructureError, RunError
 from droidverify.tasks.base import MAX_SEED
 
 MAX_SEEDS = 100_000  # seeds in one --seeds spec
@@ -18,6 +20,23 @@ def fail(message: str) -> NoReturn:
     """Print ``error: message`` to stderr and exit with status 2 (bad input, no traceback)."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code=2)
+
+
+@contextmanager
+def cli_errors() -> Iterator[None]:
+    """Turn the project's errors into one ``error:`` line and an exit status: 1 for infrastructure
+    (rerun to resume) and filesystem failures, 2 for bad input."""
+    try:
+        yield
+    except InfrastructureError as e:
+        typer.echo(f"error: {type(e).__name__}: {e} (rerun to resume)", err=True)
+        raise typer.Exit(code=1) from None
+    except DroidVerifyError as e:
+        typer.echo(f"error: {type(e).__name__}: {e}", err=True)
+        raise typer.Exit(code=2) from None
+    except OSError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(code=1) from None
 
 
 def _seed_value(text: str, spec: str) -> int:

@@ -9,8 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from droidverify.cli._common import fail
-from droidverify.errors import DroidVerifyError, InfrastructureError
+from droidverify.cli._common import cli_errors, fail
+from droidverify.errors import DroidVerifyError
 
 METHODS = ("rule", "passive", "smartsnap", "prore", "see")
 
@@ -108,7 +108,7 @@ def judge_command(
     from droidverify.rewards.store import JudgementStore, judge_all
 
     console = Console(stderr=True)
-    try:
+    with cli_errors():
         trajs, labels, default_out = load_episodes(source)
         if limit is not None:
             trajs = trajs[:limit]
@@ -120,15 +120,6 @@ def judge_command(
         with Progress(console=console, transient=True) as prog:
             bar = prog.add_task(f"judging ({method})", total=len(trajs))
             results = judge_all(judge, trajs, store, on_done=lambda j, cached: prog.advance(bar))
-    except InfrastructureError as e:
-        typer.echo(f"error: {type(e).__name__}: {e} (rerun to resume)", err=True)
-        raise typer.Exit(code=1) from None
-    except DroidVerifyError as e:
-        typer.echo(f"error: {type(e).__name__}: {e}", err=True)
-        raise typer.Exit(code=2) from None
-    except OSError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=1) from None
     counts = {o: sum(j.outcome == o for j in results) for o in ("success", "failure", "undecided")}
     out_console = Console()
     out_console.print(f"{len(results)} episodes judged by {judge.name} ({judge.version}): "
@@ -158,16 +149,10 @@ def labelled_set_command(
     from droidverify.rewards.labelled import build_items, write_set
 
     console = Console(stderr=True)
-    try:
+    with cli_errors():
         with console.status("building the labelled set"):
             items = build_items(split, n=n)
         path = write_set(items, out, split=split)
-    except DroidVerifyError as e:
-        typer.echo(f"error: {type(e).__name__}: {e}", err=True)
-        raise typer.Exit(code=2) from None
-    except OSError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=1) from None
     kinds: dict[str, list[int]] = {}
     for it in items:
         kinds.setdefault(it.variant, [0, 0])[0 if it.label else 1] += 1
