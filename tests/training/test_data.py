@@ -11,6 +11,7 @@ from training_doubles import RecordingLLM
 
 from droidverify.actions.model import Action
 from droidverify.agents.verifier.agent import VerifierAgent
+from droidverify.agents.verifier.candidates import extract_candidates
 from droidverify.agents.verifier.prompt import SENTINEL, build_verification_prompt
 from droidverify.env.sim import SimEnv
 from droidverify.errors import TrainingDataError, TrainingError
@@ -19,6 +20,7 @@ from droidverify.training.collection import (
     CollectStats,
     NoisyOracle,
     collect,
+    equivalent_candidates,
     match_candidate,
     reverse_action,
 )
@@ -36,10 +38,45 @@ def test_oracle_rollouts_label_every_step_and_solve_the_task() -> None:
         assert r.source == "oracle" and r.split == "train"
         pos = r.positive_action
         oracle = Action.model_validate_json(r.oracle_action)
-        assert pos.action_type == oracle.action_type
         if pos.action_type in ("open_app", "input_text", "answer"):
+            assert pos.action_type == oracle.action_type
             assert r.completion is not None and r.completion.target
+        elif pos.action_type != oracle.action_type:
+            # open_app X from the launcher is labelled as a tap on X's icon, which needs no
+            # generated content; the open_app candidate stays correct as an equivalent.
+            assert oracle.action_type == "open_app" and pos.action_type == "click"
+            assert [json.loads(r.candidates[i])["action_type"] for i in r.equivalent] == ["open_app"]
+            assert oracle.app_name in r.descriptions[r.positive] and r.completion is None
     assert recs[-1].positive_action.action_type == "status"
+
+
+def test_equivalent_candidates_reach_the_labels_state() -> None:
+    """Candidates that reach the label's state are correct too: the Clock icon for open_app Clock;
+    in an app's first screen the Back button, navigate_back and navigate_home all go home."""
+    task = registry.get_template("clock_create_alarm").instantiate(0)
+    env = SimEnv(task=task, seed=0)
+    obs = env.reset()
+    cands = extract_candidates(obs, apps=sim_apps())
+
+    def named(i: int) -> tuple[str, str | None]:
+        c = cands[i]
+        if c.index is None:
+            return c.action_type, None
+        el = obs.elements[c.index]
+        return c.action_type, el.text or el.content_description
+
+    open_app = next(i for i, c in enumerate(cands) if c.action_type == "open_app")
+    eq = equivalent_candidates(env.phone, task, Action(action_type="open_app", app_name="Clock"), cands, open_app)
+    assert [named(i) for i in eq] == [("click", "Clock")]
+
+    obs = env.step(Action(action_type="open_app", app_name="Clock"))
+    cands = extract_candidates(obs, apps=sim_apps())
+    back = next(i for i, c in enumerate(cands) if c.action_type == "navigate_back")
+    eq = equivalent_candidates(env.phone, task, cands[back], cands, back)
+    assert {("click", "Back"), ("navigate_home", None)} <= {named(i) for i in eq}
+    assert not any(named(i)[0] == "scroll" for i in eq)
+    before = obs.xml
+    assert env.observe().xml == before  # probing copies never touches the real phone
 
 
 def test_training_prompt_is_the_agents_prompt() -> None:
@@ -138,7 +175,8 @@ def test_records_validate_round_trip_and_load_with_datasets(tmp_path: Path) -> N
     good = recs[0].model_dump(mode="json")
     for bad in ({**good, "positive": len(good["candidates"])}, {**good, "descriptions": []},
                 {**good, "candidates": ["not json", *good["candidates"][1:]]},
-                {**good, "schema_version": 2}, {**good, "extra": 1}):
+                {**good, "schema_version": 3}, {**good, "extra": 1},
+                {**good, "equivalent": [good["positive"]]}, {**good, "equivalent": [99]}):
         bad_path = tmp_path / "bad.jsonl"
         bad_path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
         with pytest.raises(TrainingDataError, match=r"bad\.jsonl:2"):

@@ -19,10 +19,10 @@ train_app = typer.Typer(help="Train verifiers: collect labelled steps, P^3 train
                         no_args_is_help=True)
 
 # The CPU recipe behind `droidverify train default` (docs/training.md has the figures it gives).
-CPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "lora_layers": 6, "max_negatives": 7, "max_steps": 1200,
+CPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "lora_layers": 6, "max_negatives": 7, "max_steps": 2400,
                               "grad_accum": 1, "learning_rate": 2e-4, "head_learning_rate": 1e-3,
                               "eval_every": 200, "eval_records": 40, "save_every": 25, "sft_weight": 0.5,
-                              "max_prompt_tokens": 2200, "max_minutes": 80.0}
+                              "max_prompt_tokens": 2200, "max_minutes": 78.0}
 GPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "max_batch": 16, "lora_layers": None, "max_negatives": 15, "max_steps": 3000, "grad_accum": 4,
                               "learning_rate": 2e-4, "head_learning_rate": 1e-3, "eval_every": 500,
                               "eval_records": 120, "save_every": 100, "sft_weight": 0.5,
@@ -50,9 +50,9 @@ def _provenance(extra: dict[str, Any] | None = None) -> dict[str, Any]:
 def data_command(
     out: Annotated[Path, typer.Option("--out", help="JSONL file to write (statistics beside it).")],
     split: Annotated[str, typer.Option("--split", help="Templates: train, validation or test.")] = "train",
-    oracle_seeds: Annotated[str, typer.Option("--oracle-seeds", help="Seeds of oracle rollouts.")] = "0-5",
+    oracle_seeds: Annotated[str, typer.Option("--oracle-seeds", help="Seeds of oracle rollouts.")] = "0-7",
     noisy_seeds: Annotated[str, typer.Option("--noisy-seeds", help="Seeds of noisy-oracle rollouts "
-                                             "(wrong turns + self-correction pairs); '' for none.")] = "100-111",
+                                             "(wrong turns + self-correction pairs); '' for none.")] = "100-105",
     epsilon: Annotated[float, typer.Option(help="Mistake rate of the noisy oracle.", min=0, max=1)] = 0.3,
     self_correction_rate: Annotated[float, typer.Option(help="Share of screen-changing mistakes whose "
                                                         "next step is labelled with the reverse action.",
@@ -160,7 +160,7 @@ def default_command(
     max_steps: Annotated[int | None, typer.Option(help="Round-0 optimizer steps (default: the recipe's).",
                                                   min=1)] = None,
     max_minutes: Annotated[float | None, typer.Option(help="Round-0 training time budget (default: the "
-                                                      "recipe's; the CPU recipe stops at 80).", min=0.1)] = None,
+                                                      "recipe's; the CPU recipe stops at 78).", min=0.1)] = None,
 ) -> None:
     """From scratch: collect data, train round 0 (and annotation rounds), export OUT/verifier."""
     from droidverify.training.loop import DataSpec, LoopConfig, build_dataset, run_loop

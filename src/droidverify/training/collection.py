@@ -25,6 +25,7 @@ from typing import Any
 
 from droidverify.actions.model import Action
 from droidverify.agents.base import Agent
+from droidverify.agents.screen import needs_completion
 from droidverify.agents.verifier.agent import VerifierAgent, completion_question
 from droidverify.env.records import Step
 from droidverify.errors import ActionValidationError, EnvError, TrainingError
@@ -101,6 +102,49 @@ def match_candidate(action: Action, candidates: Sequence[Action], elements: Sequ
             if hits:
                 return min(hits)[1]
     return None
+
+
+# Candidate kinds that can be executed as they are (no placeholder content) and change the screen.
+_EXECUTABLE = ("click", "long_press", "scroll", "clear_text", "navigate_back", "navigate_home",
+               "keyboard_enter", "double_tap")
+
+
+def _outcome(phone: Any, task: Task, action: Action) -> tuple[str, bytes] | None:
+    """The screen and database a copy of ``phone`` ends in after ``action`` (None if it fails)."""
+    from droidverify.env.sim import SimEnv
+
+    clone = phone.clone()
+    try:
+        obs = SimEnv.attach(clone, task).step(action)
+        clone.conn.commit()
+        return obs.xml, clone.conn.serialize()
+    except (ActionValidationError, EnvError):
+        return None
+    finally:
+        clone.close()
+
+
+def equivalent_candidates(phone: Any, task: Task, label: Action, candidates: Sequence[Action],
+                          positive: int) -> list[int]:
+    """Candidates other than ``positive`` that do what ``label`` does: executed on copies of the
+    phone, they reach the same screen and the same app data, and that state differs from now.
+
+    A launcher icon and ``open_app``, the navigation bar's Back button and ``navigate_back``, a
+    row and its checkbox: teaching the verifier that one of them is wrong would contradict the
+    other. Terminal actions (status, answer) and ``wait`` have no outcome to compare.
+    """
+    if label.action_type in ("status", "answer", "wait"):
+        return []
+    target = _outcome(phone, task, label)
+    if target is None:
+        return []
+    phone.conn.commit()
+    from droidverify.env.sim import SimEnv
+
+    if target == (SimEnv.attach(phone, task).observe().xml, phone.conn.serialize()):
+        return []  # the label changes nothing visible: no outcome to match
+    return [j for j, c in enumerate(candidates)
+            if j != positive and c.action_type in _EXECUTABLE and _outcome(phone, task, c) == target]
 
 
 def reverse_action(action: Action) -> Action | None:
@@ -219,6 +263,11 @@ def _episode_records(
                 stats.unmatched_examples.append({"task": task.id, "seed": task.seed, "step": index,
                                                  "oracle": oracle.to_json()})
         else:
+            equiv = equivalent_candidates(env.phone, task, label_action, cands, label_idx)
+            if equiv and needs_completion(cands[label_idx]):
+                # Prefer the equivalent that needs no generated content (tap the icon rather
+                # than generate the app's name): fewer ways for a small model to fail.
+                label_idx, equiv = equiv[0], sorted([*equiv[1:], label_idx])
             completion = None
             pa = cands[label_idx]
             if pa.action_type in ("open_app", "input_text", "answer") and source != "self_correction":
@@ -233,7 +282,7 @@ def _episode_records(
                 record_id=f"{policy_name}:r{round_index}:{task.id}:{task.seed}:{index}",
                 goal=task.goal, memory=prepared.memory_text, ui=prepared.ui,
                 candidates=[c.to_json() for c in cands], descriptions=prepared.descriptions,
-                positive=label_idx, completion=completion, source=source, task_id=task.id,
+                positive=label_idx, equivalent=equiv, completion=completion, source=source, task_id=task.id,
                 seed=task.seed, step=index, split=split, policy=policy_name, round=round_index,
                 oracle_action=label_action.to_json(),
                 entropy=float(entropy) if entropy is not None else None,

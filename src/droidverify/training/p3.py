@@ -58,6 +58,7 @@ class P3Config:
     max_minutes: float | None = None  # stop early (checkpointed) once this much training time is spent
     grad_accum: int = 1  # records per optimizer step
     max_negatives: int | None = 15  # sampled per record; None = all
+    hard_negative_types: tuple[str, ...] = ("status", "navigate_back")  # always among the negatives
     margin: float = 0.0
     sft_weight: float = 0.5  # weight of the completion (content) loss; 0 disables it
     max_prompt_tokens: int = 3000  # records whose prompt is longer are skipped (and counted)
@@ -90,13 +91,15 @@ class P3Config:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["lora_targets"] = list(self.lora_targets)
+        d["hard_negative_types"] = list(self.hard_negative_types)
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> P3Config:
         d = dict(d)
-        if "lora_targets" in d:
-            d["lora_targets"] = tuple(d["lora_targets"])
+        for key in ("lora_targets", "hard_negative_types"):
+            if key in d:
+                d[key] = tuple(d[key])
         try:
             return cls(**d)
         except TypeError as exc:
@@ -240,11 +243,19 @@ class P3Trainer:
             return [float(x) for x in self._scores(fulls, k).tolist()]
 
     def _sample(self, rec: VerifierStepRecord, index: int) -> list[int]:
-        """Candidate indices used for this record: the positive first, then sampled negatives."""
-        negs = [i for i in range(len(rec.candidates)) if i != rec.positive]
+        """Candidate indices used for this record: the positive first, then negatives.
+
+        Equivalent candidates are never negatives. Negatives whose action type is in
+        ``hard_negative_types`` (premature ``status``, a reflexive ``navigate_back``: what an
+        untrained verifier over-picks) are always kept; the rest are sampled.
+        """
+        negs = rec.negatives()
         m = self.config.max_negatives
         if m is not None and len(negs) > m:
-            negs = random.Random(f"{self.config.seed}:{index}").sample(negs, m)
+            hard_types = set(self.config.hard_negative_types)
+            hard = [i for i in negs if json.loads(rec.candidates[i]).get("action_type") in hard_types][:m]
+            rest = [i for i in negs if i not in hard]
+            negs = hard + random.Random(f"{self.config.seed}:{index}").sample(rest, m - len(hard))
         return [rec.positive, *negs]
 
     def _sft_loss(self, rec: VerifierStepRecord) -> Any:
@@ -290,10 +301,10 @@ class P3Trainer:
         for rec in recs:
             s = self.score_record(rec)
             pos = s[rec.positive]
-            others = [x for i, x in enumerate(s) if i != rec.positive]
+            others = [s[i] for i in rec.negatives()]
             correct += sum(pos > x for x in others)
             pairs += len(others)
-            top += int(all(pos > x for x in others))
+            top += int(max(s[i] for i in rec.correct) > max(others, default=float("-inf")))
             n += 1
         return {"pair_acc": correct / pairs if pairs else float("nan"),
                 "top1": top / n if n else float("nan"), "n": n}

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from droidverify.actions.model import Action
 from droidverify.errors import TrainingDataError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added ``equivalent``; version-1 files still load (no equivalents)
 Source = Literal["oracle", "policy", "self_correction"]
 
 
@@ -37,7 +37,7 @@ class VerifierStepRecord(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1, 2] = SCHEMA_VERSION
     record_id: str
     goal: str
     memory: str
@@ -45,6 +45,9 @@ class VerifierStepRecord(BaseModel):
     candidates: list[str] = Field(min_length=2)  # canonical action JSON, placeholders included
     descriptions: list[str]
     positive: int = Field(ge=0)
+    # Other candidates that lead to the same phone state as the positive (a launcher icon and
+    # open_app, the on-screen Back button and navigate_back): correct too, so never negatives.
+    equivalent: list[int] = Field(default_factory=list)
     completion: CompletionLabel | None = None
     source: Source
     task_id: str
@@ -63,6 +66,10 @@ class VerifierStepRecord(BaseModel):
             raise ValueError(f"{len(self.candidates)} candidates but {len(self.descriptions)} descriptions")
         if self.positive >= len(self.candidates):
             raise ValueError(f"positive {self.positive} is out of range for {len(self.candidates)} candidates")
+        bad = [i for i in self.equivalent if not 0 <= i < len(self.candidates) or i == self.positive]
+        if bad or len(set(self.equivalent)) != len(self.equivalent):
+            raise ValueError(f"equivalent {self.equivalent} must be distinct candidate indices other than "
+                             f"the positive {self.positive}")
         if self.policy_choice is not None and not 0 <= self.policy_choice < len(self.candidates):
             raise ValueError(f"policy_choice {self.policy_choice} is out of range")
         for i, c in enumerate(self.candidates):
@@ -75,6 +82,14 @@ class VerifierStepRecord(BaseModel):
     @property
     def positive_action(self) -> Action:
         return Action.model_validate_json(self.candidates[self.positive])
+
+    @property
+    def correct(self) -> set[int]:
+        """Every candidate index that is a right answer: the positive and its equivalents."""
+        return {self.positive, *self.equivalent}
+
+    def negatives(self) -> list[int]:
+        return [i for i in range(len(self.candidates)) if i not in self.correct]
 
 
 def write_records(path: str | Path, records: Iterable[VerifierStepRecord], *, append: bool = False) -> int:
