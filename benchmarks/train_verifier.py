@@ -39,6 +39,8 @@ def success(args: argparse.Namespace) -> None:
                 cmd += ["--max-tasks", str(args.max_tasks)]
             if args.max_steps:
                 cmd += ["--max-steps", str(args.max_steps)]
+            if args.workers:
+                cmd += ["--workers", str(args.workers)]
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
@@ -117,10 +119,10 @@ def steps(args: argparse.Namespace) -> None:
                 s = [yes_probability(d["Yes"], d["No"]) for d in res.logprobs]
             else:
                 s = [float(x) for x in head(res.logits).tolist()]
-            others = [x for i, x in enumerate(s) if i != r.positive]
+            others = [s[i] for i in r.negatives()]  # equivalents of the positive are right too
             correct += sum(s[r.positive] > x for x in others)
             pairs += len(others)
-            top += all(s[r.positive] > x for x in others)
+            top += max(s[i] for i in r.correct) > max(others, default=float("-inf"))
         print(f"| {name} | {len(recs)} | {top / len(recs):.3f} | {correct / pairs:.3f} |", flush=True)
 
 
@@ -131,6 +133,7 @@ def main() -> None:
     ap.add_argument("--splits", default="train:1000,validation:0,test:0", help="split:seeds,...")
     ap.add_argument("--max-tasks", type=int, default=None)
     ap.add_argument("--max-steps", type=int, default=None, help="cap episode length (default: each task's)")
+    ap.add_argument("--workers", default=None, help="episodes run in parallel (droidverify run --workers)")
     ap.add_argument("--eval-file", default=None, help="held-out records for --part steps")
     ap.add_argument("--out", default="runs/bench-train-verifier")
     ap.add_argument("--device", default="cpu")

@@ -122,3 +122,25 @@ def test_naive_trainer_gives_the_same_scores(tiny_model_dir: Path, oracle_record
     shared = tr.score_record(rec)
     tr.config.naive_forward = True
     assert tr.score_record(rec) == pytest.approx(shared, abs=1e-4)
+
+
+def test_sampled_negatives_skip_equivalents_and_keep_hard_ones(tiny_model_dir: Path, oracle_records,
+                                                               tmp_path: Path) -> None:
+    rec = next(r for r in oracle_records if len(r.candidates) > 12 and r.positive_action.action_type != "status")
+    status = next(i for i, c in enumerate(rec.candidates) if json.loads(c)["action_type"] == "status")
+    back = next(i for i, c in enumerate(rec.candidates) if json.loads(c)["action_type"] == "navigate_back")
+    others = [i for i in range(len(rec.candidates)) if i not in (rec.positive, status, back)]
+    rec = rec.model_copy(update={"equivalent": others[:3]})
+    tr = _trainer(tiny_model_dir, [rec], tmp_path / "t", max_negatives=4)
+    for index in range(20):
+        chosen = tr._sample(rec, index)
+        assert chosen[0] == rec.positive and len(chosen) == 5 and len(set(chosen)) == 5
+        assert status in chosen and back in chosen  # the over-picked actions are always negatives
+        assert not set(chosen[1:]) & rec.correct
+    # Held-out top-1 counts an equivalent's win as right, and only then.
+    scores = tr.score_record(rec)
+    best = max(range(len(scores)), key=scores.__getitem__)
+    pos = next(i for i in range(len(scores)) if i != best)
+    plain = rec.model_copy(update={"positive": pos, "equivalent": []})
+    assert tr.evaluate([plain])["top1"] == 0.0
+    assert tr.evaluate([plain.model_copy(update={"equivalent": [best]})])["top1"] == 1.0
