@@ -115,26 +115,12 @@ class SemanticEstimator:
         return cosine(va, vb)
 
 
-def _outcome_of(phone: Any, action: Action) -> tuple[list[str], str]:
-    from droidverify.env.sim import SimEnv
-
-    env = SimEnv.attach(phone.clone())
-    try:
-        env.observe()
-        try:
-            obs = env.step(action)
-        except (ActionValidationError, EnvError):
-            obs = env.observe()  # a rejected action leaves the state as it was
-        env.phone.conn.commit()
-        return list(env.phone.conn.iterdump()), obs.xml
-    finally:
-        env.close()
-
-
 def actions_equivalent(phone: Any, a: Action, b: Action) -> bool:
     """Ground truth: same database and same screen after executing each action on its own clone of
     ``phone`` (element indices refer to the screen the phone shows now)."""
-    return _outcome_of(phone, a) == _outcome_of(phone, b)
+    from droidverify.env.sim.env import action_outcome
+
+    return action_outcome(phone, a) == action_outcome(phone, b)
 
 
 class SEEJudge:

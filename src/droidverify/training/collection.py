@@ -109,42 +109,25 @@ _EXECUTABLE = ("click", "long_press", "scroll", "clear_text", "navigate_back", "
                "keyboard_enter", "double_tap")
 
 
-def _outcome(phone: Any, task: Task, action: Action) -> tuple[str, bytes] | None:
-    """The screen and database a copy of ``phone`` ends in after ``action`` (None if it fails)."""
-    from droidverify.env.sim import SimEnv
-
-    clone = phone.clone()
-    try:
-        obs = SimEnv.attach(clone, task).step(action)
-        clone.conn.commit()
-        return obs.xml, clone.conn.serialize()
-    except (ActionValidationError, EnvError):
-        return None
-    finally:
-        clone.close()
-
-
 def equivalent_candidates(phone: Any, task: Task, label: Action, candidates: Sequence[Action],
                           positive: int) -> list[int]:
     """Candidates other than ``positive`` that do what ``label`` does: executed on copies of the
-    phone, they reach the same screen and the same app data, and that state differs from now.
+    phone they reach the same screen and app data (``action_outcome``), and that state differs
+    from now.
 
     A launcher icon and ``open_app``, the navigation bar's Back button and ``navigate_back``, a
     row and its checkbox: teaching the verifier that one of them is wrong would contradict the
     other. Terminal actions (status, answer) and ``wait`` have no outcome to compare.
     """
+    from droidverify.env.sim.env import action_outcome
+
     if label.action_type in ("status", "answer", "wait"):
         return []
-    target = _outcome(phone, task, label)
-    if target is None:
-        return []
-    phone.conn.commit()
-    from droidverify.env.sim import SimEnv
-
-    if target == (SimEnv.attach(phone, task).observe().xml, phone.conn.serialize()):
-        return []  # the label changes nothing visible: no outcome to match
+    target = action_outcome(phone, label)
+    if target == action_outcome(phone, None):
+        return []  # the label changes nothing (or was rejected): no outcome to match
     return [j for j, c in enumerate(candidates)
-            if j != positive and c.action_type in _EXECUTABLE and _outcome(phone, task, c) == target]
+            if j != positive and c.action_type in _EXECUTABLE and action_outcome(phone, c) == target]
 
 
 def reverse_action(action: Action) -> Action | None:

@@ -318,6 +318,26 @@ class SimEnv:
         # status / submit end the episode; the screen does not change
 
 
+def action_outcome(phone: Phone, action: Action | None) -> tuple[str, tuple[str, ...]]:
+    """The screen (XML) and app data (SQL dump) a CLONE of ``phone`` ends in after ``action``
+    (None: the state now); a rejected action leaves the state as it was. The phone itself is
+    untouched. Two actions are
+    semantically equivalent on a state iff their outcomes are equal (the SEE ground truth and the
+    verifier's equivalent training labels both use this)."""
+    env = SimEnv.attach(phone.clone())
+    try:
+        obs = env.observe()
+        if action is not None:
+            try:
+                obs = env.step(action)
+            except (ActionValidationError, EnvError):
+                obs = env.observe()
+        env.phone.conn.commit()
+        return obs.xml, tuple(env.phone.conn.iterdump())
+    finally:
+        env.close()
+
+
 def probe_scroll(phone: Phone, found: Callable[[Observation], bool], *, max_scrolls: int = 30) -> str | None:
     """The whole-screen scroll direction ("down", then "up") that brings something ``found`` on
     screen, or None. Scrolls a CLONE of ``phone`` until found or the screen stops changing; the
