@@ -135,8 +135,18 @@ def loop_command(
     device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
     dtype: Annotated[str, typer.Option(help="auto, float32 or bfloat16.")] = "auto",
     max_steps: Annotated[int | None, typer.Option(help="Round-0 optimizer steps.", min=1)] = None,
+    replay: Annotated[float, typer.Option(help="Round k trains on its new labels plus this many times as "
+                                          "many earlier records.", min=0)] = 1.0,
+    rollout_tasks: Annotated[int | None, typer.Option(help="Roll out on the first N train templates only.",
+                                                      min=1)] = None,
+    max_episode_steps: Annotated[int | None, typer.Option(help="Cap rollout episodes at this many steps.",
+                                                          min=1)] = None,
 ) -> None:
-    """V-Droid's annotation loop with the oracle as annotator and entropy triage."""
+    """V-Droid's annotation loop with the oracle as annotator and entropy triage.
+
+    Resumable: a round whose verifier exists is skipped, and a round's rollouts (visited.jsonl) are
+    reused, so a second arm (--triage all vs entropy) can share round 0 and the rollouts by copying
+    round-0/ and round-1/visited*.json* into its directory."""
     from droidverify.training.loop import LoopConfig, run_loop
 
     recipe = GPU_RECIPE if device.startswith("cuda") else CPU_RECIPE
@@ -144,7 +154,8 @@ def loop_command(
         cfg = _config(out / "round-0" / "trainer", train, eval_file, device, dtype, recipe, {"max_steps": max_steps})
         loop = LoopConfig(output_dir=str(out), train_config=cfg, rounds=rounds,
                           rollout_seeds=parse_seeds(rollout_seeds), triage=triage, triage_quantile=quantile,
-                          steps_per_round=steps_per_round)
+                          steps_per_round=steps_per_round, replay=replay, rollout_tasks=rollout_tasks,
+                          max_episode_steps=max_episode_steps)
         summary = run_loop(loop, progress=_say, provenance=_provenance())
     except DroidVerifyError as e:
         fail(str(e))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -108,6 +109,10 @@ class LoopConfig:
     steps_per_round: int = 150  # optimizer steps added per round
     triage: str = "entropy"  # entropy | all
     triage_quantile: float = 0.5  # keep steps at or above this quantile of normalised entropy
+    # Round k trains on its new labels plus this many times as many earlier records (replayed):
+    # merged into the whole pool, a few hundred new labels would hardly be sampled in one round.
+    replay: float = 1.0
+    rollout_tasks: int | None = None  # only the first N train templates per seed (None: all)
     max_episode_steps: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -118,14 +123,13 @@ def _normalised(r: VerifierStepRecord) -> float:
 
 def rollout_round(verifier_dir: Path, out_file: Path, *, seeds: Sequence[int], round_index: int, triage: str,
                   quantile: float, llm_kwargs: dict[str, Any], max_steps: int | None = None,
-                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                  max_tasks: int | None = None, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Roll the verifier out on train templates; label (all or triaged) visited steps with the oracle."""
     from droidverify.agents.verifier.trained import load_verifier
     from droidverify.tasks import registry
 
     apps = sim_apps()
-    agent = load_verifier(verifier_dir, apps=apps, **llm_kwargs)
-    tasks = registry.tasks_for("train", list(seeds))
+    tasks = [t for s in seeds for t in registry.tasks_for("train", [s])[:max_tasks]]
     st = CollectStats()
     t0 = time.perf_counter()
 
@@ -134,8 +138,18 @@ def rollout_round(verifier_dir: Path, out_file: Path, *, seeds: Sequence[int], r
             progress(f"round {round_index}: episode {s.episodes}/{len(tasks)} {task.id} "
                      f"({s.steps} steps, {time.perf_counter() - t0:.0f}s)")
 
-    every = list(collect(tasks, split_of=registry.split_of, apps=apps, policy=lambda _t: agent,
-                         round_index=round_index, stats=st, max_steps=max_steps, on_episode=tick))
+    visited = out_file.with_name("visited.jsonl")
+    visited_stats = visited.with_suffix(".stats.json")
+    if visited.exists() and visited_stats.exists():  # rollouts are the slow part: reuse them
+        every = read_records(visited)  # (a resumed round, or a second triage arm on the same rollouts)
+        collected = json.loads(visited_stats.read_text())
+    else:
+        agent = load_verifier(verifier_dir, apps=apps, **llm_kwargs)
+        every = list(collect(tasks, split_of=registry.split_of, apps=apps, policy=lambda _t: agent,
+                             round_index=round_index, stats=st, max_steps=max_steps, on_episode=tick))
+        write_records(visited, every)
+        collected = st.to_dict()
+        visited_stats.write_text(json.dumps(collected, indent=1))
     auc = entropy_auc(every)
     if triage == "all":
         kept = every
@@ -148,9 +162,10 @@ def rollout_round(verifier_dir: Path, out_file: Path, *, seeds: Sequence[int], r
         raise TrainingError(f"unknown triage {triage!r}: use 'entropy' or 'all'")
     write_records(out_file, kept)
     wrong_kept = sum(r.policy_choice not in r.correct for r in kept)
-    return {"round": round_index, "episodes": st.episodes, "policy_success": st.episode_success,
-            "steps": len(every), "labels_used": len(kept), "threshold": threshold, "entropy_auc": auc,
-            "wrong_steps": auc["wrong"], "wrong_steps_labelled": wrong_kept, "collect": st.to_dict(),
+    return {"round": round_index, "episodes": collected["episodes"],
+            "policy_success": collected["episode_success"], "steps": len(every), "labels_used": len(kept),
+            "threshold": threshold, "entropy_auc": auc, "wrong_steps": auc["wrong"],
+            "wrong_steps_labelled": wrong_kept, "collect": collected,
             "seconds": time.perf_counter() - t0}
 
 
@@ -176,13 +191,20 @@ def run_loop(cfg: LoopConfig, *, progress: Callable[[str], None] | None = None,
                 assert prev is not None
                 info = rollout_round(prev, rfile, seeds=[s + 1000 * k for s in cfg.rollout_seeds], round_index=k,
                                      triage=cfg.triage, quantile=cfg.triage_quantile, llm_kwargs=llm_kwargs,
-                                     max_steps=cfg.max_episode_steps, progress=progress)
+                                     max_steps=cfg.max_episode_steps, max_tasks=cfg.rollout_tasks,
+                                     progress=progress)
                 (rdir / "rollout.json").write_text(json.dumps(info, indent=1))
             data.append(rfile)
             labels += len(read_records(rfile))
         if not (vdir / "verifier.json").exists():
             merged = rdir / "train.jsonl"
-            recs = [r for f in data for r in read_records(f)]
+            if k == 0:
+                recs = read_records(data[0])
+            else:
+                new = read_records(data[-1])
+                old = [r for f in data[:-1] for r in read_records(f)]
+                n_old = min(len(old), round(cfg.replay * len(new)))
+                recs = new + random.Random(f"replay:{k}").sample(old, n_old)
             write_records(merged, recs)
             tc = P3Config(**{**base.to_dict(), "lora_targets": tuple(base.lora_targets)})
             tc.output_dir = str(rdir / "trainer")
