@@ -7,6 +7,8 @@ phone state and names the next correct action, so it survives any parameter choi
 
 from __future__ import annotations
 
+import inspect
+import json
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -40,8 +42,29 @@ class TaskTemplate(ABC):
         """Draw parameters; must be JSON-serialisable and depend only on ``rng``."""
 
     @abstractmethod
-    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
-        """Put the phone in the task's initial state (never already the goal state)."""
+    def setup(self, phone: Phone, params: dict[str, Any], rng: random.Random | None = None) -> None:
+        """Put the phone in the task's initial state (never already the goal state).
+
+        A set-up that draws at random declares the ``rng`` parameter: :meth:`apply_setup` (which
+        every caller goes through) then passes :meth:`setup_rng`. Draw from it, never from a
+        generator of your own, so a rebuilt starting phone (a checker's baseline) is identical.
+        A set-up without the parameter is called with ``(phone, params)`` as before.
+        """
+
+    def setup_rng(self, params: dict[str, Any]) -> random.Random:
+        """The generator ``setup`` gets: a function of the template name and the parameters.
+
+        Not of the seed itself: a checker's baseline rebuilds the starting phone from the
+        parameters alone (``helpers.baseline_rows``), and both must draw the same values.
+        """
+        return random.Random(f"{self.name}:setup:{json.dumps(params, sort_keys=True, default=str)}")
+
+    def apply_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        """Run ``setup`` on ``phone``, with ``rng`` when the template's ``setup`` accepts it."""
+        if _setup_takes_rng(type(self)):
+            self.setup(phone, params, rng=self.setup_rng(params))
+        else:
+            self.setup(phone, params)
 
     @abstractmethod
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
@@ -67,6 +90,19 @@ class TaskTemplate(ABC):
         return Task(template=self, seed=seed, params=params, goal=self.goal(params))
 
 
+_TAKES_RNG: dict[type, bool] = {}
+
+
+def _setup_takes_rng(cls: type[TaskTemplate]) -> bool:
+    # Templates written before ``rng`` existed keep their two-argument set-up; ask once per class.
+    takes = _TAKES_RNG.get(cls)
+    if takes is None:
+        params = inspect.signature(cls.setup).parameters
+        takes = "rng" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        _TAKES_RNG[cls] = takes
+    return takes
+
+
 @dataclass
 class Task:
     """A template with concrete parameters for one seed."""
@@ -86,7 +122,7 @@ class Task:
         return self.template.max_steps
 
     def setup(self, phone: Phone) -> None:
-        self.template.setup(phone, self.params)
+        self.template.apply_setup(phone, self.params)
 
     def is_successful(self, phone: Phone, answer: str | None = None) -> float:
         return self.template.is_successful(phone, self.params, answer)

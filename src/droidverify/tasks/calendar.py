@@ -16,7 +16,7 @@ from droidverify.env.sim.apps.calendar import KEY, add_event, event_by_title, ev
 from droidverify.env.sim.phone import DEFAULT_NOW, Phone
 from droidverify.env.sim.timeutil import MONTHS, WEEKDAYS, to_ms
 from droidverify.tasks.base import TaskTemplate
-from droidverify.tasks.oracle_utils import (
+from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
     answer,

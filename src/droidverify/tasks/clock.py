@@ -14,9 +14,8 @@ from droidverify.actions.model import Action
 from droidverify.env.records import Observation
 from droidverify.env.sim.apps.clock import CITIES, EVERY_DAY, LABELS, WEEKDAYS_MASK, WEEKEND_MASK
 from droidverify.env.sim.phone import Phone
-from droidverify.env.sim.timeutil import WEEKDAYS
 from droidverify.tasks.base import TaskTemplate
-from droidverify.tasks.oracle_utils import (
+from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
     answer,
@@ -25,97 +24,27 @@ from droidverify.tasks.oracle_utils import (
     dismiss_popups,
     find,
     navigate,
-    open_app,
     type_into,
+)
+from droidverify.tasks.helpers.clock import (
+    APP,
+    alarm_desc,
+    alarms,
+    edit_draft,
+    insert_alarm,
+    labelled,
+    open_alarm_editor,
+    say_time,
+    to_tab,
 )
 from droidverify.tasks.registry import register_task
 
-APP = "clock"
 TIMES = [(h, m) for h in (5, 6, 7, 8, 9, 10, 11, 14, 15, 16, 19, 20, 23) for m in (5, 20, 35, 40, 55)]
 DAY_SETS = (("on weekdays", WEEKDAYS_MASK), ("on weekends", WEEKEND_MASK), ("every day", EVERY_DAY),
             ("every Monday, Wednesday and Friday", 0b0010101), ("every Tuesday and Thursday", 0b0001010),
             ("every Saturday", 0b0100000), ("every Sunday", 0b1000000), ("every Monday", 0b0000001))
 NEW_LABELS = ("Dentist", "Flight check-in", "Team sync", "Piano practice", "Feed the cat", "Stretch",
               "Bake bread", "Pay rent", "Vitamins", "Swim")
-
-
-def say_time(h: int, m: int) -> str:
-    return f"{h % 12 or 12}:{m:02d} {'AM' if h < 12 else 'PM'}"
-
-
-def _alarms(phone: Phone, **where: Any) -> list:
-    sql = "SELECT * FROM alarm_templates"
-    if where:
-        sql += " WHERE " + " AND ".join(f"{k}=?" for k in where)
-    return phone.query(sql, tuple(where.values()))
-
-
-def _labelled(phone: Phone, label: str) -> list:
-    return [a for a in _alarms(phone) if (a["label"] or "").strip().lower() == label.lower()]
-
-
-def _insert_alarm(phone: Phone, h: int, m: int, *, label: str = "", days: int = 0, enabled: int = 1) -> int:
-    phone.execute("DELETE FROM alarm_templates WHERE hour=? AND minutes=?", (h, m))
-    if label:
-        phone.execute("DELETE FROM alarm_templates WHERE lower(label)=?", (label.lower(),))
-    return phone.execute("INSERT INTO alarm_templates(hour, minutes, days_of_week, enabled, vibrate, label, ringtone)"
-                         " VALUES(?,?,?,?,?,?,?)", (h, m, days, enabled, 1, label, "Bright Morning"))
-
-
-def _alarm_desc(phone: Phone, a: Any) -> str:
-    t = phone.format_time(a["hour"], a["minutes"])
-    return f"Alarm {t}" + (f", {a['label']}" if a["label"] else "")
-
-
-def _open_alarm_editor(phone: Phone, obs: Observation, alarm: Any) -> Action:
-    """From anywhere: reach the alarm list, then open ``alarm``'s editor."""
-    step = _to_tab(phone, obs, "alarms")
-    if step is not None:
-        return step
-    return click_or_scroll(phone, obs, desc=_alarm_desc(phone, alarm))
-
-
-def _to_tab(phone: Phone, obs: Observation, tab: str) -> Action | None:
-    if phone.foreground != APP:
-        return open_app(phone, APP)
-    if phone.dialog is not None or phone.menu_open:
-        return BACK
-    scr = phone.screen
-    assert scr is not None
-    if scr.name == tab:
-        return None
-    if scr.name in ("alarms", "clock", "timer", "stopwatch"):
-        return click(obs, resource_id=f"tab_{tab}")
-    return BACK
-
-
-def _edit_draft(phone: Phone, obs: Observation, h: int, m: int, days: int | None, label: str | None) -> Action:
-    """On the alarm editor: fix time, days and label, then Save."""
-    scr = phone.screen
-    assert scr is not None and scr.name == "edit_alarm"
-    d = scr.state.get("draft") or {}
-    dlg = phone.dialog
-    if dlg is not None and dlg.name == "time_picker":
-        fields = dlg.data.get("fields", {})
-        want_h = str(h if phone.uses_24h else (h % 12 or 12))
-        if fields.get("hour") != want_h:
-            return type_into(obs, want_h, resource_id="hour")  # type: ignore[return-value]
-        if fields.get("minute") != f"{m:02d}" or int(dlg.data["minute"]) != m:
-            return type_into(obs, f"{m:02d}", resource_id="minute")  # type: ignore[return-value]
-        if not phone.uses_24h and (int(dlg.data["hour"]) >= 12) != (h >= 12):
-            return click(obs, resource_id="pm_label" if h >= 12 else "am_label")  # type: ignore[return-value]
-        return click(obs, text="OK")  # type: ignore[return-value]
-    if dlg is not None:
-        return BACK
-    if (d.get("hour"), d.get("minute")) != (h, m):
-        return click(obs, resource_id="edit_time")  # type: ignore[return-value]
-    if days is not None and d.get("days") != days:
-        for i in range(7):
-            if bool(d.get("days", 0) >> i & 1) != bool(days >> i & 1):
-                return click(obs, desc=WEEKDAYS[i])  # type: ignore[return-value]
-    if label is not None and scr.fields.get("label", "") != label:
-        return type_into(obs, label, resource_id="edit_label")  # type: ignore[return-value]
-    return click(obs, text="Save")  # type: ignore[return-value]
 
 
 class AlarmTemplate(TaskTemplate):
@@ -138,7 +67,7 @@ class CreateAlarm(AlarmTemplate):
                       (params["hour"], params["minute"], params["label"].lower()))
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
-        hits = _labelled(phone, params["label"])
+        hits = labelled(phone, params["label"])
         return 1.0 if len(hits) == 1 and (hits[0]["hour"], hits[0]["minutes"]) == (params["hour"], params["minute"]) \
             and hits[0]["enabled"] else 0.0
 
@@ -147,8 +76,8 @@ class CreateAlarm(AlarmTemplate):
             return COMPLETE
         scr = phone.screen
         if phone.foreground == APP and scr is not None and scr.name == "edit_alarm" and scr.args.get("alarm_id") is None:
-            return _edit_draft(phone, obs, params["hour"], params["minute"], None, params["label"])
-        return _to_tab(phone, obs, "alarms") or click(obs, desc="Add alarm") or COMPLETE
+            return edit_draft(phone, obs, params["hour"], params["minute"], None, params["label"])
+        return to_tab(phone, obs, "alarms") or click(obs, desc="Add alarm") or COMPLETE
 
 
 @register_task
@@ -167,7 +96,7 @@ class CreateRepeatingAlarm(AlarmTemplate):
         phone.execute("DELETE FROM alarm_templates WHERE hour=? AND minutes=?", (params["hour"], params["minute"]))
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
-        hits = _alarms(phone, hour=params["hour"], minutes=params["minute"])
+        hits = alarms(phone, hour=params["hour"], minutes=params["minute"])
         return 1.0 if len(hits) == 1 and hits[0]["days_of_week"] == params["days"] and hits[0]["enabled"] else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
@@ -175,14 +104,14 @@ class CreateRepeatingAlarm(AlarmTemplate):
             return COMPLETE
         scr = phone.screen
         if phone.foreground == APP and scr is not None and scr.name == "edit_alarm" and scr.args.get("alarm_id") is None:
-            return _edit_draft(phone, obs, params["hour"], params["minute"], params["days"], None)
-        return _to_tab(phone, obs, "alarms") or click(obs, desc="Add alarm") or COMPLETE
+            return edit_draft(phone, obs, params["hour"], params["minute"], params["days"], None)
+        return to_tab(phone, obs, "alarms") or click(obs, desc="Add alarm") or COMPLETE
 
 
 def _with_decoy(phone: Phone, params: dict[str, Any], *, enabled: int, days: int = 0) -> None:
-    _insert_alarm(phone, params["decoy_hour"], params["decoy_minute"], label=params["decoy_label"], enabled=enabled,
+    insert_alarm(phone, params["decoy_hour"], params["decoy_minute"], label=params["decoy_label"], enabled=enabled,
                   days=days)
-    _insert_alarm(phone, params["hour"], params["minute"], label=params["label"], enabled=enabled, days=days)
+    insert_alarm(phone, params["hour"], params["minute"], label=params["label"], enabled=enabled, days=days)
 
 
 def _pair(rng: random.Random) -> dict[str, Any]:
@@ -193,7 +122,7 @@ def _pair(rng: random.Random) -> dict[str, Any]:
 
 
 def _decoy_intact(phone: Phone, params: dict[str, Any], *, enabled: int) -> bool:
-    d = _labelled(phone, params["decoy_label"])
+    d = labelled(phone, params["decoy_label"])
     return len(d) == 1 and (d[0]["hour"], d[0]["minutes"], d[0]["enabled"]) == (
         params["decoy_hour"], params["decoy_minute"], enabled)
 
@@ -212,11 +141,11 @@ class DeleteAlarm(AlarmTemplate):
         _with_decoy(phone, params, enabled=1)
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
-        gone = not _labelled(phone, params["label"])
+        gone = not labelled(phone, params["label"])
         return 1.0 if gone and _decoy_intact(phone, params, enabled=1) else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
-        hits = _labelled(phone, params["label"])
+        hits = labelled(phone, params["label"])
         if not hits:
             return COMPLETE
         if phone.dialog is not None and phone.dialog.data.get("on_ok") == "delete_alarm":
@@ -225,7 +154,7 @@ class DeleteAlarm(AlarmTemplate):
         if phone.foreground == APP and scr is not None and scr.name == "edit_alarm" \
                 and scr.args.get("alarm_id") == hits[0]["_id"] and phone.dialog is None:
             return click(obs, resource_id="delete") or BACK
-        return _open_alarm_editor(phone, obs, hits[0])
+        return open_alarm_editor(phone, obs, hits[0])
 
 
 class SwitchAlarm(AlarmTemplate):
@@ -240,7 +169,7 @@ class SwitchAlarm(AlarmTemplate):
         _with_decoy(phone, params, enabled=0 if self.enable else 1, days=WEEKDAYS_MASK)
 
     def _target(self, phone: Phone, params: dict[str, Any]) -> list:
-        return _alarms(phone, hour=params["hour"], minutes=params["minute"])
+        return alarms(phone, hour=params["hour"], minutes=params["minute"])
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         t = self._target(phone, params)
@@ -250,7 +179,7 @@ class SwitchAlarm(AlarmTemplate):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
-        step = _to_tab(phone, obs, "alarms")
+        step = to_tab(phone, obs, "alarms")
         if step is not None:
             return step
         t = self._target(phone, params)[0]
@@ -292,19 +221,19 @@ class ChangeAlarmTime(AlarmTemplate):
         _with_decoy(phone, params, enabled=1)
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
-        hits = _labelled(phone, params["label"])
+        hits = labelled(phone, params["label"])
         ok = len(hits) == 1 and (hits[0]["hour"], hits[0]["minutes"]) == (params["new_hour"], params["new_minute"])
         return 1.0 if ok and _decoy_intact(phone, params, enabled=1) else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
-        hits = _labelled(phone, params["label"])
+        hits = labelled(phone, params["label"])
         scr = phone.screen
         if hits and phone.foreground == APP and scr is not None and scr.name == "edit_alarm" \
                 and scr.args.get("alarm_id") == hits[0]["_id"]:
-            return _edit_draft(phone, obs, params["new_hour"], params["new_minute"], None, None)
-        return _open_alarm_editor(phone, obs, hits[0])
+            return edit_draft(phone, obs, params["new_hour"], params["new_minute"], None, None)
+        return open_alarm_editor(phone, obs, hits[0])
 
 
 @register_task
@@ -324,21 +253,21 @@ class AlarmRepeatDays(AlarmTemplate):
         _with_decoy(phone, params, enabled=1)  # both one-shot (no repeat days)
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
-        hits = _labelled(phone, params["label"])
+        hits = labelled(phone, params["label"])
         ok = len(hits) == 1 and hits[0]["days_of_week"] == params["days"] and \
             (hits[0]["hour"], hits[0]["minutes"]) == (params["hour"], params["minute"])
-        decoy = _labelled(phone, params["decoy_label"])
+        decoy = labelled(phone, params["decoy_label"])
         return 1.0 if ok and len(decoy) == 1 and decoy[0]["days_of_week"] == 0 else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
-        hits = _labelled(phone, params["label"])
+        hits = labelled(phone, params["label"])
         scr = phone.screen
         if hits and phone.foreground == APP and scr is not None and scr.name == "edit_alarm" \
                 and scr.args.get("alarm_id") == hits[0]["_id"]:
-            return _edit_draft(phone, obs, params["hour"], params["minute"], params["days"], None)
-        return _open_alarm_editor(phone, obs, hits[0])
+            return edit_draft(phone, obs, params["hour"], params["minute"], params["days"], None)
+        return open_alarm_editor(phone, obs, hits[0])
 
 
 @register_task
@@ -370,12 +299,12 @@ class QueryAlarmTime(AlarmTemplate):
         return 1.0 if (h, mi) == (params["hour"], params["minute"]) else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
-        step = _to_tab(phone, obs, "alarms")
+        step = to_tab(phone, obs, "alarms")
         if step is not None:
             return step
-        a = _labelled(phone, params["label"])[0]
-        if find(obs, desc=_alarm_desc(phone, a)) is None:
-            return click_or_scroll(phone, obs, desc=_alarm_desc(phone, a))
+        a = labelled(phone, params["label"])[0]
+        if find(obs, desc=alarm_desc(phone, a)) is None:
+            return click_or_scroll(phone, obs, desc=alarm_desc(phone, a))
         return answer(say_time(a["hour"], a["minutes"]))
 
 
@@ -403,7 +332,7 @@ class StartTimer(TaskTemplate):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
-        step = _to_tab(phone, obs, "timer")
+        step = to_tab(phone, obs, "timer")
         if step is not None:
             return step
         scr = phone.screen
@@ -440,7 +369,7 @@ class StartStopwatch(TaskTemplate):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
-        return _to_tab(phone, obs, "stopwatch") or click(obs, desc="Start") or COMPLETE
+        return to_tab(phone, obs, "stopwatch") or click(obs, desc="Start") or COMPLETE
 
 
 @register_task
@@ -472,5 +401,5 @@ class AddWorldCity(TaskTemplate):
         step = navigate(phone, obs, APP, [("clock", {"desc": "Add city"}), ("city_search", None)])
         if step is not None and phone.foreground == APP and phone.screen is not None \
                 and phone.screen.name in ("alarms", "timer", "stopwatch"):
-            return _to_tab(phone, obs, "clock") or step
+            return to_tab(phone, obs, "clock") or step
         return step or dismiss_popups(phone) or BACK

@@ -30,7 +30,7 @@ from droidverify.env.sim.apps.contacts import (
 )
 from droidverify.env.sim.phone import Phone
 from droidverify.tasks.base import TaskTemplate
-from droidverify.tasks.oracle_utils import (
+from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
     answer,

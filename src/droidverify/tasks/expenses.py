@@ -7,11 +7,8 @@ compare money by value ("$42.50" == "42.5"). Oracles act on the current screen.
 
 from __future__ import annotations
 
-import json
 import random
-import re
 from datetime import date, datetime, timedelta
-from decimal import Decimal
 from typing import Any, ClassVar
 
 from droidverify.actions.model import Action
@@ -27,17 +24,23 @@ from droidverify.env.sim.apps.expenses import (
 from droidverify.env.sim.phone import Phone
 from droidverify.env.sim.timeutil import MONTHS
 from droidverify.tasks.base import TaskTemplate
-from droidverify.tasks.oracle_utils import (
+from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
+    NUMBER,
     answer,
     answer_matches,
+    baseline_rows,
     click,
+    click_in,
     click_or_scroll,
+    diff_rows,
+    dollars,
     find,
-    matches,
+    money_matches,
     navigate,
     open_app,
+    type_in,
 )
 from droidverify.tasks.registry import register_task
 
@@ -56,82 +59,6 @@ ITEMS: tuple[tuple[str, str], ...] = (
 )
 AMOUNTS = ("4.75", "12.00", "18.40", "23.99", "36.50", "42.50", "57.25", "64.00", "89.90", "120.00",
            "15.25", "9.99", "145.60", "7.30")
-
-
-# ---- generic helpers (also used by the Files tasks) ---------------------------------------------
-_BASELINES: dict[tuple[str, int, str, str], list[tuple]] = {}
-
-
-def baseline_rows(phone: Phone, template: TaskTemplate, params: dict[str, Any], sql: str) -> list[tuple]:
-    """Rows of ``sql`` on a fresh phone of the same seed after the task's set-up (cached).
-
-    This is the task's initial state, so a checker can tell exactly what an agent changed.
-    """
-    key = (template.name, phone.seed, json.dumps(params, sort_keys=True, default=str), sql)
-    rows = _BASELINES.get(key)
-    if rows is None:
-        fresh = Phone(phone.seed)
-        try:
-            template.setup(fresh, params)
-            rows = [tuple(r) for r in fresh.query(sql)]
-        finally:
-            fresh.close()
-        if len(_BASELINES) > 4096:
-            _BASELINES.clear()
-        _BASELINES[key] = rows
-    return rows
-
-
-def diff_rows(before: list[tuple], after: list[tuple]) -> tuple[list[tuple], list[tuple], list[tuple[tuple, tuple]]]:
-    """(added, removed, changed (old, new)) between two row lists keyed by their first column."""
-    b = {r[0]: r for r in before}
-    a = {r[0]: r for r in after}
-    added = [r for k, r in a.items() if k not in b]
-    removed = [r for k, r in b.items() if k not in a]
-    changed = [(b[k], a[k]) for k in a.keys() & b.keys() if a[k] != b[k]]
-    return added, removed, changed
-
-
-_NUM = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
-
-
-def money_matches(text: str | None, cents: int) -> bool:
-    """Whether an answer states the amount ``cents`` ("$42.50", "42.5", "USD 1,234.00").
-
-    At most three numbers may appear, so listing many amounts is not rewarded.
-    """
-    if text is None:
-        return False
-    nums = [n.replace(",", "") for n in _NUM.findall(text)]
-    if not nums or len(nums) > 3:
-        return False
-    want = Decimal(cents) / 100
-    return any(Decimal(n) == want for n in nums)
-
-
-def window_of(obs: Observation, kind: str) -> int | None:
-    kinds = obs.info.get("windows") or []
-    return kinds.index(kind) if kind in kinds else None
-
-
-def click_in(obs: Observation, kind: str, **criteria: Any) -> Action | None:
-    """Click the first element matching ``criteria`` inside the top window of ``kind`` (e.g. "dialog")."""
-    w = window_of(obs, kind)
-    if w is None:
-        return None
-    for i, el in enumerate(obs.elements):
-        if el.window == w and matches(el, **criteria):
-            return Action(action_type="click", index=i)
-    return None
-
-
-def type_in(obs: Observation, text: str, **criteria: Any) -> Action | None:
-    i = find(obs, editable=True, **criteria)
-    return None if i is None else Action(action_type="input_text", index=i, text=text)
-
-
-def dollars(cents: int) -> str:
-    return f"{cents / 100:.2f}"
 
 
 # ---- expense-specific helpers -----------------------------------------------------------------------
@@ -656,7 +583,7 @@ class QueryCategoryCount(StatsQuery):
 
     def check(self, phone: Phone, params: dict[str, Any], text: str) -> bool:
         n = len(self.items(phone, params, params["category"]))
-        return answer_matches(text, str(n)) and len(_NUM.findall(text)) <= 2
+        return answer_matches(text, str(n)) and len(NUMBER.findall(text)) <= 2
 
     def expected(self, phone: Phone, params: dict[str, Any]) -> str:
         return str(len(self.items(phone, params, params["category"])))

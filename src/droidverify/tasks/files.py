@@ -20,16 +20,19 @@ from droidverify.env.sim.phone import Phone
 from droidverify.env.sim.storage import ROOT
 from droidverify.errors import TaskError
 from droidverify.tasks.base import TaskTemplate
-from droidverify.tasks.expenses import baseline_rows, click_in, diff_rows, type_in
-from droidverify.tasks.oracle_utils import (
+from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
     answer,
     answer_matches,
+    baseline_rows,
     click,
+    click_in,
+    diff_rows,
     find,
     open_app,
     scroll_toward,
+    type_in,
 )
 from droidverify.tasks.registry import register_task
 

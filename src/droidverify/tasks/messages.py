@@ -33,7 +33,7 @@ from droidverify.env.sim.phone import Phone
 from droidverify.errors import TaskError
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.contacts import decoy_of, person, put_contact, two_people
-from droidverify.tasks.oracle_utils import (
+from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
     answer,

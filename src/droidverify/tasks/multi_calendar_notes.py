@@ -26,6 +26,7 @@ from droidverify.tasks.calendar import (
     time_text,
     to_day,
 )
+from droidverify.tasks.helpers import COMPLETE
 from droidverify.tasks.notes import (
     NOTE_NAMES,
     edit_text,
@@ -37,7 +38,6 @@ from droidverify.tasks.notes import (
     to_folder,
     write_note,
 )
-from droidverify.tasks.oracle_utils import COMPLETE
 from droidverify.tasks.registry import register_task
 
 

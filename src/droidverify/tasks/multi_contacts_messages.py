@@ -20,6 +20,14 @@ from droidverify.env.sim.apps.messages import add_sms, delete_thread, sent_messa
 from droidverify.env.sim.phone import Phone
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.contacts import create_contact, edit_contact, only, person, same_number, two_people
+from droidverify.tasks.helpers import (
+    BACK,
+    COMPLETE,
+    answer_matches,
+    click_or_scroll,
+    dismiss_popups,
+    navigate,
+)
 from droidverify.tasks.messages import (
     BODIES,
     baseline,
@@ -30,14 +38,6 @@ from droidverify.tasks.messages import (
     send_in_thread,
     sent_exactly,
     to_thread,
-)
-from droidverify.tasks.oracle_utils import (
-    BACK,
-    COMPLETE,
-    answer_matches,
-    click_or_scroll,
-    dismiss_popups,
-    navigate,
 )
 from droidverify.tasks.registry import register_task
 

@@ -18,7 +18,6 @@ from droidverify.tasks.expenses import (
     TODAY,
     add_form,
     delete_expense_action,
-    dollars,
     expense_diff,
     find_expense,
     row_is,
@@ -27,7 +26,7 @@ from droidverify.tasks.expenses import (
     plant as plant_expense,
 )
 from droidverify.tasks.files import delete_action, files_diff, plant, show_rows
-from droidverify.tasks.oracle_utils import COMPLETE, click_or_scroll, dismiss_popups, navigate
+from droidverify.tasks.helpers import COMPLETE, click_or_scroll, dismiss_popups, dollars, navigate
 from droidverify.tasks.registry import register_task
 from droidverify.tasks.settings import TO_DISPLAY
 

@@ -16,7 +16,7 @@ from droidverify.env.sim import storage as st
 from droidverify.env.sim.apps.notes import KEY, MARKOR_DIR, note_path
 from droidverify.env.sim.phone import Phone
 from droidverify.tasks.base import TaskTemplate
-from droidverify.tasks.oracle_utils import (
+from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
     answer,

@@ -27,7 +27,7 @@ SPLITS = ("train", "validation", "test")
 PARAM_SPLITS = ("seen", "unseen")
 UNSEEN_SEED_START = 1000
 _TRAIN_PCT, _VALID_PCT = 60, 20
-_SKIP_MODULES = frozenset({"base", "registry", "oracle_utils"})
+_SKIP_MODULES = frozenset({"base", "registry", "oracle_utils", "helpers"})
 
 _TEMPLATES: dict[str, TaskTemplate] = {}
 _LOADED = False

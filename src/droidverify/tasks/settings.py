@@ -14,7 +14,7 @@ from droidverify.env.records import Observation
 from droidverify.env.sim.apps.settings import TIMEOUTS, brightness_pct, set_brightness_pct
 from droidverify.env.sim.phone import Phone
 from droidverify.tasks.base import TaskTemplate
-from droidverify.tasks.oracle_utils import (
+from droidverify.tasks.helpers import (
     COMPLETE,
     NavPath,
     answer,

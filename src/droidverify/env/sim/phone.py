@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from droidverify.env.sim.app import App
 
 DEFAULT_NOW = datetime(2024, 10, 15, 9, 41, 0)  # a Tuesday morning; tasks may set their own
+ORIGIN_KEY = "origin"  # optional snapshot key: how a phone built off the defaults was built
 TOAST_STEPS = 2  # a toast stays on screen for this many observations
 _SEED_IMAGES: dict[tuple, bytes] = {}  # (seed, now, seed_data, apps) -> freshly seeded database image
 _SEED_IMAGES_MAX = 512
@@ -63,6 +64,10 @@ class Phone:
         self.conn = sqlite3.connect(":memory:", check_same_thread=False)
         self.conn.row_factory = sqlite3.Row
         self.now: datetime = now
+        # How the phone was built (its seed data are stamped with this clock): a task's baseline
+        # rebuilds the starting phone from them (``rebuild``), not from the defaults.
+        self.built_at: datetime = now
+        self.seed_data: bool = seed_data
         self.rng = random.Random(seed)
         self.apps: dict[str, App] = installed_apps()
         # navigation
@@ -298,6 +303,11 @@ class Phone:
         self.conn.commit()
         state = {k: copy.deepcopy(getattr(self, k)) for k in self._STATE}
         state["rng"] = self.rng.getstate()
+        origin = self.origin
+        if origin != (DEFAULT_NOW, True):
+            # Only a phone built off the defaults carries its origin, so every default phone's
+            # snapshot (and saved state) stays byte-identical to what earlier versions wrote.
+            state[ORIGIN_KEY] = {"built_at": origin[0], "seed_data": origin[1]}
         return Snapshot(self.conn.serialize(), state)
 
     def restore(self, snap: Snapshot) -> None:
@@ -305,6 +315,19 @@ class Phone:
         for k in self._STATE:
             setattr(self, k, copy.deepcopy(snap.state[k]))
         self.rng.setstate(snap.state["rng"])
+        origin = snap.state.get(ORIGIN_KEY) or {}
+        self.built_at = origin.get("built_at", DEFAULT_NOW)
+        self.seed_data = origin.get("seed_data", True)
+
+    @property
+    def origin(self) -> tuple[datetime, bool]:
+        """(clock at build, seeded?): with ``seed``, all that determines the phone before any set-up."""
+        return getattr(self, "built_at", DEFAULT_NOW), getattr(self, "seed_data", True)
+
+    def rebuild(self) -> Phone:
+        """A new phone as this one was built: same seed, same clock at build, same seed data."""
+        built_at, seed_data = self.origin
+        return Phone(self.seed, now=built_at, seed_data=seed_data)
 
     def clone(self) -> Phone:
         """An independent phone in the same state; changing one never affects the other."""
