@@ -85,6 +85,17 @@ def test_no_upward_imports(layer: str) -> None:
     assert _violations(layer) == []
 
 
+def test_task_helpers_sit_below_the_templates() -> None:
+    # tasks.helpers is what every template (in the package or outside it) builds on: it may use
+    # tasks.base, never a template module, the registry or the old oracle_utils re-export
+    above = {p.stem for p in (PKG / "tasks").glob("*.py")} - {"__init__", "base"}
+    assert {"registry", "clock", "expenses"} <= above
+    out = [f"{path.relative_to(PKG.parent)}:{line} imports {mod}"
+           for path in sorted((PKG / "tasks" / "helpers").rglob("*.py"))
+           for line, mod in _imports(path) for name in above if _within(mod, f"tasks.{name}")]
+    assert out == []
+
+
 def test_the_checker_sees_upward_imports() -> None:
     # the rule must be able to fail: relative, type-only and lazy upward imports all count
     src = ("from typing import TYPE_CHECKING\n"

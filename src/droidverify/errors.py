@@ -14,7 +14,9 @@ of the package is defined here. The tree::
     │   └── DeviceError              a real device (adb) failed
     │       ├── DeviceTimeoutError
     │       └── DeviceLostError      (also InfrastructureError)
-    ├── TaskError                    unknown task, bad parameters, duplicate registration
+    ├── TaskError                    unknown task, bad parameters
+    │   ├── DuplicateTaskError       two template classes registered under one name
+    │   └── TaskModuleError          a user task module / entry point cannot be loaded or has no templates
     ├── LLMError
     │   ├── ModelLoadError           (also InfrastructureError)
     │   ├── LLMTimeoutError          (also InfrastructureError)
@@ -118,6 +120,23 @@ class DeviceLostError(DeviceError, InfrastructureError):
 # --- tasks ------------------------------------------------------------------
 class TaskError(DroidVerifyError):
     """Unknown task, bad parameters or a task that cannot run on this environment."""
+
+
+class DuplicateTaskError(TaskError):
+    """Two different template classes were registered under one name (``name``)."""
+
+    def __init__(self, message: str, *, name: str | None = None) -> None:
+        self.name = name
+        super().__init__(message)
+
+
+class TaskModuleError(TaskError):
+    """A module of user task templates (``--tasks-module``, a ``droidverify.tasks`` entry point)
+    cannot be imported, fails while importing, or registers no template; ``module`` names it."""
+
+    def __init__(self, message: str, *, module: str | None = None) -> None:
+        self.module = module
+        super().__init__(message)
 
 
 # --- llm --------------------------------------------------------------------

@@ -39,6 +39,25 @@ def cli_errors() -> Iterator[None]:
         raise typer.Exit(code=1) from None
 
 
+TASKS_MODULE_HELP = ("A module of your own task templates: a module name on the Python path (my_tasks, "
+                     "pkg.tasks) or a .py file; repeat for several. Installed `droidverify.tasks` entry "
+                     "points load too (docs/tasks.md).")
+
+
+def load_task_modules(modules: list[str] | None) -> None:
+    """User task templates: the installed ``droidverify.tasks`` entry points, then each
+    ``--tasks-module``. One that cannot be loaded exits 2 with one ``error:`` line."""
+    from droidverify.errors import TaskError
+    from droidverify.tasks import registry
+
+    try:
+        registry.load_entry_points()
+        for spec in modules or []:
+            registry.load_tasks_module(spec)
+    except TaskError as e:
+        fail(f"{type(e).__name__}: {e}")
+
+
 def _seed_value(text: str, spec: str) -> int:
     if len(text) > len(str(MAX_SEED)) or int(text) > MAX_SEED:
         raise RunError(f"bad seeds spec {spec!r}: {text} is larger than the largest seed {MAX_SEED}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,13 +9,23 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from droidverify.cli._common import MAX_SEEDS, fail, parse_seeds
+from droidverify.cli._common import MAX_SEEDS, TASKS_MODULE_HELP, fail, load_task_modules, parse_seeds
 from droidverify.errors import DroidVerifyError, InfrastructureError
 
-AGENTS = ("oracle", "random", "noop", "verifier", "generator", "smartsnap")
-DTYPES = ("auto", "float32", "bfloat16")
+# The factories are public in droidverify.runner.factories; these names stay importable from here.
+from droidverify.runner.factories import (
+    AGENTS,
+    DTYPES,
+    LLM_AGENTS,
+    AgentSpec,
+    EnvSpec,
+    installed_app_names,
+    resolve_verifier,
+)
+
 MAX_EPISODES = 1_000_000  # template x seed pairs in one run: a run directory stays workable
-__all__ = ["AGENTS", "MAX_EPISODES", "MAX_SEEDS", "AgentSpec", "EnvSpec", "parse_seeds", "run_command"]
+__all__ = ["AGENTS", "MAX_EPISODES", "MAX_SEEDS", "AgentSpec", "EnvSpec", "installed_app_names", "parse_seeds",
+           "resolve_verifier", "run_command"]
 
 
 def default_out(agent: str) -> Path:
@@ -56,153 +65,13 @@ def _select_templates(tasks: str | None, split: str | None, max_tasks: int | Non
     return templates
 
 
-def installed_app_names(env: str) -> list[str]:
-    """The apps an agent may open on the environment: every simulator app, or the adb app table.
-
-    Never derived from the selected tasks: offering only the task's apps would tell the agent
-    which app the task is about.
-    """
-    if env == "sim":
-        from droidverify.env.sim.app import installed_apps
-
-        return sorted(app.name for app in installed_apps().values())
-    if env == "adb":
-        from droidverify.env.apps import APPS
-
-        return sorted(info.name for info in APPS)
-    from droidverify.errors import RunError
-
-    raise RunError(f"unknown environment {env!r}; use sim or adb")
-
-
-def resolve_verifier(spec: str | None, model: str | None) -> Path | None:
-    """``--verifier``: a trained verifier directory, ``none`` (the untrained model, P(Yes) scores),
-    or unset: the shipped verifier for the bundled local model, none otherwise."""
-    from droidverify.agents.verifier.trained import shipped_verifier_path
-    from droidverify.errors import RunError
-
-    remote = isinstance(model, str) and model.startswith("openai:")
-    if spec is None:
-        shipped = shipped_verifier_path()
-        return shipped if model is None and (shipped / "verifier.json").is_file() else None
-    if spec.strip().lower() == "none":
-        return None
-    if remote:
-        raise RunError("--verifier needs a local model: a trained head reads next-token logits, which an "
-                       "OpenAI-compatible server does not return (use --verifier none)")
-    path = Path(spec)
-    if not (path / "verifier.json").is_file():
-        raise RunError(f"--verifier {spec!r} is not a trained verifier directory (no verifier.json)")
-    return path
-
-
-LLM_AGENTS = ("verifier", "generator", "smartsnap")
-
-
-@dataclass
-class AgentSpec:
-    """A picklable agent factory: ``spec()`` builds one fresh agent per episode.
-
-    Worker processes and Ray actors receive the spec, not a model: the LLM (and a trained verifier
-    head) is loaded on the first call in each process and shared by every later agent there, so a
-    local model is loaded once per worker. An ``openai:URL`` model is only a client: all workers
-    share that server.
-    """
-
-    agent: str
-    model: str | None = None
-    memory: str = "diff"
-    seed: int = 0
-    apps: list[str] = field(default_factory=list)
-    dtype: str = "auto"
-    verifier: Path | None = None
-    device: str = "cpu"
-    _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_loaded"] = None  # a loaded model never travels to a worker; each loads its own
-        return state
-
-    @property
-    def agent_name(self) -> str:
-        """The name the built agents carry (``run_many`` checks it without loading a model)."""
-        return self.agent
-
-    @property
-    def loads_local_model(self) -> bool:
-        return self.agent in LLM_AGENTS and not (self.model or "").startswith("openai:")
-
-    def _llm(self) -> tuple[Any, Any]:
-        if self._loaded is None:
-            from droidverify.llm.registry import load_llm
-
-            # dtype applies to local models only; an OpenAI-compatible server chooses its own.
-            llm = (load_llm(self.model) if not self.loads_local_model
-                   else load_llm(self.model, dtype=self.dtype, device=self.device))
-            head = None
-            if self.agent == "verifier" and self.verifier is not None:
-                from droidverify.agents.verifier.trained import apply_verifier
-
-                head = apply_verifier(llm, self.verifier)
-            self._loaded = (llm, head)
-        return self._loaded
-
-    def __call__(self) -> Any:
-        if self.agent == "oracle":
-            from droidverify.agents.oracle import OracleAgent
-
-            return OracleAgent()
-        if self.agent == "noop":
-            from droidverify.agents.random import NoopAgent
-
-            return NoopAgent()
-        if self.agent == "random":
-            from droidverify.agents.random import RandomAgent
-
-            return RandomAgent(self.seed, apps=self.apps)
-        llm, head = self._llm()
-        if self.agent == "verifier":
-            from droidverify.agents.verifier import VerifierAgent
-
-            return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head)
-        if self.agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
-            from droidverify.agents.selfverify import SelfVerifyingAgent
-
-            return SelfVerifyingAgent(llm, memory=self.memory)
-        if self.agent == "generator":
-            from droidverify.agents.generator import GeneratorAgent
-
-            return GeneratorAgent(llm, memory=self.memory)
-        from droidverify.errors import RunError
-
-        raise RunError(f"unknown agent {self.agent!r}; use one of {', '.join(AGENTS)}")
-
-
-@dataclass(frozen=True)
-class EnvSpec:
-    """A picklable environment factory: ``spec(task, seed)`` opens the environment for an episode."""
-
-    env: str = "sim"
-    serial: str | None = None
-    screenshots: bool = False
-
-    def __call__(self, task: Any, seed: int) -> Any:
-        if self.env == "sim":
-            from droidverify.env.sim import SimEnv
-
-            return SimEnv(task=task, seed=seed, screenshot=self.screenshots)
-        from droidverify.env.adb import AdbEnv
-
-        # The device cannot be put into a task's initial state; episodes start from what is on screen.
-        return AdbEnv(serial=self.serial, screenshot=self.screenshots)
-
-
 def run_command(
     agent: Annotated[str, typer.Option("--agent", help=" | ".join(AGENTS))],
     out: Annotated[str | None, typer.Option("--out", help="Run directory (created; resumed if it is "
                                             "one; default: a new runs/<agent>-<time>).")] = None,
     tasks: Annotated[str | None, typer.Option("--tasks", help="Comma-separated template names.")] = None,
+    tasks_module: Annotated[list[str] | None, typer.Option("--tasks-module", metavar="MODULE",
+                                                           help=TASKS_MODULE_HELP)] = None,
     split: Annotated[str | None, typer.Option("--split", help="train | validation | test (default: "
                                               "all templates when --tasks is not given)")] = None,
     seeds: Annotated[str, typer.Option("--seeds", help="Seeds: 0,1,2 or 0-4 or 0-2,7.")] = "0",
@@ -263,6 +132,7 @@ def run_command(
         fail(f"--max-steps must be >= 1, got {max_steps}")
     if out is not None and not out.strip():
         fail("--out is empty; name a run directory (or leave --out out for a new one)")
+    load_task_modules(tasks_module)
     try:
         seed_list = parse_seeds(seeds)
         templates = _select_templates(tasks, split, max_tasks)

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from droidverify.cli._common import fail, parse_seed
+from droidverify.cli._common import TASKS_MODULE_HELP, fail, load_task_modules, parse_seed
 from droidverify.errors import DroidVerifyError
 
 tasks_app = typer.Typer(help="List task templates and inspect task instances.", no_args_is_help=True)
@@ -22,9 +22,13 @@ def list_command(
     app_name: Annotated[str | None, typer.Option("--app", help="Only templates using this app "
                                                  "(case-insensitive).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
+    tasks_module: Annotated[list[str] | None, typer.Option("--tasks-module", metavar="MODULE",
+                                                           help=TASKS_MODULE_HELP)] = None,
 ) -> None:
     """List task templates: name, apps, kind, complexity, optimal steps, split."""
     from droidverify.tasks import registry
+
+    load_task_modules(tasks_module)
 
     if split is not None and split not in registry.SPLITS:
         fail(f"unknown --split {split!r}; use one of {', '.join(registry.SPLITS)}")
@@ -58,10 +62,14 @@ def show_command(
     seed_spec: Annotated[str, typer.Option("--seed", help="Parameter seed (0 or more).")] = "0",
     fmt: Annotated[str, typer.Option("--format", "-f", help="Screen description: list | html | "
                                      "compressed")] = "list",
+    tasks_module: Annotated[list[str] | None, typer.Option("--tasks-module", metavar="MODULE",
+                                                           help=TASKS_MODULE_HELP)] = None,
 ) -> None:
     """Show a task instance: goal, parameters, limits and the initial screen on the simulator."""
     from droidverify.tasks import registry
     from droidverify.ui.describe import describe
+
+    load_task_modules(tasks_module)
 
     if fmt not in ("list", "html", "compressed"):
         fail(f"unknown --format {fmt!r}; use list, html or compressed")

@@ -1,7 +1,10 @@
 """Task template registry and the fixed train/validation/test splits.
 
 Every module in ``droidverify.tasks`` is imported on first use, so adding ``tasks/<app>.py`` with
-``@register_task`` classes is all an app author does.
+``@register_task`` classes is all an app author does. Templates outside the package (docs/tasks.md,
+"Write your own task") join with :func:`load_tasks_module` (``--tasks-module``) or an entry point
+of the ``droidverify.tasks`` group (:func:`load_entry_points`); both are explicit, so the built-in
+set that training data and evaluation splits are drawn from never changes behind a caller's back.
 
 Splits (documented in docs/tasks.md, never change them once published):
 
@@ -17,10 +20,15 @@ from __future__ import annotations
 import difflib
 import hashlib
 import importlib
+import importlib.metadata
+import os
 import pkgutil
+import sys
 from collections.abc import Iterable
+from pathlib import Path
+from types import ModuleType
 
-from droidverify.errors import TaskError
+from droidverify.errors import DuplicateTaskError, TaskError, TaskModuleError
 from droidverify.tasks.base import Task, TaskTemplate
 
 SPLITS = ("train", "validation", "test")
@@ -28,6 +36,7 @@ PARAM_SPLITS = ("seen", "unseen")
 UNSEEN_SEED_START = 1000
 _TRAIN_PCT, _VALID_PCT = 60, 20
 _SKIP_MODULES = frozenset({"base", "registry", "oracle_utils", "helpers"})
+ENTRY_POINT_GROUP = "droidverify.tasks"  # each entry point names a module of @register_task templates
 
 _TEMPLATES: dict[str, TaskTemplate] = {}
 _LOADED = False
@@ -48,8 +57,8 @@ def register_task(cls: type[TaskTemplate]) -> type[TaskTemplate]:
     existing = _TEMPLATES.get(name)
     if existing is not None and _where(type(existing)) != _where(cls):
         # Only re-running the same class definition (a reloaded module) may replace a template.
-        raise TaskError(f"task template name {name!r} registered twice: by {_where(type(existing))} "
-                        f"and by {_where(cls)}")
+        raise DuplicateTaskError(f"task template name {name!r} registered twice: by {_where(type(existing))} "
+                                 f"and by {_where(cls)}; give one of them another name", name=name)
     _TEMPLATES[name] = cls()
     return cls
 
@@ -64,6 +73,111 @@ def _load() -> None:
     for mod in sorted(m.name for m in pkgutil.iter_modules(pkg.__path__)):
         if mod not in _SKIP_MODULES and not mod.startswith("_"):
             importlib.import_module(f"{pkg.__name__}.{mod}")
+
+
+_PATH_HINT = "give a module on the Python path, e.g. my_tasks or pkg.tasks, or a path to a .py file"
+
+
+def _import_user_module(name: str, what: str, hint: str = _PATH_HINT) -> tuple[ModuleType, list[TaskTemplate]]:
+    """Import ``name`` -> (module, the templates it registers: defined in it or in its submodules,
+    or registered while it was imported). On failure the registry is left as it was and a
+    :class:`TaskModuleError` says why."""
+    before = dict(_TEMPLATES)
+    try:
+        module = importlib.import_module(name)
+    except DuplicateTaskError:
+        _TEMPLATES.clear()
+        _TEMPLATES.update(before)
+        raise
+    except ModuleNotFoundError as e:
+        _TEMPLATES.clear()
+        _TEMPLATES.update(before)
+        if e.name is not None and (name == e.name or name.startswith(e.name + ".")):
+            raise TaskModuleError(f"cannot import {what}: no module named {e.name!r} ({hint})",
+                                  module=name) from None
+        raise TaskModuleError(f"importing {what} failed: {type(e).__name__}: {e}", module=name) from e
+    except Exception as e:  # the user's code: a syntax error, a failing import of its own, ...
+        _TEMPLATES.clear()
+        _TEMPLATES.update(before)
+        raise TaskModuleError(f"importing {what} failed: {type(e).__name__}: {e}", module=name) from e
+    prefix = module.__name__ + "."
+    found = [t for n, t in _TEMPLATES.items() if n not in before or type(t).__module__ == module.__name__
+             or type(t).__module__.startswith(prefix)]
+    if not found:
+        raise TaskModuleError(_no_templates_message(module, what), module=name)
+    return module, sorted(found, key=lambda t: t.name)
+
+
+def _module_name_for(spec: str) -> str:
+    """A module name for ``spec``: a dotted name as given, or a ``.py`` path made importable.
+
+    A path's folder goes on ``sys.path`` (worker processes started by ``--workers`` inherit it, so
+    they import the same module by name when they receive its templates).
+    """
+    if spec.endswith(".py") or os.sep in spec or (os.altsep and os.altsep in spec):
+        path = Path(spec).expanduser().resolve()
+        if path.suffix != ".py" or not path.is_file():
+            raise TaskModuleError(f"tasks module {spec!r}: no such .py file", module=spec)
+        if not path.stem.isidentifier():
+            raise TaskModuleError(f"tasks module {spec!r}: {path.stem!r} is not a valid module name",
+                                  module=spec)
+        folder = str(path.parent)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        loaded = sys.modules.get(path.stem)
+        file = getattr(loaded, "__file__", None)
+        if loaded is not None and (file is None or Path(file).resolve() != path):
+            raise TaskModuleError(f"tasks module {spec!r}: another module named {path.stem!r} is already "
+                                  f"imported (from {file}); rename the file", module=spec)
+        return path.stem
+    if not all(part.isidentifier() for part in spec.split(".")):
+        raise TaskModuleError(f"tasks module {spec!r} is neither a module name (pkg.tasks) nor a .py path",
+                              module=spec)
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.append(cwd)  # as ``python -m``: a module in the working directory is found
+    return spec
+
+
+def load_tasks_module(spec: str) -> list[TaskTemplate]:
+    """Import a module of user task templates and return the templates it registered.
+
+    ``spec`` is a module name on the Python path (``my_tasks``, ``mypkg.tasks``) or a path to a
+    ``.py`` file. The built-in templates are loaded first, so a clashing name raises
+    :class:`DuplicateTaskError`; a module that cannot be imported, fails while importing or
+    registers no template raises :class:`TaskModuleError`. Loading a module twice is harmless.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise TaskModuleError(f"a tasks module must be a non-empty string, got {spec!r}", module=None)
+    spec = spec.strip()
+    _load()
+    return _import_user_module(_module_name_for(spec), f"tasks module {spec!r}")[1]
+
+
+def _no_templates_message(module: ModuleType, what: str) -> str:
+    unregistered = sorted(n for n, v in vars(module).items()
+                          if isinstance(v, type) and issubclass(v, TaskTemplate) and v.__module__ == module.__name__
+                          and isinstance(getattr(v, "name", None), str))
+    hint = (f"; {', '.join(unregistered)} {'is' if len(unregistered) == 1 else 'are'} not decorated with "
+            "@register_task" if unregistered else "; decorate TaskTemplate subclasses with @register_task")
+    return f"{what} registers no task template{hint}"
+
+
+def load_entry_points(group: str = ENTRY_POINT_GROUP) -> list[TaskTemplate]:
+    """Load every installed entry point of ``group``; return the templates they registered.
+
+    An entry point names a module (``my_tasks = "mypkg.tasks"`` under
+    ``[project.entry-points."droidverify.tasks"]`` in the plug-in's pyproject.toml). Errors as
+    :func:`load_tasks_module`, naming the entry point and its distribution.
+    """
+    _load()
+    found: dict[str, TaskTemplate] = {}
+    for ep in sorted(importlib.metadata.entry_points(group=group), key=lambda e: (e.name, e.value)):
+        dist = getattr(getattr(ep, "dist", None), "name", None)
+        what = f"entry point {ep.name!r} = {ep.value!r} (group {group}{f', from {dist}' if dist else ''})"
+        hint = "the package declaring it is installed, but the module it names is not"
+        found.update((t.name, t) for t in _import_user_module(ep.module, what, hint)[1])
+    return [found[k] for k in sorted(found)]
 
 
 def all_templates() -> list[TaskTemplate]:

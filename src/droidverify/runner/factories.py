@@ -1,0 +1,206 @@
+"""Public factories for agents and environments: what ``droidverify run`` builds, for Python callers.
+
+``make_agent("oracle")`` / ``make_env("sim", task=task, seed=0)`` build one object now;
+``AgentSpec`` / ``EnvSpec`` are the same choices as picklable factories for ``run_many`` (worker
+processes and Ray actors receive the spec, not a model; see docs/parallel.md)::
+
+    from droidverify.runner import AgentSpec, EnvSpec, run_many
+    run_many(AgentSpec("oracle"), pairs, "runs/o", env_factory=EnvSpec("sim"))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from droidverify.errors import RunError
+
+if TYPE_CHECKING:
+    from droidverify.agents.base import Agent
+    from droidverify.env.interface import Environment
+    from droidverify.tasks.base import Task
+
+__all__ = ["AGENTS", "DTYPES", "ENVS", "LLM_AGENTS", "MEMORIES", "AgentSpec", "EnvSpec", "installed_app_names",
+           "make_agent", "make_env", "resolve_verifier"]
+
+AGENTS = ("oracle", "random", "noop", "verifier", "generator", "smartsnap")
+LLM_AGENTS = ("verifier", "generator", "smartsnap")
+ENVS = ("sim", "adb")
+MEMORIES = ("diff", "history", "llm")
+DTYPES = ("auto", "float32", "bfloat16")
+
+
+def installed_app_names(env: str) -> list[str]:
+    """The apps an agent may open on the environment: every simulator app, or the adb app table.
+
+    Never derived from the selected tasks: offering only the task's apps would tell the agent
+    which app the task is about.
+    """
+    if env == "sim":
+        from droidverify.env.sim.app import installed_apps
+
+        return sorted(app.name for app in installed_apps().values())
+    if env == "adb":
+        from droidverify.env.apps import APPS
+
+        return sorted(info.name for info in APPS)
+    raise RunError(f"unknown environment {env!r}; use sim or adb")
+
+
+def resolve_verifier(spec: str | Path | None, model: str | None) -> Path | None:
+    """A verifier choice -> a trained verifier directory or None: a directory, ``"none"`` (the
+    untrained model, P(Yes) scores), or None: the shipped verifier for the bundled local model
+    (``model`` None), none otherwise."""
+    from droidverify.agents.verifier.trained import shipped_verifier_path
+
+    remote = isinstance(model, str) and model.startswith("openai:")
+    if spec is None:
+        shipped = shipped_verifier_path()
+        return shipped if model is None and (shipped / "verifier.json").is_file() else None
+    if isinstance(spec, str) and spec.strip().lower() == "none":
+        return None
+    if remote:
+        raise RunError("--verifier needs a local model: a trained head reads next-token logits, which an "
+                       "OpenAI-compatible server does not return (use --verifier none)")
+    path = Path(spec)
+    if not (path / "verifier.json").is_file():
+        raise RunError(f"--verifier {str(spec)!r} is not a trained verifier directory (no verifier.json)")
+    return path
+
+
+@dataclass
+class AgentSpec:
+    """A picklable agent factory: ``spec()`` builds one fresh agent per episode.
+
+    Worker processes and Ray actors receive the spec, not a model: the LLM (and a trained verifier
+    head) is loaded on the first call in each process and shared by every later agent there, so a
+    local model is loaded once per worker. An ``openai:URL`` model is only a client: all workers
+    share that server.
+    """
+
+    agent: str
+    model: str | None = None
+    memory: str = "diff"
+    seed: int = 0
+    apps: list[str] = field(default_factory=list)
+    dtype: str = "auto"
+    verifier: Path | None = None
+    device: str = "cpu"
+    _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_loaded"] = None  # a loaded model never travels to a worker; each loads its own
+        return state
+
+    @property
+    def agent_name(self) -> str:
+        """The name the built agents carry (``run_many`` checks it without loading a model)."""
+        return self.agent
+
+    @property
+    def loads_local_model(self) -> bool:
+        return self.agent in LLM_AGENTS and not (self.model or "").startswith("openai:")
+
+    def _llm(self) -> tuple[Any, Any]:
+        if self._loaded is None:
+            from droidverify.llm.registry import load_llm
+
+            # dtype applies to local models only; an OpenAI-compatible server chooses its own.
+            llm = (load_llm(self.model) if not self.loads_local_model
+                   else load_llm(self.model, dtype=self.dtype, device=self.device))
+            head = None
+            if self.agent == "verifier" and self.verifier is not None:
+                from droidverify.agents.verifier.trained import apply_verifier
+
+                head = apply_verifier(llm, self.verifier)
+            self._loaded = (llm, head)
+        return self._loaded
+
+    def __call__(self) -> Any:
+        if self.agent == "oracle":
+            from droidverify.agents.oracle import OracleAgent
+
+            return OracleAgent()
+        if self.agent == "noop":
+            from droidverify.agents.random import NoopAgent
+
+            return NoopAgent()
+        if self.agent == "random":
+            from droidverify.agents.random import RandomAgent
+
+            return RandomAgent(self.seed, apps=self.apps)
+        if self.agent not in LLM_AGENTS:  # before loading a model for nothing
+            raise RunError(f"unknown agent {self.agent!r}; use one of {', '.join(AGENTS)}")
+        llm, head = self._llm()
+        if self.agent == "verifier":
+            from droidverify.agents.verifier import VerifierAgent
+
+            return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head)
+        if self.agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
+            from droidverify.agents.selfverify import SelfVerifyingAgent
+
+            return SelfVerifyingAgent(llm, memory=self.memory)
+        from droidverify.agents.generator import GeneratorAgent
+
+        return GeneratorAgent(llm, memory=self.memory)
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """A picklable environment factory: ``spec(task, seed)`` opens the environment for an episode."""
+
+    env: str = "sim"
+    serial: str | None = None
+    screenshots: bool = False
+
+    def __call__(self, task: Any, seed: int) -> Any:
+        if self.env == "sim":
+            from droidverify.env.sim import SimEnv
+
+            return SimEnv(task=task, seed=seed, screenshot=self.screenshots)
+        if self.env != "adb":
+            raise RunError(f"unknown environment {self.env!r}; use one of {', '.join(ENVS)}")
+        from droidverify.env.adb import AdbEnv
+
+        # The device cannot be put into a task's initial state; episodes start from what is on screen.
+        return AdbEnv(serial=self.serial, screenshot=self.screenshots)
+
+
+def _choice(what: str, value: object, allowed: tuple[str, ...]) -> None:
+    if not isinstance(value, str) or value not in allowed:
+        raise RunError(f"unknown {what} {value!r}; use one of {', '.join(allowed)}")
+
+
+def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", seed: int = 0,
+               apps: list[str] | None = None, dtype: str = "auto", verifier: str | Path | None = None,
+               device: str = "cpu", env: str = "sim") -> Agent:
+    """One agent as ``droidverify run --agent AGENT`` builds it (same options, same defaults).
+
+    ``apps`` defaults to every app of ``env`` (what the agent may open); ``verifier`` as
+    ``--verifier`` (None: the shipped verifier for the bundled model). Bad choices raise
+    :class:`RunError`; a model that cannot be loaded raises ``ModelLoadError``.
+    """
+    _choice("agent", agent, AGENTS)
+    _choice("memory", memory, MEMORIES)
+    _choice("dtype", dtype, DTYPES)
+    _choice("environment", env, ENVS)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise RunError(f"the agent seed must be an int, got {type(seed).__name__}")
+    if verifier is not None and agent != "verifier":
+        raise RunError("verifier= applies only to the verifier agent")
+    verifier_dir = resolve_verifier(verifier, model) if agent == "verifier" else None
+    app_names = list(apps) if apps is not None else installed_app_names(env)
+    return AgentSpec(agent, model, memory, seed, app_names, dtype, verifier_dir, device)()  # type: ignore[no-any-return]
+
+
+def make_env(env: str = "sim", *, task: Task | None = None, seed: int = 0, serial: str | None = None,
+             screenshots: bool = False) -> Environment:
+    """One environment as ``droidverify run --env ENV`` opens it for ``task`` (reset it to start).
+
+    ``sim``: a simulated phone of ``seed`` that ``reset()`` puts in the task's initial state;
+    ``adb``: the device ``serial`` (None: the only one attached) as it is.
+    """
+    _choice("environment", env, ENVS)
+    return EnvSpec(env, serial, screenshots)(task, seed)  # type: ignore[no-any-return]
