@@ -8,6 +8,8 @@ and ``if TYPE_CHECKING:`` blocks: a lazy or type-only import upward is still a d
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,6 +96,23 @@ def test_task_helpers_sit_below_the_templates() -> None:
            for path in sorted((PKG / "tasks" / "helpers").rglob("*.py"))
            for line, mod in _imports(path) for name in above if _within(mod, f"tasks.{name}")]
     assert out == []
+
+
+def test_the_renderer_lives_in_ui_and_needs_no_env() -> None:
+    # reports of real-device runs draw their dumps: that must not need the simulator (or env at all)
+    assert "env" in FORBIDDEN["ui"]
+    assert (PKG / "ui" / "render.py").is_file() and (PKG / "ui" / "icons.py").is_file()
+    assert not (PKG / "env" / "sim" / "render.py").exists()
+    code = ("import sys\n"
+            "from droidverify.ui import parse_xml\n"
+            "from droidverify.ui.render import render_png\n"
+            "xml = ('<hierarchy rotation=\"0\"><node index=\"0\" text=\"Sign in\" class=\"android.widget.Button\" '\n"
+            "       'package=\"com.example\" clickable=\"true\" bounds=\"[100,200][980,340]\" /></hierarchy>')\n"
+            "assert render_png(parse_xml(xml), scale=0.25).startswith(b'\\x89PNG')\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('droidverify.env', 'droidverify.tasks'))))\n")
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
 
 
 def test_the_checker_sees_upward_imports() -> None:

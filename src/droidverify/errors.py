@@ -5,6 +5,7 @@ of the package is defined here. The tree::
 
     DroidVerifyError
     ├── UIParseError                 a uiautomator dump could not be parsed (or is too large)
+    ├── RenderError                  a screen could not be drawn (bad source, scale or highlight index)
     ├── ActionError
     │   ├── ActionParseError         free text held no usable action
     │   └── ActionValidationError    malformed action, or one that does not fit the screen
@@ -67,6 +68,11 @@ class UIParseError(DroidVerifyError):
     def __init__(self, message: str, *, where: str | None = None) -> None:
         self.where = where
         super().__init__(f"{message} (at {where})" if where else message)
+
+
+class RenderError(DroidVerifyError):
+    """A screen could not be drawn to a PNG (``ui.render.render_png``): not an observation or UI
+    tree, a scale <= 0, or a highlight index that names no element."""
 
 
 # --- actions --------------------------------------------------------------

@@ -14,9 +14,9 @@ from droidverify.actions.model import Action
 from droidverify.env.records import Observation
 from droidverify.env.sim import SimEnv
 from droidverify.env.sim.env import SimObservation
-from droidverify.env.sim.render import ACCENT, render_png
 from droidverify.tasks.oracle_utils import find
 from droidverify.ui.element import UIElement
+from droidverify.ui.render import ACCENT, render_png
 from droidverify.ui.tree import parse_xml
 
 WHITE = (255, 255, 255)
@@ -346,7 +346,7 @@ def test_xml_dialog_sits_on_a_white_card() -> None:
 
 
 def test_live_render_never_uses_the_xml_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
-    from droidverify.env.sim import render
+    from droidverify.ui import render
 
     def boom(*_a, **_k):
         raise AssertionError("XML-only fallback used for a styled (live) render")

@@ -12,9 +12,9 @@ from PIL import Image
 from droidverify.actions.model import Action
 from droidverify.env import Environment
 from droidverify.env.sim import SimEnv
-from droidverify.env.sim.render import render_png
-from droidverify.errors import ActionValidationError, EnvError
+from droidverify.errors import ActionValidationError, EnvError, RenderError
 from droidverify.tasks.oracle_utils import find
+from droidverify.ui.render import render_png
 from droidverify.ui.tree import parse_xml
 
 
@@ -324,7 +324,7 @@ def test_screenshot_png_decodes_with_right_size() -> None:
     assert img.getpixel((540, 20))[0] < 80 and len(img.crop((0, 300, 1080, 900)).getcolors(maxcolors=100000) or []) > 5
     small = Image.open(io.BytesIO(render_png(obs, highlight=find(obs, desc="Add alarm"), scale=0.5)))
     assert small.size == (540, 1200)
-    with pytest.raises(EnvError, match="highlight index"):
+    with pytest.raises(RenderError, match="highlight index"):
         render_png(obs, highlight=999)
     real = (__import__("pathlib").Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "uiautomator")
     dumps = sorted(real.glob("*.xml"))

@@ -22,8 +22,8 @@ def screen_command(
 ) -> None:
     """Render the task's initial screen (or the screen after K oracle steps) to a PNG."""
     from droidverify.env.sim import SimEnv
-    from droidverify.env.sim.render import render_png
     from droidverify.tasks import registry
+    from droidverify.ui.render import render_png
 
     try:
         seed = parse_seed(seed_spec)

@@ -124,7 +124,7 @@ class DroidSimGymEnv(gym.Env):
             import numpy as np
             from PIL import Image
 
-            from droidverify.env.sim.render import render_png
+            from droidverify.ui.render import render_png
 
             obs = self.sim.last_observation or self.sim.observe()
             return np.asarray(Image.open(io.BytesIO(render_png(obs, scale=0.25))).convert("RGB"))

@@ -188,7 +188,7 @@ def render_screen(obs_dict: Any, path: Path, *, rel: str, highlight: int | None,
                   where: str) -> ScreenImage:
     """Render one observation dict to ``path``; failures become a visible ``error`` instead of
     breaking the report."""
-    from droidverify.env.sim.render import render_png
+    from droidverify.ui.render import render_png
 
     try:
         obs = _observation(obs_dict, where)

@@ -118,7 +118,7 @@ class SimEnv:
                           screen_size=(SCREEN_W, SCREEN_H), timestamp=p.now.timestamp(), info=info,
                           _root=em.root, views=em.nodes)
         if self.screenshot:
-            from droidverify.env.sim.render import render_png
+            from droidverify.ui.render import render_png
 
             obs.screenshot_png = render_png(obs)
         if isinstance(self._obs, SimObservation):
