@@ -57,15 +57,25 @@ def data_command(
     self_correction_rate: Annotated[float, typer.Option(help="Share of screen-changing mistakes whose "
                                                         "next step is labelled with the reverse action.",
                                                         min=0, max=1)] = 0.12,
+    workers: Annotated[str, typer.Option("--workers", help="Episodes at once: N local worker processes, or "
+                                         "'auto' (one per core); the records are the same.")] = "1",
 ) -> None:
     """Write verifier training records labelled by the simulator's oracles."""
+    from droidverify.runner.backends import make_backend
     from droidverify.training.loop import DataSpec, build_dataset
 
     try:
         spec = DataSpec(split=split, oracle_seeds=parse_seeds(oracle_seeds) if oracle_seeds else [],
                         noisy_seeds=parse_seeds(noisy_seeds) if noisy_seeds else [], epsilon=epsilon,
                         self_correction_rate=self_correction_rate)
-        stats = build_dataset(out, spec, progress=_say)
+        backend = make_backend(workers)
+        if backend is not None:
+            _say(f"collecting on {backend.label}")
+        try:
+            stats = build_dataset(out, spec, progress=_say, backend=backend)
+        finally:
+            if backend is not None:
+                backend.close()
     except DroidVerifyError as e:
         fail(str(e))
     typer.echo(json.dumps({k: stats[k] for k in ("records", "self_correction_share")}))

@@ -17,11 +17,12 @@ inference. Steps whose oracle action is not among the candidates are counted per
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from droidverify.actions.model import Action
 from droidverify.agents.base import Agent
@@ -304,6 +305,76 @@ def _episode_records(
     env.close()
 
 
+class ItemBackend(Protocol):
+    """What :func:`collect` needs of a rollout backend (``runner.backends``: ``LocalBackend``,
+    ``RayBackend``, ``InlineBackend``; not imported here, the runner sits above training)."""
+
+    def imap_unordered(self, setup: Callable[[], Any], fn: Callable[[Any, Any], Any],
+                       items: Sequence[Any]) -> Iterator[tuple[int, Any]]: ...
+
+
+def self_correction_rng(seed: int, task: Task) -> random.Random:
+    """The generator that decides which of an episode's mistakes get a self-correction label.
+
+    One per episode, derived from ``(seed, task.id, task.seed)``, so an episode's records do not
+    depend on which episodes ran before it (or on which worker): parallel collection gives the same
+    records as serial. (Before parallel collection one generator was shared by the whole
+    collection.) Its stream is distinct from the :class:`NoisyOracle`'s, which is seeded
+    ``f"{seed}:{task.id}:{task.seed}"``.
+    """
+    return random.Random(f"self-correction:{seed}:{task.id}:{task.seed}")
+
+
+class _Collector:
+    """A worker's state, built once: the prompt preparer, and what every episode is collected with."""
+
+    def __init__(self, apps: Sequence[str], policy: str | PolicyFactory, epsilon: float,
+                 self_correction_rate: float, seed: int, round_index: int, max_steps: int | None) -> None:
+        self.apps = list(apps)
+        self.policy = policy
+        self.epsilon = epsilon
+        self.self_correction_rate = self_correction_rate
+        self.seed = seed
+        self.round_index = round_index
+        self.max_steps = max_steps
+        self.preparer = VerifierAgent(None, memory="diff", apps=self.apps)  # type: ignore[arg-type] -- prepare() needs no LLM
+
+    def episode(self, task: Task, split: str) -> tuple[list[VerifierStepRecord], CollectStats]:
+        """Every record of one episode (unfiltered) and the episode's own statistics."""
+        policy = self.policy
+        if policy == "oracle":
+            pol: Any = None
+        elif policy == "noisy":
+            pol = NoisyOracle(self.epsilon, random.Random(f"{self.seed}:{task.id}:{task.seed}"), self.apps)
+        else:
+            pol = policy(task)  # type: ignore[operator] -- a factory (checked by collect)
+        stats = CollectStats()
+        recs = list(_episode_records(task, split=split, preparer=self.preparer, policy=pol,
+                                     rng=self_correction_rng(self.seed, task), stats=stats,
+                                     self_correction_rate=self.self_correction_rate,
+                                     round_index=self.round_index, keep=None, max_steps=self.max_steps))
+        return recs, stats
+
+
+def _collect_episode(state: _Collector, item: tuple[Task, str]) -> tuple[list[VerifierStepRecord], CollectStats]:
+    """One unit of work of a parallel collection: one episode (module-level: sent to workers)."""
+    task, split = item
+    return state.episode(task, split)
+
+
+def _merge(total: CollectStats, episode: CollectStats, kept: Sequence[VerifierStepRecord]) -> None:
+    """Add one episode's statistics to ``total`` as if it had been collected into ``total``."""
+    total.episodes += episode.episodes
+    total.steps += episode.steps
+    total.records.update(r.source for r in kept)
+    total.unmatched.update(episode.unmatched)
+    total.oracle_errors.update(episode.oracle_errors)
+    total.episode_success += episode.episode_success
+    for ex in episode.unmatched_examples:  # oracle errors always; unmatched steps up to 200 in all
+        if "oracle_error" in ex or len(total.unmatched_examples) < 200:
+            total.unmatched_examples.append(ex)
+
+
 def collect(
     tasks: Iterable[Task],
     *,
@@ -318,29 +389,59 @@ def collect(
     max_steps: int | None = None,
     stats: CollectStats | None = None,
     on_episode: Callable[[Task, CollectStats], None] | None = None,
+    backend: ItemBackend | None = None,
 ) -> Iterator[VerifierStepRecord]:
     """Labelled steps from episodes of ``tasks``.
 
     ``policy``: ``"oracle"`` (the oracle's path), ``"noisy"`` (:class:`NoisyOracle` with
     ``epsilon``; self-correction records follow its mistakes with probability
-    ``self_correction_rate``), or a factory ``task -> Agent`` whose agent acts while the oracle
-    labels every state it visits. ``keep(record)`` filters records (entropy triage). Statistics
-    (unmatched oracle actions per template included) accumulate in ``stats``.
+    ``self_correction_rate``, drawn by :func:`self_correction_rng`), or a factory ``task -> Agent``
+    whose agent acts while the oracle labels every state it visits. ``keep(record)`` filters records
+    (entropy triage). Statistics (unmatched oracle actions per template included) accumulate in
+    ``stats``, one episode at a time; ``on_episode(task, stats)`` follows each episode.
+
+    ``backend`` (``runner.backends.LocalBackend`` / ``RayBackend``): collect the episodes on its
+    workers, one episode per unit of work, each worker building its prompt preparer once. Records,
+    statistics and ``on_episode`` calls come in the order of ``tasks`` whatever the backend, and are
+    the same as without one (an episode depends only on its task, its seed and ``seed``). A policy
+    factory is then called in the workers and must be picklable (a module-level function or class,
+    ``functools.partial``); ``keep``, ``split_of`` and ``on_episode`` run in this process.
     """
     stats = stats if stats is not None else CollectStats()
-    rng = random.Random(seed)
-    preparer = VerifierAgent(None, memory="diff", apps=list(apps))  # type: ignore[arg-type] -- prepare() needs no LLM
-    for task in tasks:
-        if policy == "oracle":
-            pol: Any = None
-        elif policy == "noisy":
-            pol = NoisyOracle(epsilon, random.Random(f"{seed}:{task.id}:{task.seed}"), apps)
-        elif callable(policy):
-            pol = policy(task)
-        else:
-            raise TrainingError(f"unknown policy {policy!r}: use 'oracle', 'noisy' or an agent factory")
-        yield from _episode_records(task, split=split_of(task.id), preparer=preparer, policy=pol, rng=rng,
-                                    stats=stats, self_correction_rate=self_correction_rate,
-                                    round_index=round_index, keep=keep, max_steps=max_steps)
-        if on_episode is not None:
-            on_episode(task, stats)
+    if not (policy in ("oracle", "noisy") or (callable(policy) and not isinstance(policy, str))):
+        raise TrainingError(f"unknown policy {policy!r}: use 'oracle', 'noisy' or an agent factory")
+    task_list = list(tasks)
+    if not task_list:
+        return
+    items = [(task, split_of(task.id)) for task in task_list]
+    setup = functools.partial(_Collector, list(apps), policy, epsilon, self_correction_rate, seed, round_index,
+                              max_steps)
+    if backend is None:
+        results: Iterator[tuple[int, Any]] = _inline(setup, _collect_episode, items)
+    else:
+        results = backend.imap_unordered(setup, _collect_episode, items)
+    waiting: dict[int, tuple[list[VerifierStepRecord], CollectStats]] = {}
+    nxt = 0
+    try:
+        for index, result in results:
+            waiting[index] = result
+            while nxt in waiting:  # in task order, whatever order the workers finish in
+                recs, ep_stats = waiting.pop(nxt)
+                kept = recs if keep is None else [r for r in recs if keep(r)]
+                _merge(stats, ep_stats, kept)
+                yield from kept
+                if on_episode is not None:
+                    on_episode(task_list[nxt], stats)
+                nxt += 1
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # a caller that stops early stops the workers now, not when collected
+
+
+def _inline(setup: Callable[[], Any], fn: Callable[[Any, Any], Any],
+            items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+    """In this process, one item after another (what ``InlineBackend`` does)."""
+    state = setup()
+    for i, item in enumerate(items):
+        yield i, fn(state, item)

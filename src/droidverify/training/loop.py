@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from droidverify.errors import TrainingError
-from droidverify.training.collection import CollectStats, collect
+from droidverify.training.collection import CollectStats, ItemBackend, collect
 from droidverify.training.p3 import P3Config, P3Trainer
 from droidverify.training.records import VerifierStepRecord, read_records, write_records
 
@@ -42,8 +42,13 @@ class DataSpec:
     seed: int = 0
 
 
-def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Collect oracle + noisy-oracle records of ``spec`` into ``path``; returns statistics."""
+def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str], None] | None = None,
+                  backend: ItemBackend | None = None) -> dict[str, Any]:
+    """Collect oracle + noisy-oracle records of ``spec`` into ``path``; returns statistics.
+
+    ``backend`` (``runner.backends.LocalBackend`` / ``RayBackend``): collect the episodes on its
+    workers (see :func:`collect`); the file and statistics are the same as without one.
+    """
     from droidverify.tasks import registry
 
     if spec.split not in registry.SPLITS:
@@ -58,7 +63,8 @@ def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str],
         st = CollectStats()
         tasks = registry.tasks_for(spec.split, list(seeds))
         recs += list(collect(tasks, split_of=registry.split_of, apps=apps, policy=policy, epsilon=spec.epsilon,
-                             self_correction_rate=spec.self_correction_rate, seed=spec.seed, stats=st))
+                             self_correction_rate=spec.self_correction_rate, seed=spec.seed, stats=st,
+                             backend=backend))
         stats[policy] = st.to_dict()
         if progress:
             progress(f"{policy}: {st.episodes} episodes, {sum(st.records.values())} records, "
@@ -121,11 +127,36 @@ def _normalised(r: VerifierStepRecord) -> float:
     return (r.entropy or 0.0) / math.log(len(r.candidates)) if len(r.candidates) > 1 else 0.0
 
 
+class VerifierPolicy:
+    """A picklable policy factory for :func:`collect`: the trained verifier in ``verifier_dir``, loaded
+    once per process on first use (once per worker with a backend) and reused for every episode."""
+
+    def __init__(self, verifier_dir: str | Path, apps: Sequence[str], llm_kwargs: dict[str, Any]) -> None:
+        self.verifier_dir = str(verifier_dir)
+        self.apps = list(apps)
+        self.llm_kwargs = dict(llm_kwargs)
+        self._agent: Any = None
+
+    def __call__(self, task: Any) -> Any:
+        if self._agent is None:
+            from droidverify.agents.verifier.trained import load_verifier
+
+            self._agent = load_verifier(Path(self.verifier_dir), apps=self.apps, **self.llm_kwargs)
+        return self._agent
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_agent": None}  # a worker loads its own copy
+
+
 def rollout_round(verifier_dir: Path, out_file: Path, *, seeds: Sequence[int], round_index: int, triage: str,
                   quantile: float, llm_kwargs: dict[str, Any], max_steps: int | None = None,
-                  max_tasks: int | None = None, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Roll the verifier out on train templates; label (all or triaged) visited steps with the oracle."""
-    from droidverify.agents.verifier.trained import load_verifier
+                  max_tasks: int | None = None, progress: Callable[[str], None] | None = None,
+                  backend: ItemBackend | None = None) -> dict[str, Any]:
+    """Roll the verifier out on train templates; label (all or triaged) visited steps with the oracle.
+
+    ``backend``: roll the episodes out on its workers, each loading the verifier once (see
+    :func:`collect`); records come in the same order as without one.
+    """
     from droidverify.tasks import registry
 
     apps = sim_apps()
@@ -144,9 +175,10 @@ def rollout_round(verifier_dir: Path, out_file: Path, *, seeds: Sequence[int], r
         every = read_records(visited)  # (a resumed round, or a second triage arm on the same rollouts)
         collected = json.loads(visited_stats.read_text())
     else:
-        agent = load_verifier(verifier_dir, apps=apps, **llm_kwargs)
-        every = list(collect(tasks, split_of=registry.split_of, apps=apps, policy=lambda _t: agent,
-                             round_index=round_index, stats=st, max_steps=max_steps, on_episode=tick))
+        policy = VerifierPolicy(verifier_dir, apps, llm_kwargs)
+        every = list(collect(tasks, split_of=registry.split_of, apps=apps, policy=policy,
+                             round_index=round_index, stats=st, max_steps=max_steps, on_episode=tick,
+                             backend=backend))
         write_records(visited, every)
         collected = st.to_dict()
         visited_stats.write_text(json.dumps(collected, indent=1))
@@ -170,9 +202,10 @@ def rollout_round(verifier_dir: Path, out_file: Path, *, seeds: Sequence[int], r
 
 
 def run_loop(cfg: LoopConfig, *, progress: Callable[[str], None] | None = None,
-             provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+             provenance: dict[str, Any] | None = None, backend: ItemBackend | None = None) -> dict[str, Any]:
     """Round 0 then ``cfg.rounds`` annotation rounds; each round's verifier is exported to
-    ``output_dir/round-K/verifier``. Resumable: a round whose verifier exists is skipped."""
+    ``output_dir/round-K/verifier``. Resumable: a round whose verifier exists is skipped.
+    ``backend``: run each round's rollouts on its workers (:func:`rollout_round`)."""
     out = Path(cfg.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     summary_file = out / "loop.json"
@@ -192,7 +225,7 @@ def run_loop(cfg: LoopConfig, *, progress: Callable[[str], None] | None = None,
                 info = rollout_round(prev, rfile, seeds=[s + 1000 * k for s in cfg.rollout_seeds], round_index=k,
                                      triage=cfg.triage, quantile=cfg.triage_quantile, llm_kwargs=llm_kwargs,
                                      max_steps=cfg.max_episode_steps, max_tasks=cfg.rollout_tasks,
-                                     progress=progress)
+                                     progress=progress, backend=backend)
                 (rdir / "rollout.json").write_text(json.dumps(info, indent=1))
             data.append(rfile)
             labels += len(read_records(rfile))
