@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -70,6 +72,46 @@ def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, p
     return SEEJudge(SemanticEstimator(llm, max_tokens=min(max_tokens, 64)))
 
 
+_JUDGE_CLASSES = {"rule": ("droidverify.rewards.rule", "RuleJudge"),
+                  "passive": ("droidverify.rewards.passive", "PassiveJudge"),
+                  "smartsnap": ("droidverify.rewards.smartsnap", "EvidenceJudge"),
+                  "prore": ("droidverify.rewards.prore", "ProReJudge"),
+                  "see": ("droidverify.rewards.see", "SEEJudge")}
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """A picklable judge factory (``--workers``): :func:`make_judge` where it is called, i.e. once per
+    worker; ``name`` and ``version`` are known without building the judge (nor loading its model)."""
+
+    method: str
+    model: str | None = None
+    votes: int = 3
+    max_tokens: int = 256
+    probes: int = 2
+    probe_steps: int = 6
+
+    def _cls(self) -> Any:
+        module, cls = _JUDGE_CLASSES[self.method]
+        return getattr(importlib.import_module(module), cls)
+
+    @property
+    def name(self) -> str:
+        return self._cls().name
+
+    @property
+    def version(self) -> str:
+        return self._cls().version
+
+    @property
+    def loads_local_model(self) -> bool:
+        return self.method != "rule" and not (self.model or "").startswith("openai:")
+
+    def __call__(self) -> Any:
+        return make_judge(self.method, model=self.model, votes=self.votes, max_tokens=self.max_tokens,
+                          probes=self.probes, probe_steps=self.probe_steps)
+
+
 def agreement_table(rows: list[Any], title: str = "agreement with the checker") -> Table:
     table = Table(title=title)
     for col in ("judge", "n", "accuracy", "precision", "recall", "F1", "undecided", "tokens in", "s / traj"):
@@ -97,6 +139,9 @@ def judge_command(
                                              "or NAME.judgements.jsonl beside a set file).")] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Rebuild a run directory's "
                                          "report.html with the judgements.")] = True,
+    workers: Annotated[str, typer.Option("--workers", help="Episodes judged at once: N local worker "
+                                         "processes, or 'auto' (one per core); each builds the judge once "
+                                         "(a local model is loaded once per worker).")] = "1",
 ) -> None:
     """Judge every episode of SOURCE with one method; write judgements.jsonl (resumable: judged
     episodes are skipped) and print the agreement with the checker where labels exist."""
@@ -106,20 +151,33 @@ def judge_command(
 
     from droidverify.rewards.metrics import agreement
     from droidverify.rewards.store import JudgementStore, judge_all
+    from droidverify.runner.backends import make_backend
 
     console = Console(stderr=True)
     with cli_errors():
+        backend = make_backend(workers)  # None: judge in this process
         trajs, labels, default_out = load_episodes(source)
         if limit is not None:
             trajs = trajs[:limit]
         if not trajs:
             fail(f"{source} holds no finished episode")
-        judge = make_judge(method, model=model, votes=votes, max_tokens=max_tokens, probes=probes,
-                           probe_steps=probe_steps)
+        spec = JudgeSpec(method, model=model, votes=votes, max_tokens=max_tokens, probes=probes,
+                         probe_steps=probe_steps)
+        # One worker: the judge is built here, as always. More: each worker builds its own.
+        judge = spec() if backend is None else spec
         store = JudgementStore(out or default_out)
-        with Progress(console=console, transient=True) as prog:
-            bar = prog.add_task(f"judging ({method})", total=len(trajs))
-            results = judge_all(judge, trajs, store, on_done=lambda j, cached: prog.advance(bar))
+        if backend is not None:
+            note = (" (the local model is loaded once per worker)" if spec.loads_local_model else
+                    " (all workers share the model server)" if method != "rule" else "")
+            console.print(f"judging on {backend.label}{note}")
+        try:
+            with Progress(console=console, transient=True) as prog:
+                bar = prog.add_task(f"judging ({method})", total=len(trajs))
+                results = judge_all(judge, trajs, store, on_done=lambda j, cached: prog.advance(bar),
+                                    backend=backend)
+        finally:
+            if backend is not None:
+                backend.close()
     counts = {o: sum(j.outcome == o for j in results) for o in ("success", "failure", "undecided")}
     out_console = Console()
     out_console.print(f"{len(results)} episodes judged by {judge.name} ({judge.version}): "

@@ -8,12 +8,13 @@ new prompt version is judged afresh beside the old one.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -82,13 +83,92 @@ class JudgementStore:
         return [j for j in self.by_key.values() if j.judge == judge and (version is None or j.version == version)]
 
 
-def judge_all(judge: Judge, trajectories: Iterable[Trajectory], store: JudgementStore | None = None, *,
-              on_done: Callable[[Judgement, bool], Any] | None = None) -> list[Judgement]:
+class ItemBackend(Protocol):
+    """What :func:`judge_all` needs of a rollout backend (``runner.backends``: ``LocalBackend``,
+    ``RayBackend``; not imported here, the runner sits above the judges)."""
+
+    def imap_unordered(self, setup: Callable[[], Any], fn: Callable[[Any, Any], Any],
+                       items: Sequence[Any]) -> Iterator[tuple[int, Any]]: ...
+
+
+def _given(judge: Judge) -> Judge:
+    """A worker's setup when the judge itself is sent (module-level: picklable)."""
+    return judge
+
+
+def _judge_one(judge: Judge, trajectory: Trajectory) -> Judgement:
+    """One unit of work of parallel judging: one trajectory (module-level: sent to workers)."""
+    return judge.judge(trajectory)
+
+
+def judge_all(judge: Judge | Callable[[], Judge], trajectories: Iterable[Trajectory],
+              store: JudgementStore | None = None, *, on_done: Callable[[Judgement, bool], Any] | None = None,
+              backend: ItemBackend | None = None) -> list[Judgement]:
     """Judge every trajectory, skipping those ``store`` already holds for this judge and version.
 
     ``on_done(judgement, was_cached)`` is called per trajectory (progress bars). Returns the
     judgements in trajectory order, cached ones included.
+
+    ``judge``: a :class:`Judge`, or a judge factory: a callable without arguments that builds one and
+    has the judge's ``name`` and ``version`` as attributes (cached judgements are found without
+    building it; it is built only if something is left to judge, once per worker).
+
+    ``backend`` (``runner.backends.LocalBackend`` / ``RayBackend``): judge on its workers, one
+    trajectory per unit of work. Each worker builds the judge once: it calls the factory, or is sent
+    ``judge`` itself (which must then be picklable; a judge holding a local model is better given as
+    a factory). Judgements are appended to ``store`` as they arrive (completion order; a crash loses
+    none that arrived) and ``on_done`` follows that order; the returned list is in trajectory order
+    and holds the same judgements as without a backend (timings and ``created_at`` aside).
     """
+    if backend is None and hasattr(judge, "judge"):
+        return _judge_serially(judge, trajectories, store, on_done)  # type: ignore[arg-type]
+    trajs = list(trajectories)
+    name, version = judge.name, judge.version  # type: ignore[union-attr]
+    out: list[Judgement | None] = [None] * len(trajs)
+    todo: list[int] = []
+    first: dict[str, int] = {}  # key -> the trajectory judged for it (a key appearing twice is judged once)
+    repeats: list[tuple[int, int]] = []
+    for i, traj in enumerate(trajs):
+        key = judgement_key(trajectory_id(traj), name, version)
+        cached = store.by_key.get(key) if store is not None else None
+        if cached is not None:
+            out[i] = cached
+            if on_done is not None:
+                on_done(cached, True)
+        elif store is not None and key in first:
+            repeats.append((i, first[key]))
+        else:
+            first[key] = i
+            todo.append(i)
+    setup: Callable[[], Judge] = judge if not hasattr(judge, "judge") else functools.partial(_given, judge)  # type: ignore[assignment]
+    items = [trajs[i] for i in todo]
+    if not items:
+        results: Iterator[tuple[int, Judgement]] = iter(())
+    elif backend is None:
+        results = _inline(setup, items)
+    else:
+        results = backend.imap_unordered(setup, _judge_one, items)
+    for k, j in results:
+        if store is not None:
+            store.append(j)
+        out[todo[k]] = j
+        if on_done is not None:
+            on_done(j, False)
+    for i, src in repeats:
+        out[i] = out[src]
+        if on_done is not None:
+            on_done(out[i], True)  # type: ignore[arg-type]
+    return out  # type: ignore[return-value] -- every slot is filled
+
+
+def _inline(setup: Callable[[], Judge], items: Sequence[Trajectory]) -> Iterator[tuple[int, Judgement]]:
+    judge = setup()
+    for i, traj in enumerate(items):
+        yield i, judge.judge(traj)
+
+
+def _judge_serially(judge: Judge, trajectories: Iterable[Trajectory], store: JudgementStore | None,
+                    on_done: Callable[[Judgement, bool], Any] | None) -> list[Judgement]:
     out: list[Judgement] = []
     for traj in trajectories:
         key = judgement_key(trajectory_id(traj), judge.name, judge.version)
