@@ -22,6 +22,7 @@ from droidverify.runner.factories import (
     installed_app_names,
     resolve_verifier,
 )
+from droidverify.runner.store import episode_id
 
 MAX_EPISODES = 1_000_000  # template x seed pairs in one run: a run directory stays workable
 __all__ = ["AGENTS", "MAX_EPISODES", "MAX_SEEDS", "AgentSpec", "EnvSpec", "installed_app_names", "parse_seeds",
@@ -108,12 +109,22 @@ def run_command(
                                             help="Run the episodes on Ray actors: a local Ray instance "
                                             "(or RAY_ADDRESS), or the cluster at ADDRESS. Needs the "
                                             "\\[ray] extra.")] = None,
+    judge: Annotated[str | None, typer.Option("--judge", metavar="METHOD",
+                                              help="Judge every episode right after it ends, where it ran: "
+                                              "rule | passive | smartsnap | prore | see -> RUN_DIR/"
+                                              "judgements.jsonl (prore probes the live environment).")] = None,
+    judge_model: Annotated[str | None, typer.Option("--judge-model", help="The judge's LLM (default: "
+                                                    "--model).")] = None,
+    probes: Annotated[int | None, typer.Option("--probes", help="--judge prore: probing goals "
+                                               "(default 2).", min=1, max=5)] = None,
+    probe_steps: Annotated[int | None, typer.Option("--probe-steps", help="--judge prore: evaluator "
+                                                    "steps per probe (default 6).", min=1, max=30)] = None,
 ) -> None:
     """Run an agent on task instances (template x seed) and print success by app and complexity.
 
     Writes run.json, steps.jsonl (every step, full XML), episodes.jsonl, summary.json and
-    report.html to --out. Rerunning the same command resumes an interrupted run. Exit code 2 on
-    bad input, 1 when the run could not complete (rerun to resume).
+    report.html to --out (with --judge also judgements.jsonl). Rerunning the same command resumes an
+    interrupted run. Exit code 2 on bad input, 1 when the run could not complete (rerun to resume).
     """
     if agent not in AGENTS:
         fail(f"unknown --agent {agent!r}; use one of {', '.join(AGENTS)}")
@@ -143,6 +154,7 @@ def run_command(
     if len(templates) * len(seed_list) > MAX_EPISODES:
         fail(f"{len(templates)} templates x {len(seed_list)} seeds is more than {MAX_EPISODES} "
              "episodes; split the run")
+    judge_spec = _judge_spec(judge, judge_model, model, probes, probe_steps)
     from droidverify.runner.backends import RayBackend, make_backend, parse_workers
 
     try:
@@ -167,7 +179,8 @@ def run_command(
     pairs = [(t, s) for t in templates for s in seed_list]
     config = {"agent": agent, "model": model, "dtype": dtype, "apps": apps, "memory": memory, "env": env, "serial": serial,
               "seeds": seed_list, "tasks": [t.name for t in templates], "max_steps": max_steps,
-              "agent_seed": agent_seed, "verifier": str(verifier_dir) if verifier_dir else None}
+              "agent_seed": agent_seed, "verifier": str(verifier_dir) if verifier_dir else None,
+              "judge": _judge_config(judge_spec)}
     console = Console(stderr=True)
     factory = AgentSpec(agent, model, memory, agent_seed, apps, dtype, verifier_dir, device)
     try:
@@ -182,7 +195,7 @@ def run_command(
             summary = run_many(factory, pairs, out_dir, env_factory=EnvSpec(env, serial, screenshots),
                                resume=not no_resume, progress=not no_progress, max_steps=max_steps,
                                answer_ends_episode=answer_ends, config=config, console=console,
-                               backend=backend)
+                               backend=backend, judge=judge_spec)
         finally:
             if backend is not None:
                 backend.close()
@@ -203,6 +216,46 @@ def run_command(
         out_console.print(table)
     out_console.print(f"ran {summary.ran}, skipped {summary.skipped} already finished; results in "
                       f"{out_dir}")
+    if judge_spec is not None:
+        out_console.print(_judgement_counts(out_dir, judge_spec, [episode_id(t.name, s) for t, s in pairs]))
+
+
+def _judge_spec(method: str | None, judge_model: str | None, model: str | None, probes: int | None,
+                probe_steps: int | None) -> Any:
+    """The ``--judge`` options as a picklable judge factory (None without --judge); exits 2 on bad
+    input. The judge's model defaults to the agent's ``--model``."""
+    from droidverify.cli.judge import METHODS, JudgeSpec
+
+    if method is None:
+        given = [name for name, v in (("--judge-model", judge_model), ("--probes", probes),
+                                      ("--probe-steps", probe_steps)) if v is not None]
+        if given:
+            fail(f"{', '.join(given)} configure the judge: give --judge METHOD")
+        return None
+    if method not in METHODS:
+        fail(f"unknown --judge {method!r}; use one of {', '.join(METHODS)}")
+    if method != "prore" and (probes is not None or probe_steps is not None):
+        fail("--probes and --probe-steps apply only to --judge prore")
+    return JudgeSpec(method, model=judge_model if judge_model is not None else model, probes=probes or 2,
+                     probe_steps=probe_steps or 6)
+
+
+def _judge_config(spec: Any) -> dict[str, Any] | None:
+    if spec is None:
+        return None
+    return {"method": spec.method, "name": spec.name, "version": spec.version, "model": spec.model,
+            "probes": spec.probes, "probe_steps": spec.probe_steps}
+
+
+def _judgement_counts(out_dir: Path, spec: Any, keys: list[str]) -> str:
+    from droidverify.rewards.store import JUDGEMENTS_FILE, JudgementStore
+
+    store = JudgementStore(out_dir / JUDGEMENTS_FILE)
+    mine = {j.episode_id: j for j in store.for_judge(spec.name, spec.version)}
+    got = [mine[k] for k in keys if k in mine]
+    counts = ", ".join(f"{o} {sum(j.outcome == o for j in got)}" for o in ("success", "failure", "undecided"))
+    return (f"judged by {spec.name} ({spec.version}): {counts} of {len(keys)} episodes; judgements in "
+            f"{store.path}")
 
 
 def bare_ray_flag(args: list[str]) -> list[str]:

@@ -3,7 +3,8 @@
 1. A reasoner writes 1..k probing goals ("open Contacts and show Ann Lee's entry"); when its reply
    has none, a rule-based goal is used (look at the task's apps for the goal's result).
 2. An evaluator agent (any droidverify agent; a generator agent by default) executes each goal on a
-   *clone* of the final phone state (simulator: the saved state; adb: pass the live ``env``).
+   *clone* of the final phone state: the saved state after the fact, or the live phone of a
+   simulator ``env`` passed right after the episode; a live device (adb ``env``) is probed as it is.
 3. Claims (1-4 each: supporting rounds, reasoning, statement) are extracted separately from the
    policy's trace and the evaluator's trace; evaluator claims about its own actions are dropped.
 4. The judge labels every policy claim confirmed / contradicted / complementary / unsupported and
@@ -62,6 +63,16 @@ def is_self_action(claim: dict[str, str]) -> bool:
     return bool(_SELF_ACTION.match(claim["statement"]))
 
 
+def _live_phone(env: Any) -> Any | None:
+    """The simulated phone of a live simulator env (cloned per probe), else None (a device)."""
+    if env is None:
+        return None
+    from droidverify.env.sim.phone import Phone
+
+    phone = getattr(env, "phone", None)
+    return phone if isinstance(phone, Phone) else None
+
+
 def probe(agent: Agent, env: Any, goal: str, *, max_steps: int) -> tuple[list[Step], Observation | None, str | None]:
     """Run ``agent`` on ``goal`` in ``env`` (already in the state to inspect); (steps, final, error)."""
     steps: list[Step] = []
@@ -108,8 +119,12 @@ class ProReJudge:
         self.max_tokens = max_tokens
 
     def judge(self, trajectory: Trajectory, *, env: Any = None) -> Judgement:
-        """``env``: a live environment to probe (adb, right after the episode). Otherwise the saved
-        simulator state is cloned for each probe."""
+        """``env``: the live environment the episode ended in, still open (``droidverify run
+        --judge prore`` passes it). A simulator env's phone is cloned for each probe (the episode's
+        state is left alone and every probe starts from it); any other env (a device over adb) is
+        probed as it is, one probe after the other. Without ``env`` the saved simulator state
+        (``metadata["final_phone_state"]``) is cloned for each probe. ``details["probe_target"]``
+        says which: ``live_clone``, ``live_env``, ``saved_state`` or ``none``."""
         tally = Tally()
         eid = trajectory_id(trajectory)
         statuses: list[str] = []
@@ -123,26 +138,32 @@ class ProReJudge:
         if not goals:
             goals = [fallback_probe(trajectory)]
         # 2. probe a clone of the final state (or the live env)
+        live_phone = _live_phone(env)
+        own_phone = env is None
         try:
-            phone = final_phone(trajectory) if env is None else None
+            phone = final_phone(trajectory) if own_phone else live_phone
         except DroidVerifyError as exc:
             phone, phone_error = None, str(exc)
         else:
             phone_error = None
+        probe_target = ("live_clone" if live_phone is not None else "live_env" if env is not None
+                        else "saved_state" if phone is not None else "none")
         probes: list[dict[str, Any]] = []
         ev_steps_all: list[Step] = []
         ev_final: Observation | None = None
+        evaluator_name: str | None = None
         for g in goals:
-            if env is not None:
-                target = env
-            elif phone is not None:
+            if phone is not None:
                 from droidverify.env.sim import SimEnv
 
                 target = SimEnv.attach(phone.clone())
+            elif env is not None:
+                target = env
             else:
                 probes.append({"goal": g, "error": phone_error or "no final phone state saved and no live env"})
                 continue
             agent = self.evaluator()
+            evaluator_name = evaluator_name or str(getattr(agent, "name", None) or type(agent).__name__)
             steps, final, err = probe(agent, target, g, max_steps=self.max_probe_steps)
             for s in steps:
                 tally.add(s.usage)
@@ -154,9 +175,9 @@ class ProReJudge:
             ev_steps_all += [Step(index=base + i, observation=s.observation, action=s.action, error=s.error)
                              for i, s in enumerate(steps)]
             ev_final = final if final is not None else ev_final
-            if env is None and target is not None:
+            if target is not env:
                 target.close()
-        if phone is not None:
+        if phone is not None and own_phone:
             phone.close()
         # 3. claims
         rp = call(self.llm, prompt.claims_messages(trajectory.goal, "working agent", trajectory.steps,
@@ -190,7 +211,8 @@ class ProReJudge:
             statuses.append(parsed.status if labels or parsed.status != "strict" else "tolerant")
         else:
             statuses.append("error")
-        details = {"probes": probes, "goals_source": goals_source, "policy_claims": policy_claims,
+        details = {"probes": probes, "probe_target": probe_target, "evaluator": evaluator_name,
+                   "goals_source": goals_source, "policy_claims": policy_claims,
                    "evaluator_claims": kept, "discarded_claims": discarded,
                    "labels": {str(k): v for k, v in sorted(labels.items())}}
         components = {"probes": len(goals), "policy_claims": len(policy_claims),

@@ -26,9 +26,22 @@ import droidverify
 from droidverify.agents.base import Agent
 from droidverify.env.interface import Environment
 from droidverify.env.records import Step, Trajectory
-from droidverify.errors import DroidVerifyError, RunError
-from droidverify.runner.backends import RolloutBackend
+from droidverify.errors import DroidVerifyError, InfrastructureError, RunError
+from droidverify.rewards.base import Judgement
+from droidverify.rewards.store import JUDGEMENTS_FILE, JudgementStore, judge_all
+from droidverify.runner.backends import RolloutBackend, _portable
 from droidverify.runner.episode import agent_name, run_episode
+from droidverify.runner.judging import (
+    JUDGEMENT_KIND,
+    STOP_KIND,
+    GuardedFactory,
+    GuardedJudge,
+    JudgeLike,
+    judge_identity,
+    judgement_line,
+    prepare,
+    unjudged,
+)
 from droidverify.runner.store import (
     EPISODES_FILE,
     RUN_FILE,
@@ -170,8 +183,9 @@ def _mark_abandoned(steps: JsonlWriter, out_dir: Path, finished_attempts: set[st
     return n
 
 
-# Config keys that may change between invocations of one run (adding seeds or tasks is fine).
-_GROWABLE_KEYS = frozenset({"seeds", "tasks"})
+# Config keys that may change between invocations of one run (adding seeds or tasks is fine; so is
+# judging with another judge: judgements are keyed by judge name and version).
+_GROWABLE_KEYS = frozenset({"seeds", "tasks", "judge"})
 
 
 def _read_run_json(out_dir: Path) -> dict[str, Any]:
@@ -237,11 +251,17 @@ Emit = Callable[[dict[str, Any], bytes | None], None]
 
 
 def play_episode(agent: Agent, env_factory: EnvFactory, pair: Pair, attempt_id: str, *,
-                 max_steps: int | None, answer_ends_episode: bool, emit: Emit) -> Trajectory:
+                 max_steps: int | None, answer_ends_episode: bool, emit: Emit,
+                 judge: GuardedJudge | None = None) -> Trajectory:
     """Run one attempt and hand every line it produces to ``emit(record, png)`` in file order:
     its ``step`` lines (``png``: the screenshot to store at the line's ``screenshot`` path), the
-    ``phone`` line, the ``final`` line, then the ``episode`` line. In-process runs write each line
-    as it comes; worker processes collect them and send them to the run's one writer."""
+    ``phone`` line, the ``final`` line, the ``episode`` line, then (``judge``) a ``judgement``
+    line. In-process runs write each line as it comes; worker processes collect them and send them
+    to the run's one writer.
+
+    ``judge`` judges the episode after its lines are out and before the environment is closed: a
+    judge taking ``env`` (ProRe) probes the live environment. An InfrastructureError from the judge
+    propagates after the episode's lines (the episode is kept; no judgement is stored)."""
     task = pair.task
     env = env_factory(task, task.seed)
     try:
@@ -250,33 +270,51 @@ def play_episode(agent: Agent, env_factory: EnvFactory, pair: Pair, attempt_id: 
         phone_rec = _phone_state_record(env, task, attempt_id)
         if phone_rec is not None:
             emit(phone_rec, None)
+        fo = traj.final_observation
+        emit({"kind": "final", "episode_id": pair.key, "attempt_id": attempt_id, "task_id": task.id,
+              "seed": task.seed, "observation": fo.to_dict() if fo else None, "written_at": time.time()},
+             None)
+        emit(_episode_record(traj, attempt_id), None)
+        if judge is not None:  # the env is still open: on a device, before the next episode resets it
+            prepare(traj, pair.key, attempt_id, phone_rec.get("state") if phone_rec else None)
+            emit(judgement_line(judge.judge(traj, env=env)), None)
     finally:
         env.close()
-    fo = traj.final_observation
-    emit({"kind": "final", "episode_id": pair.key, "attempt_id": attempt_id, "task_id": task.id,
-          "seed": task.seed, "observation": fo.to_dict() if fo else None, "written_at": time.time()}, None)
-    emit(_episode_record(traj, attempt_id), None)
     return traj
 
 
 class EpisodeWorker:
     """What one rollout worker holds: the env factory and the agent factory, with the first agent
-    built at start-up (a local model loads here, once per worker, not once per episode)."""
+    built at start-up (a local model loads here, once per worker, not once per episode), and the
+    judge (``judge``: a :class:`GuardedFactory`, built here once) with the episode keys it must not
+    judge again (``judged``)."""
 
     def __init__(self, agent_factory: AgentFactory, env_factory: EnvFactory, max_steps: int | None,
-                 answer_ends_episode: bool) -> None:
+                 answer_ends_episode: bool, judge: GuardedFactory | None = None,
+                 judged: frozenset[str] = frozenset()) -> None:
         self.agent_factory = agent_factory
         self.env_factory = env_factory
         self.max_steps = max_steps
         self.answer_ends_episode = answer_ends_episode
         self._first: Agent | None = agent_factory()
+        self.judge = judge() if judge is not None else None
+        self.judged = judged
 
     def play(self, pair: Pair) -> list[tuple[dict[str, Any], bytes | None]]:
-        """Run one attempt at ``pair``; its lines, in file order, for the writer."""
+        """Run one attempt at ``pair``; its lines, in file order, for the writer. A judge's
+        InfrastructureError after the episode's lines comes back as a last ``stop`` line carrying
+        the error (the writer records the episode, then stops the run)."""
         agent, self._first = (self._first or self.agent_factory()), None
         lines: list[tuple[dict[str, Any], bytes | None]] = []
-        play_episode(agent, self.env_factory, pair, uuid.uuid4().hex[:12], max_steps=self.max_steps,
-                     answer_ends_episode=self.answer_ends_episode, emit=lambda rec, png: lines.append((rec, png)))
+        judge = self.judge if pair.key not in self.judged else None
+        try:
+            play_episode(agent, self.env_factory, pair, uuid.uuid4().hex[:12], max_steps=self.max_steps,
+                         answer_ends_episode=self.answer_ends_episode,
+                         emit=lambda rec, png: lines.append((rec, png)), judge=judge)
+        except InfrastructureError as exc:
+            if not any(rec.get("kind") == "episode" for rec, _ in lines):
+                raise  # the agent's or the env's: the attempt is lost, as without a judge
+            lines.append(({"kind": STOP_KIND, "error": _portable(exc)}, None))
         return lines
 
 
@@ -311,6 +349,7 @@ def run_many(
     report: bool = True,
     console: Console | None = None,
     backend: RolloutBackend | None = None,
+    judge: JudgeLike | None = None,
 ) -> RunSummary:
     """Run one fresh agent (``agent_factory()``) per episode in a fresh env (``env_factory(task, seed)``).
 
@@ -332,6 +371,16 @@ def run_many(
     first agent at start (a local model loads once per worker). A worker that dies mid-episode
     costs that attempt only: the episode is re-run on a fresh worker. Lines of an episode run on a
     worker are written when it finishes (in-process, each step is written as it happens).
+
+    ``judge`` (a ``rewards`` Judge, or a factory carrying ``name`` and ``version`` such as
+    ``cli.judge.JudgeSpec``; built once per worker) judges every episode right after it ends, in
+    the process that ran it, with the live environment for judges that take one (ProRe), and
+    appends to ``out_dir/judgements.jsonl`` (``runner.judging``): a judge that raises gives an
+    ``undecided`` judgement, an episode already judged by this judge and version is not judged
+    again, and finished episodes left unjudged (a crash, an earlier run without the judge, the
+    judge's server down) are judged after the fact, from the saved states, before the summary.
+    ``resume=False`` deletes ``judgements.jsonl`` with the runner's files (it judged the episodes
+    being deleted).
     """
     if isinstance(out_dir, str) and not out_dir.strip():
         raise RunError("the run directory must be named (got an empty path)")
@@ -345,16 +394,25 @@ def run_many(
             owned = check_run_dir(out)  # another process may have changed it before we locked
         if owned and not resume:
             clear_run_dir(out)
+            (out / JUDGEMENTS_FILE).unlink(missing_ok=True)  # judgements of the episodes just deleted
         return _run_locked(agent_factory, tasks, out, env_factory=env_factory, progress=progress,
                            max_steps=max_steps, answer_ends_episode=answer_ends_episode,
-                           config=dict(config or {}), report=report, console=console, backend=backend)
+                           config=dict(config or {}), report=report, console=console, backend=backend,
+                           judge=judge)
 
 
 def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, env_factory: EnvFactory,
                 progress: bool, max_steps: int | None, answer_ends_episode: bool,
                 config: dict[str, Any], report: bool, console: Console,
-                backend: RolloutBackend | None) -> RunSummary:
+                backend: RolloutBackend | None, judge: JudgeLike | None = None) -> RunSummary:
     previous = _read_run_json(out)
+    store = None
+    judge_name = judge_version = ""
+    if judge is not None:
+        judge_name, judge_version = judge_identity(judge)
+        guarded = GuardedFactory(judge)
+        store = JudgementStore(out / JUDGEMENTS_FILE)
+    live_judge: GuardedJudge | None = None  # in-process: built on first need
     _check_compatible(out, previous, config)
 
     read = read_episodes(out)
@@ -377,6 +435,13 @@ def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, en
         raise RunError(f"{out} holds results of agent(s) {sorted(map(str, prev_agents))}, "
                        f"not {name!r}; use another --out or --no-resume")
     _write_run_json(out, previous, tasks, config, max_steps, answer_ends_episode)
+    judged = frozenset(t.key for t in todo if store is not None and store.has(t.key, judge_name, judge_version))
+
+    def record_judgement(rec: dict[str, Any]) -> None:
+        assert store is not None
+        j = Judgement.from_dict(rec["judgement"])
+        if not store.has(j.episode_id, j.judge, j.version):  # first judgement of a key wins
+            store.append(j)
 
     steps_w = JsonlWriter(out / STEPS_FILE)
     eps_w = JsonlWriter(out / EPISODES_FILE)
@@ -391,6 +456,9 @@ def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, en
                 path = out / rec["screenshot"]
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(png)
+            if rec.get("kind") == JUDGEMENT_KIND:
+                record_judgement(rec)
+                return
             (eps_w if rec.get("kind") == "episode" else steps_w).write(rec)
 
         with prog:
@@ -399,29 +467,48 @@ def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, en
                 assert backend is not None
                 prog.update(bar, description=f"episodes ({backend.label})")
                 setup = functools.partial(EpisodeWorker, agent_factory, env_factory, max_steps,
-                                          answer_ends_episode)
+                                          answer_ends_episode, guarded if store is not None else None, judged)
                 for _, lines in backend.imap_unordered(setup, _play, todo):
                     # A whole attempt arrives at once: screenshots, then its steps/phone/final lines
-                    # in one durable write, then its episode line (one fsync each, not one per step).
+                    # in one durable write, then its episode line (one fsync each, not one per step),
+                    # then its judgement.
                     for rec, png in lines:
                         if png is not None and rec.get("screenshot"):
                             path = out / rec["screenshot"]
                             path.parent.mkdir(parents=True, exist_ok=True)
                             path.write_bytes(png)
-                    steps_w.write_many([rec for rec, _ in lines if rec.get("kind") != "episode"])
+                    kinds = ("episode", JUDGEMENT_KIND, STOP_KIND)
+                    steps_w.write_many([rec for rec, _ in lines if rec.get("kind") not in kinds])
                     eps_w.write_many([rec for rec, _ in lines if rec.get("kind") == "episode"])
+                    for rec, _ in lines:
+                        if rec.get("kind") == JUDGEMENT_KIND:
+                            record_judgement(rec)
                     ran += 1
                     prog.advance(bar)
+                    for rec, _ in lines:
+                        if rec.get("kind") == STOP_KIND:
+                            raise rec["error"]  # the judge's server is down: the episode is kept
             for i, pair in enumerate(todo if not parallel else []):
                 agent = first_agent if i == 0 and first_agent is not None else agent_factory()
+                if store is not None and live_judge is None and pair.key not in judged:
+                    live_judge = guarded()
                 prog.update(bar, description=pair.key)
                 play_episode(agent, env_factory, pair, uuid.uuid4().hex[:12], max_steps=max_steps,
-                             answer_ends_episode=answer_ends_episode, emit=emit)
+                             answer_ends_episode=answer_ends_episode, emit=emit,
+                             judge=live_judge if pair.key not in judged else None)
                 ran += 1
                 prog.advance(bar)
     finally:
         steps_w.close()
         eps_w.close()
+
+    if store is not None:  # finished episodes nobody judged yet: after the fact, from the saved states
+        late = unjudged(out, [t.key for t in tasks], judge_name, judge_version, store)
+        if late:
+            console.print(f"judging {len(late)} finished episode(s) after the fact with {judge_name} "
+                          f"({judge_version}): no live environment, the saved final states are used")
+            judge_all(live_judge or (guarded if backend is not None else guarded()), late, store,
+                      backend=backend)
 
     done = finished_episodes(out)
     wanted = [done[t.key] for t in tasks if t.key in done]
