@@ -15,6 +15,8 @@ from droidverify.cli._common import cli_errors, fail
 from droidverify.errors import DroidVerifyError
 
 METHODS = ("rule", "passive", "smartsnap", "prore", "see")
+# ProRe's evaluator agents: the LLM agents of ``droidverify run`` (runner.factories.LLM_AGENTS).
+EVALUATORS = ("generator", "verifier", "smartsnap")
 
 
 def load_episodes(source: Path) -> tuple[list[Any], dict[str, bool], Path]:
@@ -45,9 +47,36 @@ def load_episodes(source: Path) -> tuple[list[Any], dict[str, bool], Path]:
         source.with_name(f"{name}.{JUDGEMENTS_FILE}")
 
 
+def check_evaluator(evaluator: object) -> str:
+    """A ProRe evaluator name, or :class:`JudgeInputError`."""
+    from droidverify.errors import JudgeInputError
+
+    if not isinstance(evaluator, str) or evaluator not in EVALUATORS:
+        raise JudgeInputError(f"unknown ProRe evaluator {evaluator!r}; use one of {', '.join(EVALUATORS)}")
+    return evaluator
+
+
+def prore_evaluator(evaluator: str, llm: Any, model: str | None, *, env: str = "sim") -> Any:
+    """ProRe's evaluator as a picklable agent factory: ``droidverify run --agent EVALUATOR``'s
+    ``AgentSpec`` (history memory; the apps of ``env``). The generator and smartsnap agents share the
+    judge's ``llm``; the verifier agent loads its own copy of ``model`` (with the shipped verifier for
+    the bundled model: its adapter is merged into the weights, which must not be the judge's)."""
+    from droidverify.runner.factories import AgentSpec, installed_app_names, resolve_verifier
+
+    check_evaluator(evaluator)
+    apps = installed_app_names(env)
+    if evaluator == "verifier":
+        return AgentSpec("verifier", model, "history", 0, apps, verifier=resolve_verifier(None, model))
+    return AgentSpec(evaluator, model, "history", 0, apps).with_llm(llm)
+
+
 def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, probes: int,
-               probe_steps: int) -> Any:
-    """Build the judge for ``method`` (loading the LLM only for model-based methods)."""
+               probe_steps: int, evaluator: str = "generator", env: str = "sim") -> Any:
+    """Build the judge for ``method`` (loading the LLM only for model-based methods). ``evaluator``
+    (ProRe): the agent that probes the end state, one of :data:`EVALUATORS` (:func:`prore_evaluator`);
+    ``env``: where it probes (the apps it may open)."""
+    if method == "prore":
+        check_evaluator(evaluator)  # before loading a model
     if method == "rule":
         from droidverify.rewards.rule import RuleJudge
 
@@ -66,7 +95,8 @@ def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, p
     if method == "prore":
         from droidverify.rewards.prore import ProReJudge
 
-        return ProReJudge(llm, k=probes, max_probe_steps=probe_steps, max_tokens=max_tokens)
+        return ProReJudge(llm, evaluator=prore_evaluator(evaluator, llm, model, env=env), k=probes,
+                          max_probe_steps=probe_steps, max_tokens=max_tokens)
     from droidverify.rewards.see import SEEJudge, SemanticEstimator
 
     return SEEJudge(SemanticEstimator(llm, max_tokens=min(max_tokens, 64)))
@@ -82,7 +112,8 @@ _JUDGE_CLASSES = {"rule": ("droidverify.rewards.rule", "RuleJudge"),
 @dataclass(frozen=True)
 class JudgeSpec:
     """A picklable judge factory (``--workers``): :func:`make_judge` where it is called, i.e. once per
-    worker; ``name`` and ``version`` are known without building the judge (nor loading its model)."""
+    worker; ``name`` and ``version`` are known without building the judge (nor loading its model).
+    ``evaluator`` and ``env``: ProRe's evaluator agent and where it probes (:func:`make_judge`)."""
 
     method: str
     model: str | None = None
@@ -90,6 +121,15 @@ class JudgeSpec:
     max_tokens: int = 256
     probes: int = 2
     probe_steps: int = 6
+    evaluator: str = "generator"
+    env: str = "sim"
+
+    def __post_init__(self) -> None:
+        from droidverify.errors import JudgeInputError
+
+        if self.method not in METHODS:
+            raise JudgeInputError(f"unknown judging method {self.method!r}; use one of {', '.join(METHODS)}")
+        check_evaluator(self.evaluator)
 
     def _cls(self) -> Any:
         module, cls = _JUDGE_CLASSES[self.method]
@@ -109,7 +149,8 @@ class JudgeSpec:
 
     def __call__(self) -> Any:
         return make_judge(self.method, model=self.model, votes=self.votes, max_tokens=self.max_tokens,
-                          probes=self.probes, probe_steps=self.probe_steps)
+                          probes=self.probes, probe_steps=self.probe_steps, evaluator=self.evaluator,
+                          env=self.env)
 
 
 def agreement_table(rows: list[Any], title: str = "agreement with the checker") -> Table:
@@ -134,6 +175,10 @@ def judge_command(
     probes: Annotated[int, typer.Option("--probes", help="ProRe: probing goals.", min=1, max=5)] = 2,
     probe_steps: Annotated[int, typer.Option("--probe-steps", help="ProRe: evaluator steps per probe.",
                                              min=1, max=30)] = 6,
+    evaluator: Annotated[str | None, typer.Option("--evaluator", help="ProRe: the agent that probes the end "
+                                                  "state, as `droidverify run --agent` builds it on the judge's "
+                                                  "--model: " + " | ".join(EVALUATORS) + " (default generator).")
+                         ] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Judge only the first N episodes.", min=1)] = None,
     out: Annotated[Path | None, typer.Option("--out", help="judgements file (default: RUN_DIR/judgements.jsonl, "
                                              "or NAME.judgements.jsonl beside a set file).")] = None,
@@ -147,6 +192,10 @@ def judge_command(
     episodes are skipped) and print the agreement with the checker where labels exist."""
     if method not in METHODS:
         fail(f"unknown --method {method!r}; use one of {', '.join(METHODS)}")
+    if evaluator is not None and evaluator not in EVALUATORS:
+        fail(f"unknown --evaluator {evaluator!r}; use one of {', '.join(EVALUATORS)}")
+    if evaluator is not None and method != "prore":
+        fail("--evaluator applies only to --method prore")
     from rich.progress import Progress
 
     from droidverify.rewards.metrics import agreement
@@ -162,7 +211,7 @@ def judge_command(
         if not trajs:
             fail(f"{source} holds no finished episode")
         spec = JudgeSpec(method, model=model, votes=votes, max_tokens=max_tokens, probes=probes,
-                         probe_steps=probe_steps)
+                         probe_steps=probe_steps, evaluator=evaluator or "generator")
         # One worker: the judge is built here, as always. More: each worker builds its own.
         judge = spec() if backend is None else spec
         store = JudgementStore(out or default_out)
@@ -180,7 +229,8 @@ def judge_command(
                 backend.close()
     counts = {o: sum(j.outcome == o for j in results) for o in ("success", "failure", "undecided")}
     out_console = Console()
-    out_console.print(f"{len(results)} episodes judged by {judge.name} ({judge.version}): "
+    by = f"{judge.name} ({judge.version}" + (f", evaluator {spec.evaluator})" if method == "prore" else ")")
+    out_console.print(f"{len(results)} episodes judged by {by}: "
                       + ", ".join(f"{k} {v}" for k, v in counts.items()) + f"; written to {store.path}")
     labelled = [j for j in results if j.episode_id in labels]
     if labelled:

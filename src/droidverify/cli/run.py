@@ -119,6 +119,9 @@ def run_command(
                                                "(default 2).", min=1, max=5)] = None,
     probe_steps: Annotated[int | None, typer.Option("--probe-steps", help="--judge prore: evaluator "
                                                     "steps per probe (default 6).", min=1, max=30)] = None,
+    evaluator: Annotated[str | None, typer.Option("--evaluator", help="--judge prore: the agent that probes "
+                                                  "the end state, built as --agent builds it on the judge's "
+                                                  "model: generator (default) | verifier | smartsnap.")] = None,
 ) -> None:
     """Run an agent on task instances (template x seed) and print success by app and complexity.
 
@@ -154,7 +157,7 @@ def run_command(
     if len(templates) * len(seed_list) > MAX_EPISODES:
         fail(f"{len(templates)} templates x {len(seed_list)} seeds is more than {MAX_EPISODES} "
              "episodes; split the run")
-    judge_spec = _judge_spec(judge, judge_model, model, probes, probe_steps)
+    judge_spec = _judge_spec(judge, judge_model, model, probes, probe_steps, evaluator, env)
     from droidverify.runner.backends import RayBackend, make_backend, parse_workers
 
     try:
@@ -221,30 +224,33 @@ def run_command(
 
 
 def _judge_spec(method: str | None, judge_model: str | None, model: str | None, probes: int | None,
-                probe_steps: int | None) -> Any:
+                probe_steps: int | None, evaluator: str | None, env: str) -> Any:
     """The ``--judge`` options as a picklable judge factory (None without --judge); exits 2 on bad
     input. The judge's model defaults to the agent's ``--model``."""
-    from droidverify.cli.judge import METHODS, JudgeSpec
+    from droidverify.cli.judge import EVALUATORS, METHODS, JudgeSpec
 
     if method is None:
         given = [name for name, v in (("--judge-model", judge_model), ("--probes", probes),
-                                      ("--probe-steps", probe_steps)) if v is not None]
+                                      ("--probe-steps", probe_steps), ("--evaluator", evaluator))
+                 if v is not None]
         if given:
             fail(f"{', '.join(given)} configure the judge: give --judge METHOD")
         return None
     if method not in METHODS:
         fail(f"unknown --judge {method!r}; use one of {', '.join(METHODS)}")
-    if method != "prore" and (probes is not None or probe_steps is not None):
-        fail("--probes and --probe-steps apply only to --judge prore")
+    if method != "prore" and (probes is not None or probe_steps is not None or evaluator is not None):
+        fail("--probes, --probe-steps and --evaluator apply only to --judge prore")
+    if evaluator is not None and evaluator not in EVALUATORS:
+        fail(f"unknown --evaluator {evaluator!r}; use one of {', '.join(EVALUATORS)}")
     return JudgeSpec(method, model=judge_model if judge_model is not None else model, probes=probes or 2,
-                     probe_steps=probe_steps or 6)
+                     probe_steps=probe_steps or 6, evaluator=evaluator or "generator", env=env)
 
 
 def _judge_config(spec: Any) -> dict[str, Any] | None:
     if spec is None:
         return None
     return {"method": spec.method, "name": spec.name, "version": spec.version, "model": spec.model,
-            "probes": spec.probes, "probe_steps": spec.probe_steps}
+            "probes": spec.probes, "probe_steps": spec.probe_steps, "evaluator": spec.evaluator}
 
 
 def _judgement_counts(out_dir: Path, spec: Any, keys: list[str]) -> str:

@@ -10,7 +10,7 @@ processes and Ray actors receive the spec, not a model; see docs/parallel.md)::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -102,6 +102,18 @@ class AgentSpec:
     @property
     def loads_local_model(self) -> bool:
         return self.agent in LLM_AGENTS and not (self.model or "").startswith("openai:")
+
+    def with_llm(self, llm: Any) -> AgentSpec:
+        """This spec building its agents on ``llm``, already loaded in this process (shared with a
+        judge, say: ProRe's evaluator), instead of loading ``model``. Not for the verifier agent with
+        a trained verifier, whose adapter is merged into the model in place (it would change the
+        sharer's model too). Like any loaded model, ``llm`` is not pickled with the spec."""
+        if self.agent == "verifier" and self.verifier is not None:
+            raise RunError("a verifier agent with a trained verifier changes its model in place; it "
+                           "cannot share an LLM (leave it to load its own)")
+        spec = replace(self)
+        spec._loaded = (llm, None)
+        return spec
 
     def _llm(self) -> tuple[Any, Any]:
         if self._loaded is None:
