@@ -44,9 +44,11 @@ def main() -> None:
         print(f"| {k} | {100 * v / total:.1f}% |")
     dumps = sorted(Path(args.dumps).glob("*.xml"))
     if dumps:
-        print("\n| real dump | candidates |\n|---|---|")
+        print("\n| real dump | candidates | controls named by a sibling's label |\n|---|---|---|")
         for f in dumps:
-            print(f"| {f.name} | {len(extract_candidates(Observation(xml=f.read_text())))} |")
+            obs = Observation(xml=f.read_text())
+            named = sum(e.extra.get("label_source") == "sibling" for e in obs.elements)
+            print(f"| {f.name} | {len(extract_candidates(obs))} | {named} |")
 
 
 if __name__ == "__main__":

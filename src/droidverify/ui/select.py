@@ -24,6 +24,19 @@ Rules (pre-order walk of the parsed tree, so an element's index is stable for a 
   descendants, in pre-order, joined with `` | ``; the descendants with that text are then not
   listed again. The borrowed label goes into ``text`` of the returned copy and
   ``extra["label_from"]`` lists the source node ids (comma separated).
+* **Sibling labels** (``sibling_labels=True``, the default): a clickable, long-clickable or
+  checkable node that is not editable and still has no text, content description or hint after
+  the above (an icon button whose caption is a sibling text node) takes the label of its nearest
+  labelling sibling: the closest in its parent's child order, the following one on a tie. A
+  labelling sibling is visible, not clickable, long-clickable, checkable, editable or scrollable
+  (enabled or not: the text of a button names that button's action, never its neighbour's), and
+  has its own text (else description), or else has up to three such texts among its
+  non-interactive descendants (joined with `` | ``); a sibling whose text an interactive
+  ancestor already carries is not a label (it names that ancestor: a checkbox inside a file row
+  that is labelled by the row's title stays as it is). The label goes into ``text`` of the returned
+  copy, ``extra["label_from"]`` lists its source node ids and ``extra["label_source"]`` is
+  ``"sibling"``. Unlike a descendant's text, the sibling stays listed: it is not inside the
+  control.
 
 Returned elements are the tree's own nodes, except that a node whose visible rectangle differs
 from its bounds, or that borrowed a label, is returned as a shallow copy (same ``node_id``,
@@ -34,6 +47,7 @@ never modified.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 
 from droidverify.errors import UIParseError
@@ -125,16 +139,74 @@ def _borrow_label(node: UIElement) -> tuple[list[str], list[int]]:
     return texts, ids
 
 
+def _acts(n: UIElement) -> bool:
+    """Whether a node has its own action (enabled or not): its text names that action."""
+    return n.is_clickable or n.is_long_clickable or n.is_checkable or n.is_editable or n.is_scrollable
+
+
+class _SiblingLabels:
+    """Per parent, once: its children's positions and the labels of its labelling children
+    (module doc, "Sibling labels"), so a row of many label-less icons stays linear."""
+
+    __slots__ = ("labels", "pos", "where")
+
+    def __init__(self, parent: UIElement, clip: Rect, carried: tuple[str, ...]) -> None:
+        self.pos = {id(c): i for i, c in enumerate(parent.children)}
+        self.where: list[int] = []  # child positions of the labelling children, ascending
+        self.labels: list[tuple[Rect, list[str], list[int]]] = []
+        cl, ct, cr, cb = clip
+        for i, s in enumerate(parent.children):
+            b = s.bbox_pixels
+            if not s.is_visible or b is None or _acts(s):
+                continue
+            rect = (max(cl, b.left), max(ct, b.top), min(cr, b.right), min(cb, b.bottom))
+            if rect[2] <= rect[0] or rect[3] <= rect[1]:
+                continue
+            own = s.text or s.content_description
+            if own and own.strip():
+                if own not in carried:
+                    self.where.append(i)
+                    self.labels.append((rect, [own], [s.node_id]))
+                continue
+            found = [(t, n) for t, n in zip(*_borrow_label(s), strict=True) if t not in carried]
+            if found:
+                self.where.append(i)
+                self.labels.append((rect, [t for t, _ in found], [n for _, n in found]))
+
+    def nearest(self, node: UIElement, covers: tuple[Rect, ...]) -> tuple[list[str], list[int]]:
+        """The nearest labelling sibling of ``node`` not covered by ``covers``; the following one
+        on a tie (a caption usually follows its icon)."""
+        pos = self.pos.get(id(node))
+        if pos is None or not self.where:
+            return [], []
+        after = bisect.bisect_right(self.where, pos)
+        before = after - 1
+        while before >= 0 or after < len(self.where):
+            take_after = after < len(self.where) and (
+                before < 0 or self.where[after] - pos <= pos - self.where[before])
+            k = after if take_after else before
+            rect, texts, ids = self.labels[k]
+            if not (covers and _covered(rect, covers)):
+                return texts, ids
+            if take_after:
+                after += 1
+            else:
+                before -= 1
+        return [], []
+
+
 def select_elements(
     root: UIElement,
     screen_size: tuple[int, int] | None = None,
     *,
     interactive_only: bool = False,
+    sibling_labels: bool = True,
 ) -> list[UIElement]:
     """Interactive and informative elements of ``root``'s screen in pre-order (see module doc).
 
     ``screen_size`` defaults to :func:`screen_size_of` ``(root)``. ``interactive_only`` drops the
-    informative (non-interactive) elements.
+    informative (non-interactive) elements. ``sibling_labels=False`` leaves label-less controls
+    without a sibling's label.
     """
     if screen_size is None:
         screen_size = screen_size_of(root)
@@ -157,6 +229,7 @@ def select_elements(
         (c, clip0, empty, no_covers) for c in reversed(start)
     ]
     pop, push = stack.pop, stack.append
+    sibling_finders: dict[int, _SiblingLabels] = {}  # by id(parent), built on first need
     while stack:
         node, clip, carried, covers = pop()
         b = node.bbox_pixels
@@ -192,6 +265,19 @@ def select_elements(
                                 extra={**node.extra, "label_from": ",".join(map(str, ids))},
                             )
                             child_carried = carried + tuple(borrowed)
+                        elif (sibling_labels and not node.is_editable and not node.hint_text
+                              and node.parent is not None and len(node.parent.children) > 1):
+                            finder = sibling_finders.get(id(node.parent))
+                            if finder is None:
+                                finder = sibling_finders[id(node.parent)] = _SiblingLabels(
+                                    node.parent, clip, carried)
+                            borrowed, ids = finder.nearest(node, covers)
+                            if borrowed:
+                                keep = dataclasses.replace(
+                                    node, text=" | ".join(borrowed),
+                                    extra={**node.extra, "label_from": ",".join(map(str, ids)),
+                                           "label_source": "sibling"},
+                                )
                 elif not interactive_only and (text or desc):
                     if (not text or text in carried) and (not desc or desc in carried):
                         keep = None  # an interactive ancestor already says this
