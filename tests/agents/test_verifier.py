@@ -159,3 +159,38 @@ def test_helpers():
     assert clean_reply("Answer: `42`\nmore", max_len=10) == "42"
     assert closest_app("open the chrome app", ["Chrome", "Clock"]) == ("Chrome", "contained")
     assert closest_app("zzz", ["Chrome"])[0] is None
+
+
+def test_candidate_entries_are_candidate_records_in_the_old_layout(form_screen):
+    """Issue 10 (design): the agent builds each entry of info["candidates"] as a CandidateRecord;
+    its dict is the layout run directories already hold, and the report reads the entries back
+    through the same type to the same scores and choice."""
+    import json
+
+    from droidverify.agents.base import CandidateRecord
+    from droidverify.agents.screen import describe_action
+    from droidverify.runner.report import _verifier_view
+
+    out = _agent(RuleLLM(yes_words=(">Save<",))).act(form_screen, [])
+    entries = out.info["candidates"]
+    cands = extract_candidates(form_screen)
+    # The layout of runs written before the record type: these keys, in this order, these values.
+    yes = (">Save<",)
+    expected = []
+    for c in cands:
+        d = describe_action(c, form_screen.elements)
+        p_yes, p_no = (0.9, 0.05) if any(w in d for w in yes) else (0.1, 0.6)
+        expected.append({"action": c.to_json(), "description": d,
+                         "score": yes_probability(math.log(p_yes), math.log(p_no)),
+                         "logprob_yes": math.log(p_yes), "logprob_no": math.log(p_no)})
+    assert [list(e) for e in entries] == [list(x) for x in expected]
+    assert entries == pytest.approx(expected)
+    records = CandidateRecord.list_from(json.loads(json.dumps(out.info)))  # as a run file holds it
+    assert [r.to_dict() for r in records] == entries
+    assert max(range(len(records)), key=lambda i: (records[i].score, -i)) == out.info["chosen"]
+    view = _verifier_view(out.info, top_k=len(entries))
+    assert view is not None
+    chosen = [b for b in view.bars if b.chosen]
+    assert len(chosen) == 1 and chosen[0].index == out.info["chosen"] and chosen[0].rank == 1
+    assert chosen[0].description == "click <button id=2 onclick>Save</button>"
+    assert [b.score for b in view.bars] == sorted((r.score for r in records), reverse=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from droidverify.actions.model import Action
-from droidverify.agents.base import AgentOutput
+from droidverify.agents.base import AgentOutput, CandidateRecord
 from droidverify.agents.screen import (
     describe_action,
     describe_ui,
@@ -326,8 +326,9 @@ class VerifierAgent:
         info: dict[str, Any] = {
             "paradigm": "verifier",
             "score_kind": "head" if self.head is not None else "p_yes_normalized",
+            # One CandidateRecord per candidate (the type the report reads back), as its dict.
             "candidates": [
-                {"action": c.to_json(), "description": d, "score": s, **det}
+                CandidateRecord(action=c.to_json(), description=d, score=s, **det).to_dict()
                 for c, d, s, det in zip(candidates, descriptions, scores, details, strict=True)
             ],
             "n_candidates": n,
