@@ -119,10 +119,8 @@ def steps(args: argparse.Namespace) -> None:
                 s = [yes_probability(d["Yes"], d["No"]) for d in res.logprobs]
             else:
                 s = [float(x) for x in head(res.logits).tolist()]
-            others = [s[i] for i in r.negatives()]  # equivalents of the positive are right too
-            correct += sum(s[r.positive] > x for x in others)
-            pairs += len(others)
-            top += max(s[i] for i in r.correct) > max(others, default=float("-inf"))
+            won, vs, first = r.ranking(s)  # the trainer's own held-out measure
+            correct, pairs, top = correct + won, pairs + vs, top + first
         print(f"| {name} | {len(recs)} | {top / len(recs):.3f} | {correct / pairs:.3f} |", flush=True)
 
 

@@ -181,7 +181,8 @@ def default_command(
     max_steps: Annotated[int | None, typer.Option(help="Round-0 optimizer steps (default: the recipe's).",
                                                   min=1)] = None,
     max_minutes: Annotated[float | None, typer.Option(help="Round-0 training time budget (default: the "
-                                                      "recipe's; the CPU recipe stops at 78).", min=0.1)] = None,
+                                                      f"recipe's; the CPU recipe stops at {CPU_RECIPE['max_minutes']:g}).",
+                                                      min=0.1)] = None,
 ) -> None:
     """From scratch: collect data, train round 0 (and annotation rounds), export OUT/verifier."""
     from droidverify.training.loop import DataSpec, LoopConfig, build_dataset, run_loop

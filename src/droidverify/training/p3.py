@@ -299,13 +299,8 @@ class P3Trainer:
         recs = self.eval_records if records is None else records
         pairs = correct = top = n = 0
         for rec in recs:
-            s = self.score_record(rec)
-            pos = s[rec.positive]
-            others = [s[i] for i in rec.negatives()]
-            correct += sum(pos > x for x in others)
-            pairs += len(others)
-            top += int(max(s[i] for i in rec.correct) > max(others, default=float("-inf")))
-            n += 1
+            won, vs, first = rec.ranking(self.score_record(rec))
+            correct, pairs, top, n = correct + won, pairs + vs, top + int(first), n + 1
         return {"pair_acc": correct / pairs if pairs else float("nan"),
                 "top1": top / n if n else float("nan"), "n": n}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -90,6 +90,14 @@ class VerifierStepRecord(BaseModel):
 
     def negatives(self) -> list[int]:
         return [i for i in range(len(self.candidates)) if i not in self.correct]
+
+    def ranking(self, scores: Sequence[float]) -> tuple[int, int, bool]:
+        """How ``scores`` (one per candidate) rank this step: (negatives the positive outscores,
+        negatives, whether a correct candidate, equivalents included, outscores every negative)."""
+        others = [scores[i] for i in self.negatives()]
+        won = sum(scores[self.positive] > x for x in others)
+        top = max(scores[i] for i in self.correct) > max(others, default=float("-inf"))
+        return won, len(others), top
 
 
 def write_records(path: str | Path, records: Iterable[VerifierStepRecord], *, append: bool = False) -> int:
