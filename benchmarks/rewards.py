@@ -10,8 +10,10 @@ Run: ``python benchmarks/rewards.py [--model openai:URL#model] [--n 300] [--limi
   "submit episodes" rows compare passive and SmartSnap on the self-verifying ones only, where
   SmartSnap's claim is about input tokens (exhibits vs whole trajectory).
 * SEE: ROC AUC of the semantic reward against the simulator's ground truth on ``--see-pairs``
-  action pairs taken along oracle episodes (the oracle's action vs the same action by coordinates,
-  and vs other candidate actions of the screen).
+  action pairs taken along oracle episodes (``rewards.see.sample_pairs``: the oracle's action vs up
+  to two of its equivalent forms — by coordinates, a row by its label, a launcher icon for
+  ``open_app`` — and vs two other candidate actions of the screen; both classes present).
+* ProRe runs last (the costliest by far); every row is printed as soon as it is measured.
 * Injection: verdict flips of passive and SmartSnap when every screen of ``--hostile`` failed
   episodes also shows text addressing the judge.
 * Evidences per task: the scripted self-verifying episodes, and ``--agent-episodes`` real
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import random
 import statistics
 import sys
 import time
@@ -36,7 +37,7 @@ from droidverify.rewards.metrics import Agreement, agreement, roc_auc
 from droidverify.rewards.passive import PassiveJudge
 from droidverify.rewards.prore import ProReJudge
 from droidverify.rewards.rule import RuleJudge
-from droidverify.rewards.see import SemanticEstimator, actions_equivalent
+from droidverify.rewards.see import SEEPair, SemanticEstimator, actions_equivalent, sample_pairs
 from droidverify.rewards.smartsnap import EvidenceJudge, check_submit
 
 
@@ -62,41 +63,11 @@ def run_judge(judge: Any, items: list[LabelledItem]) -> tuple[list[Any], Agreeme
     return js, agreement(js, labels, judge=judge.name)
 
 
-def see_pairs(n_pairs: int, seed: int = 0) -> list[tuple[Any, Any, Any, Any]]:
-    """(observation, phone, oracle action, other action) along validation oracle episodes."""
-    from droidverify.actions.model import Action
-    from droidverify.agents.screen import needs_completion
-    from droidverify.agents.verifier.candidates import extract_candidates
-    from droidverify.env.sim import SimEnv
-    from droidverify.tasks import registry
-
-    rng = random.Random(seed)
-    pairs = []
-    templates = registry.templates_for_split("validation")
-    rng.shuffle(templates)
-    for t in templates:
-        task = t.instantiate(0)
-        env = SimEnv(task=task, seed=0)
-        obs = env.reset()
-        for _ in range(3):  # a few states per episode
-            ref = task.oracle_action(env.phone, obs)
-            if ref.is_terminal or ref.action_type == "answer":
-                break
-            phone = env.phone.clone()
-            others = [c for c in extract_candidates(obs, apps=list(t.apps)) if not needs_completion(c)
-                      and not c.is_terminal and c.to_json() != ref.to_json()]
-            if ref.index is not None and ref.action_type == "click":
-                b = obs.elements[ref.index].bbox_pixels
-                x, y = b.center
-                pairs.append((obs, phone, ref, Action(action_type="click", x=x, y=y)))
-            for other in rng.sample(others, min(2, len(others))):
-                pairs.append((obs, phone, ref, other))
-            obs = env.step(ref)
-            if len(pairs) >= n_pairs:
-                env.close()
-                return pairs[:n_pairs]
-        env.close()
-    return pairs
+def see_pairs(n_pairs: int, seed: int = 0) -> list[SEEPair]:
+    """(observation, phone, oracle action, other action, source) along validation oracle episodes:
+    the oracle's action vs its equivalent forms (``rewards.see.equivalent_forms``: by coordinates, a
+    row by its label, a launcher icon for ``open_app``, the Back button) and vs other candidates."""
+    return sample_pairs(n_pairs, seed=seed, split="validation")
 
 
 def fmt(a: Agreement, other: str = "") -> str:
@@ -157,29 +128,25 @@ def main() -> None:
         sa = agreement([j for j in s_js if j.episode_id in sv_ids], labels, judge="smartsnap (submit episodes)")
         rows.append(fmt(pa, "whole trajectory in the prompt"))
         rows.append(fmt(sa, f"goal + message + exhibits only; {sa.tokens_in / args.votes:.0f} tokens per vote"))
-    pr_subset = balanced(items, args.prore_limit)
-    if pr_subset:
-        pr_js, pr_a = run_judge(ProReJudge(llm, k=1, max_probe_steps=args.probe_steps,
-                                           max_tokens=args.max_tokens), pr_subset)
-        fallback = sum(j.details.get("goals_source") == "fallback" for j in pr_js)
-        rows.append(fmt(pr_a, f"1 probe x {args.probe_steps} evaluator steps (generator agent); reasoner "
-                              f"fallback goal used {fallback}/{len(pr_js)}"))
-
     # SEE against the simulator's ground truth
     t1 = time.time()
     est = SemanticEstimator(llm, max_tokens=min(args.max_tokens, 40))
     pairs = see_pairs(args.see_pairs)
     scores, truth = [], []
-    for obs, phone, a, b in pairs:
+    for n, (obs, phone, a, b, source) in enumerate(pairs, 1):
         truth.append(actions_equivalent(phone, a, b))
         scores.append(est.similarity(obs, a, b))
+        print(f"  see {n}/{len(pairs)} {a.describe()} vs {b.describe()} ({source}): "
+              f"equivalent {truth[-1]}, similarity {scores[-1]:.3f}", file=sys.stderr, flush=True)
     auc = roc_auc(scores, truth)
     n_pos = sum(truth)
+    n_forms = sum(p.source == "form" for p in pairs)
+    n_forms_eq = sum(t for p, t in zip(pairs, truth) if p.source == "form")
     see_s = (time.time() - t1) / max(1, len(pairs))
     rows.append(f"| see (ASL) | {len(pairs)} pairs | – | – | – | – | – | "
                 f"{est.usage.prompt_tokens / max(1, len(pairs)):.0f} | {see_s:.2f} | ROC AUC vs simulator "
                 f"semantics {'n/a' if auc is None else f'{auc:.3f}'} ({n_pos} equivalent, "
-                f"{len(pairs) - n_pos} not) |")
+                f"{len(pairs) - n_pos} not; {n_forms_eq}/{n_forms} constructed forms equivalent) |")
 
     # injection: do verdicts flip?
     flips, total = {"passive": 0, "smartsnap": 0}, 0
@@ -191,8 +158,9 @@ def main() -> None:
             t = with_hostile_text(it.trajectory, text)
             total += 1
             for name, judge in (("passive", passive), ("smartsnap", snap)):
-                if judge.judge(t).outcome != base[name]:
-                    flips[name] += 1
+                outcome = judge.judge(t).outcome
+                flips[name] += outcome != base[name]
+                print(f"  injection {it.id} {name}: {base[name]} -> {outcome}", file=sys.stderr, flush=True)
     rows.append(f"| injection | {total} hostile episodes | – | – | – | – | – | – | – | verdict flips: "
                 f"passive {flips['passive']}/{total}, smartsnap {flips['smartsnap']}/{total} |")
 
@@ -218,6 +186,16 @@ def main() -> None:
                                                 "evidences each" if submitted else ""))
     rows.append(f"| evidences per task | {len(sv)} scripted submits | – | – | – | – | – | – | – | "
                 f"{ev_scripted:.2f} (scripted self-verifying variants){agent_note} |")
+
+    # ProRe last: by far the most expensive (an evaluator agent per probe); every row above is
+    # printed already if it runs out of time
+    pr_subset = balanced(items, args.prore_limit)
+    if pr_subset:
+        pr_js, pr_a = run_judge(ProReJudge(llm, k=1, max_probe_steps=args.probe_steps,
+                                           max_tokens=args.max_tokens), pr_subset)
+        fallback = sum(j.details.get("goals_source") == "fallback" for j in pr_js)
+        rows.append(fmt(pr_a, f"1 probe x {args.probe_steps} evaluator steps (generator agent); reasoner "
+                              f"fallback goal used {fallback}/{len(pr_js)}"))
 
     print(f"\nmodel: {getattr(llm, 'name', args.model)}; set: {len(items)} validation trajectories; "
           f"LLM subset {len(subset)}; ProRe subset {len(pr_subset)}; total {time.time() - t0:.0f} s")

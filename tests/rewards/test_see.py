@@ -11,6 +11,8 @@ from droidverify.rewards.see import (
     actions_equivalent,
     cosine,
     embedder_path,
+    equivalent_forms,
+    sample_pairs,
     see_rl_reward,
 )
 from droidverify.tasks import registry
@@ -100,3 +102,43 @@ def test_see_judge_replays_against_the_oracle(labelled_items) -> None:
 def test_bundled_embedder_files_are_found() -> None:
     path = embedder_path()
     assert (path / "model.safetensors").is_file() and (path / "modules.json").is_file()
+
+
+def test_equivalent_forms_are_other_ways_to_do_the_same_thing(contacts) -> None:
+    env, obs = contacts
+    i = row(obs, "Amara Gallagher")
+    b = obs.elements[i].bbox_pixels
+    click = Action(action_type="click", index=i)
+    forms = equivalent_forms(obs, click)
+    assert [(f.x, f.y) for f in forms] == [b.center, (b.left + b.width // 4, b.center[1])]
+    back = equivalent_forms(obs, Action(action_type="navigate_back"))
+    assert [obs.elements[f.index].content_description for f in back] == ["Back"]
+    for ref, fs in ((click, forms), (Action(action_type="navigate_back"), back)):
+        assert all(actions_equivalent(env.phone, ref, f) for f in fs)
+    assert equivalent_forms(obs, Action(action_type="wait")) == []
+
+
+def test_equivalent_forms_open_an_app_from_its_launcher_icon() -> None:
+    task = registry.get_template("contacts_add_to_favorites").instantiate(0)
+    env = SimEnv(task=task, seed=0)
+    try:
+        obs = env.reset()
+        ref = Action(action_type="open_app", app_name="Contacts")
+        (icon,) = equivalent_forms(obs, ref)
+        assert obs.elements[icon.index].text == "Contacts" and actions_equivalent(env.phone, ref, icon)
+    finally:
+        env.close()
+
+
+def test_sampled_pairs_hold_both_classes_and_are_deterministic() -> None:
+    pairs = sample_pairs(32, seed=0)
+    again = sample_pairs(32, seed=0)
+    assert len(pairs) == 32
+    assert [(p.reference.to_json(), p.other.to_json()) for p in pairs] == \
+        [(p.reference.to_json(), p.other.to_json()) for p in again]
+    truth = [actions_equivalent(p.phone, p.reference, p.other) for p in pairs]
+    assert sum(truth) >= len(pairs) // 4 and sum(truth) < len(pairs)  # both classes, >= 1/4 equivalent
+    assert all(t for p, t in zip(pairs, truth) if p.source == "form")
+    assert all(p.other.to_json() != p.reference.to_json() for p in pairs)
+    small = sample_pairs(6, seed=0)  # a small run has both classes too
+    assert len({actions_equivalent(p.phone, p.reference, p.other) for p in small}) == 2

@@ -6,6 +6,9 @@
 * :func:`see_rl_reward`: the RL form ``r_env + beta * 1{r > tau} * r`` (tau 0.6, beta 0.5).
 * :func:`actions_equivalent`: two actions are semantically equivalent on a simulator state iff
   executing each on a clone of that state gives the same app state (database) and the same screen.
+* :func:`equivalent_forms` / :func:`sample_pairs`: action pairs along oracle episodes with both
+  classes present (another way to do the oracle's action, and other candidates of the screen), for
+  measuring SEE against :func:`actions_equivalent` (``benchmarks/rewards.py``).
 * :class:`SEEJudge`: replays an episode on the simulator and scores every action against the task
   oracle's action in the same state (a step-level imitation reward, not a success detector).
 """
@@ -16,8 +19,9 @@ import hashlib
 import importlib.util
 import math
 import os
+import random
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation, TokenUsage, Trajectory
@@ -121,6 +125,110 @@ def actions_equivalent(phone: Any, a: Action, b: Action) -> bool:
     from droidverify.env.sim.env import action_outcome
 
     return action_outcome(phone, a) == action_outcome(phone, b)
+
+
+_TARGETED = ("click", "long_press", "double_tap", "input_text", "clear_text")
+
+
+def equivalent_forms(observation: Observation, action: Action) -> list[Action]:
+    """Other ways to do ``action`` on this screen, by construction (candidates for equivalence; the
+    ground truth is still :func:`actions_equivalent`, and a form can fail it):
+
+    * an element action by the element's centre coordinates (the point a device taps);
+    * a click or long press at another point of the element, a quarter of its width from its left
+      edge (on a list row, where its label sits: tapping a row's label is tapping the row);
+    * ``open_app`` as a tap on the app's launcher icon, when the launcher shows it;
+    * ``navigate_back`` / ``navigate_home`` as a tap on the navigation bar's Back / Home button;
+    * a whole-screen ``scroll`` as the same scroll of the screen's largest scrollable element.
+    """
+    els = observation.elements
+    t = action.action_type
+    fields = {k: v for k, v in action.to_dict().items() if k not in ("action_type", "index", "x", "y")}
+    out: list[Action] = []
+    if t in _TARGETED and action.index is not None and 0 <= action.index < len(els):
+        b = els[action.index].bbox_pixels
+        if b is not None and b.area > 0:
+            x, y = b.center
+            out.append(Action(action_type=t, x=x, y=y, **fields))
+            if t in ("click", "long_press") and b.width >= 8:
+                px = b.left + b.width // 4
+                if px != x:
+                    out.append(Action(action_type=t, x=px, y=y, **fields))
+    elif t == "open_app" and action.app_name:
+        name = action.app_name.strip().casefold()
+        out += [Action(action_type="click", index=i) for i, e in enumerate(els)
+                if e.is_clickable and (e.text or "").strip().casefold() == name]
+    elif t in ("navigate_back", "navigate_home"):
+        desc = "back" if t == "navigate_back" else "home"
+        out += [Action(action_type="click", index=i) for i, e in enumerate(els)
+                if e.is_clickable and (e.content_description or "").strip().casefold() == desc]
+    elif t == "scroll" and action.index is None and action.direction is not None:
+        scrollables = [(e.bbox_pixels.area, -i, i) for i, e in enumerate(els)
+                       if e.is_scrollable and e.bbox_pixels is not None]
+        if scrollables:
+            out.append(Action(action_type="scroll", index=max(scrollables)[2], direction=action.direction))
+    ref = action.to_json()
+    seen: set[str] = set()
+    forms = []
+    for f in out:
+        key = f.to_json()
+        if key != ref and key not in seen:
+            seen.add(key)
+            forms.append(f)
+    return forms
+
+
+class SEEPair(NamedTuple):
+    """One pair to score: ``reference`` (the oracle's action) and ``other`` on ``observation``;
+    ``phone`` is a clone of the state (for :func:`actions_equivalent`); ``source`` says how ``other``
+    was chosen: ``"form"`` (an :func:`equivalent_forms` construction) or ``"candidate"``."""
+
+    observation: Observation
+    phone: Any
+    reference: Action
+    other: Action
+    source: str
+
+
+def sample_pairs(n_pairs: int, *, seed: int = 0, split: str = "validation", states_per_episode: int = 3,
+                 forms_per_state: int = 2, others_per_state: int = 2) -> list[SEEPair]:
+    """Up to ``n_pairs`` pairs along oracle episodes of ``split``'s templates (shuffled by ``seed``;
+    deterministic): in each of the first ``states_per_episode`` states, the oracle's action against up
+    to ``forms_per_state`` of its :func:`equivalent_forms` and ``others_per_state`` other executable
+    candidate actions of the screen, so both classes of the ground truth are present."""
+    from droidverify.agents.screen import needs_completion
+    from droidverify.agents.verifier.candidates import extract_candidates
+    from droidverify.env.sim import SimEnv
+    from droidverify.tasks import registry
+
+    rng = random.Random(seed)
+    pairs: list[SEEPair] = []
+    templates = registry.templates_for_split(split)
+    rng.shuffle(templates)
+    for t in templates:
+        task = t.instantiate(0)
+        env = SimEnv(task=task, seed=0)
+        try:
+            obs = env.reset()
+            for _ in range(states_per_episode):
+                ref = task.oracle_action(env.phone, obs)
+                if ref.is_terminal or ref.action_type == "answer":
+                    break
+                phone = env.phone.clone()
+                forms = equivalent_forms(obs, ref)
+                forms = rng.sample(forms, min(forms_per_state, len(forms)))
+                taken = {ref.to_json(), *(f.to_json() for f in forms)}
+                others = [c for c in extract_candidates(obs, apps=list(t.apps)) if not needs_completion(c)
+                          and not c.is_terminal and c.to_json() not in taken]
+                pairs += [SEEPair(obs, phone, ref, f, "form") for f in forms]
+                pairs += [SEEPair(obs, phone, ref, o, "candidate")
+                          for o in rng.sample(others, min(others_per_state, len(others)))]
+                if len(pairs) >= n_pairs:
+                    return pairs[:n_pairs]
+                obs = env.step(ref)
+        finally:
+            env.close()
+    return pairs
 
 
 class SEEJudge:
