@@ -1,0 +1,49 @@
+"""benchmarks/rewards.py end to end with a scripted judge LLM and a fake embedder (no model load):
+every row is printed, SEE's pairs hold both classes (its AUC is defined), ProRe comes last."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from rewards_doubles import ScriptedLLM, reply
+
+from droidverify.rewards import see
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "rewards.py"
+
+
+def load_benchmark():
+    spec = importlib.util.spec_from_file_location("bench_rewards", BENCH)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def fake_embed(texts):
+    return [[float(len(t) % 7), 1.0] for t in texts]
+
+
+def test_benchmark_prints_every_row_with_both_see_classes(monkeypatch, capsys) -> None:
+    mod = load_benchmark()
+    llm = ScriptedLLM(reply_fn=lambda m, i: reply("SUCCESS", True) if "verdict" in m[-1]["content"].lower()
+                      else f"The screen changes ({len(m[-1]['content']) % 5}).")
+    monkeypatch.setattr(mod, "load_llm", lambda spec: llm)
+    monkeypatch.setattr(mod, "SemanticEstimator",
+                        lambda llm, **kw: see.SemanticEstimator(llm, embed=fake_embed, **kw))
+    monkeypatch.setattr(sys, "argv", ["rewards.py", "--n", "12", "--limit", "4", "--prore-limit", "2",
+                                      "--probe-steps", "1", "--see-pairs", "6", "--hostile", "1",
+                                      "--agent-episodes", "1", "--votes", "1", "--max-tokens", "16"])
+    mod.main()
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| judge")]
+    names = [r.split("|")[1].strip() for r in rows]
+    assert names[:3] == ["rule", "passive", "smartsnap"]
+    assert names[-4:] == ["see (ASL)", "injection", "evidences per task", "prore"]  # ProRe last
+    see_row = rows[names.index("see (ASL)")]
+    assert "ROC AUC vs simulator semantics n/a" not in see_row
+    assert "2 equivalent, 4 not; 2/2 constructed forms equivalent" in see_row
+    assert rows[0].split("|")[3].strip() == "1.000"  # the rule judge is the ground truth
+    assert "total" in out
