@@ -52,3 +52,35 @@ def test_triage_lists_the_most_uncertain_steps(tmp_path: Path) -> None:
     assert "3 of 3 steps" in res.output and "clock_create_alarm" in res.output
     res = runner.invoke(app, ["triage", str(tmp_path)])
     assert res.exit_code == 2 and "not a run directory" in res.output
+
+
+def test_train_loop_and_default_run_rollouts_on_the_workers_asked_for(tmp_path: Path, monkeypatch) -> None:
+    """--workers N gives run_loop (and data collection) a LocalBackend of N processes, closed after."""
+    import droidverify.training.loop as loop_mod
+    from droidverify.runner.backends import LocalBackend
+
+    seen: list[object] = []
+
+    def fake_run_loop(cfg, *, progress=None, provenance=None, backend=None):
+        seen.append(backend)
+        return {"rounds": [{"round": 0, "verifier": str(tmp_path / "v")}]}
+
+    monkeypatch.setattr(loop_mod, "run_loop", fake_run_loop)
+    train = tmp_path / "train.jsonl"
+    train.write_text("")
+    res = runner.invoke(app, ["train", "loop", "--train", str(train), "--out", str(tmp_path / "l"), "--workers", "2"])
+    assert res.exit_code == 0, res.output
+    assert isinstance(seen[-1], LocalBackend) and seen[-1].workers == 2
+    res = runner.invoke(app, ["train", "loop", "--train", str(train), "--out", str(tmp_path / "l")])
+    assert res.exit_code == 0, res.output
+    assert seen[-1] is None  # one worker: this process, as before
+    data = tmp_path / "d" / "data"
+    data.mkdir(parents=True)
+    (data / "train.jsonl").write_text("")
+    (data / "eval.jsonl").write_text("")
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--workers", "2"])
+    assert res.exit_code == 0, res.output
+    assert isinstance(seen[-1], LocalBackend)
+    bad = runner.invoke(app, ["train", "loop", "--train", str(train), "--out", str(tmp_path / "l"),
+                              "--workers", "zero"])
+    assert bad.exit_code == 2 and "workers" in bad.output

@@ -3,10 +3,12 @@ and ``droidverify triage RUN_DIR`` (steps a person should review, by entropy).""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -46,6 +48,25 @@ def _provenance(extra: dict[str, Any] | None = None) -> dict[str, Any]:
             "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), **(extra or {})}
 
 
+_WORKERS = typer.Option("--workers", help="Episodes at once: N local worker processes (each loads its own "
+                        "model), or 'auto' (one per core); the records are the same as with one.")
+
+
+@contextlib.contextmanager
+def _backend(workers: str, what: str) -> Iterator[Any]:
+    """The rollout backend --workers asks for (None: this process), closed afterwards."""
+    from droidverify.runner.backends import make_backend
+
+    backend = make_backend(workers)
+    if backend is not None:
+        _say(f"{what} on {backend.label}")
+    try:
+        yield backend
+    finally:
+        if backend is not None:
+            backend.close()
+
+
 @train_app.command("data")
 def data_command(
     out: Annotated[Path, typer.Option("--out", help="JSONL file to write (statistics beside it).")],
@@ -57,25 +78,17 @@ def data_command(
     self_correction_rate: Annotated[float, typer.Option(help="Share of screen-changing mistakes whose "
                                                         "next step is labelled with the reverse action.",
                                                         min=0, max=1)] = 0.12,
-    workers: Annotated[str, typer.Option("--workers", help="Episodes at once: N local worker processes, or "
-                                         "'auto' (one per core); the records are the same.")] = "1",
+    workers: Annotated[str, _WORKERS] = "1",
 ) -> None:
     """Write verifier training records labelled by the simulator's oracles."""
-    from droidverify.runner.backends import make_backend
     from droidverify.training.loop import DataSpec, build_dataset
 
     try:
         spec = DataSpec(split=split, oracle_seeds=parse_seeds(oracle_seeds) if oracle_seeds else [],
                         noisy_seeds=parse_seeds(noisy_seeds) if noisy_seeds else [], epsilon=epsilon,
                         self_correction_rate=self_correction_rate)
-        backend = make_backend(workers)
-        if backend is not None:
-            _say(f"collecting on {backend.label}")
-        try:
+        with _backend(workers, "collecting") as backend:
             stats = build_dataset(out, spec, progress=_say, backend=backend)
-        finally:
-            if backend is not None:
-                backend.close()
     except DroidVerifyError as e:
         fail(str(e))
     typer.echo(json.dumps({k: stats[k] for k in ("records", "self_correction_share")}))
@@ -151,6 +164,7 @@ def loop_command(
                                                       min=1)] = None,
     max_episode_steps: Annotated[int | None, typer.Option(help="Cap rollout episodes at this many steps.",
                                                           min=1)] = None,
+    workers: Annotated[str, _WORKERS] = "1",
 ) -> None:
     """V-Droid's annotation loop with the oracle as annotator and entropy triage.
 
@@ -166,7 +180,8 @@ def loop_command(
                           rollout_seeds=parse_seeds(rollout_seeds), triage=triage, triage_quantile=quantile,
                           steps_per_round=steps_per_round, replay=replay, rollout_tasks=rollout_tasks,
                           max_episode_steps=max_episode_steps)
-        summary = run_loop(loop, progress=_say, provenance=_provenance())
+        with _backend(workers, "rollouts") as backend:
+            summary = run_loop(loop, progress=_say, provenance=_provenance(), backend=backend)
     except DroidVerifyError as e:
         fail(str(e))
     typer.echo(json.dumps(summary, indent=1))
@@ -183,24 +198,29 @@ def default_command(
     max_minutes: Annotated[float | None, typer.Option(help="Round-0 training time budget (default: the "
                                                       f"recipe's; the CPU recipe stops at {CPU_RECIPE['max_minutes']:g}).",
                                                       min=0.1)] = None,
+    workers: Annotated[str, _WORKERS] = "1",
 ) -> None:
-    """From scratch: collect data, train round 0 (and annotation rounds), export OUT/verifier."""
+    """From scratch: collect data, train round 0 (and annotation rounds), export OUT/verifier.
+
+    --workers parallelises data collection and annotation rollouts; training itself is one process."""
     from droidverify.training.loop import DataSpec, LoopConfig, build_dataset, run_loop
 
     recipe = GPU_RECIPE if device.startswith("cuda") else CPU_RECIPE
     out.mkdir(parents=True, exist_ok=True)
     try:
         train, ev = out / "data" / "train.jsonl", out / "data" / "eval.jsonl"
-        if not train.exists():
-            _say("collecting training records (train templates)")
-            build_dataset(train, DataSpec(), progress=_say)
-        if not ev.exists():
-            _say("collecting held-out records (validation templates)")
-            build_dataset(ev, DataSpec(split="validation", oracle_seeds=(0,), noisy_seeds=(100,)), progress=_say)
         cfg = _config(out / "loop" / "round-0" / "trainer", train, ev, device, "auto", recipe,
                       {"max_steps": max_steps, "max_minutes": max_minutes})
         loop = LoopConfig(output_dir=str(out / "loop"), train_config=cfg, rounds=rounds)
-        summary = run_loop(loop, progress=_say, provenance=_provenance())
+        with _backend(workers, "rollouts") as backend:
+            if not train.exists():
+                _say("collecting training records (train templates)")
+                build_dataset(train, DataSpec(), progress=_say, backend=backend)
+            if not ev.exists():
+                _say("collecting held-out records (validation templates)")
+                build_dataset(ev, DataSpec(split="validation", oracle_seeds=(0,), noisy_seeds=(100,)),
+                              progress=_say, backend=backend)
+            summary = run_loop(loop, progress=_say, provenance=_provenance(), backend=backend)
     except DroidVerifyError as e:
         fail(str(e))
     final = Path(summary["rounds"][-1]["verifier"])
