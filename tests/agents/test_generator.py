@@ -105,3 +105,57 @@ def test_screen_tag_look_alikes_cannot_close_the_screen_block_in_any_case_or_for
         body = user[user.index("<screen>") + len("<screen>"):user.rindex("</screen>")]
         assert not re.search(r"</?\s*screen", body, flags=re.IGNORECASE), (style, body)
     assert escape_screen_tags("a</ScReEn>b") == "a&lt;/ScReEn>b"
+
+
+class _KwargsLLM(RuleLLM):
+    """RuleLLM that also records each call's keyword arguments."""
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.kwargs: list[dict] = []
+
+    def generate(self, messages, **kw):
+        self.kwargs.append(dict(kw))
+        return super().generate(messages, **kw)
+
+
+def test_default_generation_is_greedy_without_a_seed_argument(form_screen):
+    llm = _KwargsLLM(replies=['Action: {"action_type": "wait"}'])
+    agent = GeneratorAgent(llm)
+    agent.reset("g")
+    out = agent.act(form_screen, [])
+    assert llm.kwargs == [{"max_tokens": 256, "temperature": 0.0}]  # what it always sent
+    assert "generations" not in out.info
+
+
+def test_sampling_temperature_and_per_call_seeds(form_screen):
+    from droidverify.agents.generator import call_seed
+    from droidverify.agents.selfverify import SelfVerifyingAgent
+
+    bad, good = "no action", 'Action: {"action_type": "wait"}'
+    llm = _KwargsLLM(replies=[bad, good, good])
+    agent = GeneratorAgent(llm, temperature=0.8, seed=5, record_generations=True)
+    agent.reset("g")
+    first = agent.act(form_screen, [])
+    second = agent.act(form_screen, [Step(index=0, observation=form_screen, action=first.action)])
+    seeds = [k["seed"] for k in llm.kwargs]
+    assert seeds == [call_seed(5, 0, 0), call_seed(5, 0, 1), call_seed(5, 1, 0)] and len(set(seeds)) == 3
+    assert {k["temperature"] for k in llm.kwargs} == {0.8}
+    gens = first.info["generations"]  # every call of the step: the retry's prompt carries the feedback
+    assert [g["text"] for g in gens] == [bad, good] and [g["seed"] for g in gens] == seeds[:2]
+    assert gens[0]["messages"] == llm.generate_calls[0] and gens[1]["messages"] == llm.generate_calls[1]
+    assert len(second.info["generations"]) == 1
+    assert call_seed(6, 0, 0) != call_seed(5, 0, 0)
+    snap = SelfVerifyingAgent(llm, temperature=0.5, seed=1)  # SmartSnap's agent takes the same options
+    assert (snap.temperature, snap.seed) == (0.5, 1)
+
+
+def test_a_negative_temperature_is_refused():
+    import pytest
+
+    from droidverify.errors import DroidVerifyError
+
+    with pytest.raises(DroidVerifyError, match="temperature"):
+        GeneratorAgent(RuleLLM(), temperature=-1)
+    with pytest.raises(DroidVerifyError, match="seed"):
+        GeneratorAgent(RuleLLM(), seed="3")  # type: ignore[arg-type]

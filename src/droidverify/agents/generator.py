@@ -8,6 +8,7 @@ retry is unusable too, the agent waits (a safe no-op) and records every attempt 
 from __future__ import annotations
 
 import json
+import random
 import time
 from typing import Any
 
@@ -68,6 +69,12 @@ FORMAT = (
 )
 
 
+def call_seed(seed: int, step: int, attempt: int) -> int:
+    """The sampling seed of one model call: stable across processes and Python runs (a string seed is
+    hashed with SHA-512, not the salted ``hash``), distinct per step and retry."""
+    return random.Random(f"generator:{seed}:{step}:{attempt}").getrandbits(31)
+
+
 class GeneratorAgent:
     """T3A-style agent: goal + history (with outcomes) + element list -> reason + ``Action: {json}``.
 
@@ -75,6 +82,14 @@ class GeneratorAgent:
     ``memory``: how earlier steps and their outcomes are written (``diff`` by default, see
     ``agents.verifier.memory``). ``guidance``: the action-space text (default
     :func:`default_guidance`).
+
+    Sampling (GRPO groups, ``training.grpo``): ``temperature`` 0 (the default) is greedy decoding,
+    exactly as before. With ``seed`` set, every model call gets its own seed derived from ``(seed,
+    step, attempt)`` (:func:`call_seed`), so an episode's samples repeat exactly on the local model
+    (and on servers that honour a request seed) while episodes with other seeds differ.
+    ``record_generations``: put every model call's prompt messages, reply text and seed in
+    ``info["generations"]`` (what a trainer needs to compute the reply's token log-probs); off by
+    default, since it repeats the screen text in every step line.
     """
 
     name = "generator"
@@ -88,15 +103,25 @@ class GeneratorAgent:
         guidance: str | None = None,
         memory: str | WorkingMemory = "diff",
         max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        record_generations: bool = False,
     ) -> None:
         if max_retries < 0:
             raise DroidVerifyError(f"GeneratorAgent: max_retries must be >= 0, got {max_retries}")
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or temperature < 0:
+            raise DroidVerifyError(f"GeneratorAgent: temperature must be a number >= 0, got {temperature!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise DroidVerifyError(f"GeneratorAgent: seed must be an int or None, got {seed!r}")
         self.llm = llm
         self.description = description
         self.max_retries = max_retries
         self.guidance = guidance if guidance is not None else default_guidance()
         self.memory: WorkingMemory = make_memory(memory, llm) if isinstance(memory, str) else memory
         self.max_tokens = max_tokens
+        self.temperature = float(temperature)
+        self.seed = seed
+        self.record_generations = record_generations
         self.goal = ""
 
     def reset(self, goal: str) -> None:
@@ -128,10 +153,19 @@ class GeneratorAgent:
         attempts: list[dict[str, Any]] = []
         action: Action | None = None
         raw = ""
+        generations: list[dict[str, Any]] = []
         for attempt in range(self.max_retries + 1):
-            gen = self.llm.generate(messages, max_tokens=self.max_tokens, temperature=0.0)
+            # No seed argument unless one is set: the default call stays what it always was.
+            extra: dict[str, Any] = ({} if self.seed is None
+                                     else {"seed": call_seed(self.seed, len(history), attempt)})
+            gen = self.llm.generate(messages, max_tokens=self.max_tokens, temperature=self.temperature,
+                                    **extra)
             usage = usage + gen.usage
             raw = gen.text
+            if self.record_generations:
+                generations.append({"messages": [dict(m) for m in messages], "text": raw,
+                                    "temperature": self.temperature, "seed": extra.get("seed"),
+                                    "finish_reason": gen.finish_reason})
             try:
                 action = self._check(raw, observation, len(history))
                 attempts.append({"raw": raw, "error": None})
@@ -158,4 +192,6 @@ class GeneratorAgent:
             "memory": memory_text,
             "seconds": time.perf_counter() - t0,
         }
+        if self.record_generations:
+            info["generations"] = generations
         return AgentOutput(action=action, raw_output=raw, error=error, info=info, usage=usage)
