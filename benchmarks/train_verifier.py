@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 
 def success(args: argparse.Namespace) -> None:
@@ -104,6 +105,7 @@ def steps(args: argparse.Namespace) -> None:
     random.Random(0).shuffle(recs)
     recs = recs[: args.records]
     print("| verifier | records | top-1 | pairwise |\n|---|---|---|---|")
+    rows: list[dict[str, object]] = []
     for spec in args.verifier:
         name, _, vdir = spec.partition("=")
         llm = LocalLLM(dtype=args.dtype, device=args.device)
@@ -121,7 +123,38 @@ def steps(args: argparse.Namespace) -> None:
                 s = [float(x) for x in head(res.logits).tolist()]
             won, vs, first = r.ranking(s)  # the trainer's own held-out measure
             correct, pairs, top = correct + won, pairs + vs, top + first
+            rows.append({"verifier": name, "record": r.record_id, "top1": int(first), "won": won, "pairs": vs,
+                         **_facets(r, llm.count_tokens(vp.prefix))})
         print(f"| {name} | {len(recs)} | {top / len(recs):.3f} | {correct / pairs:.3f} |", flush=True)
+    if args.breakdown:
+        _print_breakdown(rows)
+    if args.per_record:
+        Path(args.per_record).write_text("".join(json.dumps(x) + "\n" for x in rows))
+
+
+def _facets(r: Any, prefix_tokens: int) -> dict[str, object]:
+    """What a held-out step is, for the breakdown: where in the episode, what the label does, how long."""
+    label = json.loads(r.candidates[r.positive])["action_type"]
+    length = "<700" if prefix_tokens < 700 else "700-1099" if prefix_tokens < 1100 else ">=1100"
+    return {"step": "0" if r.step == 0 else "1-2" if r.step <= 2 else "3+", "label": label,
+            "source": r.source, "prefix": length, "prefix_tokens": prefix_tokens,
+            "candidates": len(r.candidates)}
+
+
+def _print_breakdown(rows: list[dict[str, object]]) -> None:
+    """Top-1 and pairwise accuracy per facet value, per verifier (held-out steps)."""
+    from collections import defaultdict
+
+    for facet in ("step", "label", "source", "prefix"):
+        groups: dict[tuple[str, str], list[dict[str, object]]] = defaultdict(list)
+        for x in rows:
+            groups[(str(x["verifier"]), str(x[facet]))].append(x)
+        print(f"\n| verifier | {facet} | records | top-1 | pairwise |\n|---|---|---|---|---|")
+        for (name, value), xs in sorted(groups.items()):
+            won = sum(int(x["won"]) for x in xs)  # type: ignore[call-overload]
+            pairs = sum(int(x["pairs"]) for x in xs)  # type: ignore[call-overload]
+            top = sum(int(x["top1"]) for x in xs)  # type: ignore[call-overload]
+            print(f"| {name} | {value} | {len(xs)} | {top / len(xs):.3f} | {won / max(1, pairs):.3f} |")
 
 
 def main() -> None:
@@ -137,6 +170,9 @@ def main() -> None:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--dtype", default="auto")
     ap.add_argument("--records", type=int, default=6)
+    ap.add_argument("--breakdown", action="store_true", help="steps: top-1 per step index, label type, "
+                    "source and prefix length")
+    ap.add_argument("--per-record", default=None, help="steps: write each record's result as JSONL here")
     ap.add_argument("--negatives", type=int, default=15)
     ap.add_argument("--lora-layers", type=int, default=None)
     args = ap.parse_args()
