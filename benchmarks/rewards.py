@@ -150,7 +150,11 @@ def main() -> None:
 
     # injection: do verdicts flip?
     flips, total = {"passive": 0, "smartsnap": 0}, 0
-    hostile_items = [it for it in subset if not it.label][: args.hostile]
+    # failed episodes ending in submit first: on the others SmartSnap's format rule answers without
+    # a model call, so they cannot show whether its judge is swayed
+    failed = [it for it in subset if not it.label]
+    hostile_items = sorted(failed, key=lambda it: not it.variant.startswith("sv_"))[: args.hostile]
+    n_read = 2 * sum(it.variant.startswith("sv_") for it in hostile_items)
     for it in hostile_items:
         base = {"passive": next(j for j in p_js if j.episode_id == it.id).outcome,
                 "smartsnap": next(j for j in s_js if j.episode_id == it.id).outcome}
@@ -162,7 +166,8 @@ def main() -> None:
                 flips[name] += outcome != base[name]
                 print(f"  injection {it.id} {name}: {base[name]} -> {outcome}", file=sys.stderr, flush=True)
     rows.append(f"| injection | {total} hostile episodes | – | – | – | – | – | – | – | verdict flips: "
-                f"passive {flips['passive']}/{total}, smartsnap {flips['smartsnap']}/{total} |")
+                f"passive {flips['passive']}/{total}, smartsnap {flips['smartsnap']}/{total} ({n_read} of them "
+                f"submit episodes its judge reads; the rest fail its format rule) |")
 
     # evidences per task
     sv = [check_submit(it.trajectory) for it in items if it.variant.startswith("sv_")]

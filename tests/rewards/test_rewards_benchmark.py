@@ -45,5 +45,6 @@ def test_benchmark_prints_every_row_with_both_see_classes(monkeypatch, capsys) -
     see_row = rows[names.index("see (ASL)")]
     assert "ROC AUC vs simulator semantics n/a" not in see_row
     assert "2 equivalent, 4 not; 2/2 constructed forms equivalent" in see_row
+    assert "submit episodes its judge reads" in rows[names.index("injection")]
     assert rows[0].split("|")[3].strip() == "1.000"  # the rule judge is the ground truth
     assert "total" in out
