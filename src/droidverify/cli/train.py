@@ -164,6 +164,8 @@ def loop_command(
                                                       min=1)] = None,
     max_episode_steps: Annotated[int | None, typer.Option(help="Cap rollout episodes at this many steps.",
                                                           min=1)] = None,
+    round_lr_scale: Annotated[float, typer.Option(help="Annotation rounds train at round 0's learning "
+                                                  "rates times this.", min=0.001, max=1)] = 0.25,
     workers: Annotated[str, _WORKERS] = "1",
 ) -> None:
     """V-Droid's annotation loop with the oracle as annotator and entropy triage.
@@ -178,8 +180,8 @@ def loop_command(
         cfg = _config(out / "round-0" / "trainer", train, eval_file, device, dtype, recipe, {"max_steps": max_steps})
         loop = LoopConfig(output_dir=str(out), train_config=cfg, rounds=rounds,
                           rollout_seeds=parse_seeds(rollout_seeds), triage=triage, triage_quantile=quantile,
-                          steps_per_round=steps_per_round, replay=replay, rollout_tasks=rollout_tasks,
-                          max_episode_steps=max_episode_steps)
+                          steps_per_round=steps_per_round, replay=replay, round_lr_scale=round_lr_scale,
+                          rollout_tasks=rollout_tasks, max_episode_steps=max_episode_steps)
         with _backend(workers, "rollouts") as backend:
             summary = run_loop(loop, progress=_say, provenance=_provenance(), backend=backend)
     except DroidVerifyError as e:

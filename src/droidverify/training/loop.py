@@ -118,9 +118,16 @@ class LoopConfig:
     # Round k trains on its new labels plus this many times as many earlier records (replayed):
     # merged into the whole pool, a few hundred new labels would hardly be sampled in one round.
     replay: float = 1.0
+    # A round fine-tunes on a few hundred records; at round 0's learning rates one 80-step round
+    # lowered held-out top-1 (0.287 -> 0.206 on 160 validation records), at a quarter 0.231.
+    round_lr_scale: float = 0.25
     rollout_tasks: int | None = None  # only the first N train templates per seed (None: all)
     max_episode_steps: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.round_lr_scale <= 1:
+            raise TrainingError(f"round_lr_scale must be in (0, 1], got {self.round_lr_scale}")
 
 
 def _normalised(r: VerifierStepRecord) -> float:
@@ -246,6 +253,8 @@ def run_loop(cfg: LoopConfig, *, progress: Callable[[str], None] | None = None,
                 tc.init_from = str(prev)
                 tc.max_steps = cfg.steps_per_round
                 tc.warmup_steps = min(tc.warmup_steps, 5)
+                tc.learning_rate = base.learning_rate * cfg.round_lr_scale
+                tc.head_learning_rate = base.head_learning_rate * cfg.round_lr_scale
             trainer = P3Trainer(tc)
             result = trainer.train()
             trainer.export(vdir, provenance={**(provenance or {}), "round": k, "labels": labels,
