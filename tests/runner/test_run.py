@@ -206,8 +206,9 @@ def test_killed_run_resumes_without_losing_or_duplicating(tmp_path: Path, sig: i
             pytest.fail("child never reached the hanging step")
         os.kill(proc.pid, sig)
         if sig == signal.SIGINT:  # Ctrl-C interrupts the sleep; the run stops with KeyboardInterrupt
-            proc.wait(timeout=30)
-            assert b"KeyboardInterrupt" in proc.stderr.read()
+            # communicate drains the pipes while waiting: a child blocked writing to a full pipe never exits
+            _out, err = proc.communicate(timeout=60)
+            assert b"KeyboardInterrupt" in err
     finally:
         if proc.poll() is None:
             proc.kill()
