@@ -184,11 +184,18 @@ _CHILD = textwrap.dedent("""
 """)
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """The child gets SIGINT as a terminal's Ctrl-C delivers it: in the full suite it may inherit
+    SIGINT blocked or ignored from the test process (two clean-clone CI runs: alive 60 s after it)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_killed_run_resumes_without_losing_or_duplicating(tmp_path: Path, sig: int) -> None:
     out = tmp_path / "run"
     proc = subprocess.Popen([sys.executable, "-c", _CHILD.format(here=str(HERE), out=str(out))],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_ctrl_c_as_in_a_terminal)
     try:
         deadline = time.time() + 60
         while time.time() < deadline:
