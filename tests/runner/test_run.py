@@ -195,7 +195,8 @@ def _ctrl_c_as_in_a_terminal() -> None:
 def test_killed_run_resumes_without_losing_or_duplicating(tmp_path: Path, sig: int) -> None:
     out = tmp_path / "run"
     proc = subprocess.Popen([sys.executable, "-c", _CHILD.format(here=str(HERE), out=str(out))],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_ctrl_c_as_in_a_terminal)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_ctrl_c_as_in_a_terminal)  # noqa: PLW1509 -- two signal calls, no locks
     try:
         deadline = time.time() + 60
         while time.time() < deadline:
