@@ -43,6 +43,7 @@ from droidverify.env.records import Trajectory
 from droidverify.errors import TrainingDataError, TrainingError
 from droidverify.tasks.base import Task
 from droidverify.training.collection import ItemBackend
+from droidverify.training.records import iter_jsonl
 
 SCHEMA_VERSION = 1
 RECORD_KIND = "grpo_group"
@@ -293,22 +294,7 @@ def write_groups(path: str | Path, groups: Iterable[RolloutGroup], *, append: bo
 
 def iter_groups(path: str | Path) -> Iterator[RolloutGroup]:
     """The groups of a JSONL file; a bad line raises :class:`TrainingDataError` naming it."""
-    path = Path(path)
-    try:
-        f = open(path, encoding="utf-8")  # noqa: SIM115 -- closed by the `with f:` below
-    except OSError as exc:
-        raise TrainingDataError(f"cannot read GRPO groups {path}: {exc}") from exc
-    with f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                yield RolloutGroup.from_dict(json.loads(line))
-            except TrainingDataError as exc:
-                raise TrainingDataError(f"{path}:{lineno}: {exc}") from exc
-            except (ValueError, KeyError, TypeError) as exc:
-                raise TrainingDataError(f"{path}:{lineno}: not a valid GRPO group: "
-                                        f"{type(exc).__name__}: {exc}") from exc
+    return iter_jsonl(path, "GRPO group", RolloutGroup.from_dict)
 
 
 def read_groups(path: str | Path) -> list[RolloutGroup]:

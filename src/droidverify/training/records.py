@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from droidverify.actions.model import Action
 from droidverify.errors import TrainingDataError
+
+T = TypeVar("T")
 
 SCHEMA_VERSION = 2  # 2 added ``equivalent``; version-1 files still load (no equivalents)
 Source = Literal["oracle", "policy", "self_correction"]
@@ -114,21 +116,29 @@ def write_records(path: str | Path, records: Iterable[VerifierStepRecord], *, ap
     return n
 
 
-def iter_records(path: str | Path) -> Iterator[VerifierStepRecord]:
-    """Validated records of a JSONL file; a bad line raises :class:`TrainingDataError` naming it."""
+def iter_jsonl(path: str | Path, what: str, parse: Callable[[Any], T]) -> Iterator[T]:
+    """``parse`` of each non-blank line of a JSONL file; an unreadable file or a bad line raises
+    :class:`TrainingDataError` naming the file (and line) and ``what`` it should hold."""
     path = Path(path)
     try:
         f = open(path, encoding="utf-8")  # noqa: SIM115 -- closed by the `with f:` below
     except OSError as exc:
-        raise TrainingDataError(f"cannot read training records {path}: {exc}") from exc
+        raise TrainingDataError(f"cannot read {what} {path}: {exc}") from exc
     with f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
-                yield VerifierStepRecord.model_validate(json.loads(line))
-            except (ValueError, ValidationError) as exc:
-                raise TrainingDataError(f"{path}:{lineno}: not a valid verifier step record: {exc}") from exc
+                yield parse(json.loads(line))
+            except TrainingDataError as exc:
+                raise TrainingDataError(f"{path}:{lineno}: {exc}") from exc
+            except (ValueError, KeyError, TypeError, ValidationError) as exc:
+                raise TrainingDataError(f"{path}:{lineno}: not a valid {what}: {exc}") from exc
+
+
+def iter_records(path: str | Path) -> Iterator[VerifierStepRecord]:
+    """Validated records of a JSONL file; a bad line raises :class:`TrainingDataError` naming it."""
+    return iter_jsonl(path, "verifier step record", VerifierStepRecord.model_validate)
 
 
 def read_records(path: str | Path) -> list[VerifierStepRecord]:
