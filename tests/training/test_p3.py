@@ -32,6 +32,24 @@ def test_loss_decreases_on_a_fixed_batch(tiny_model_dir: Path, oracle_records, t
     assert losses[-1] < losses[0] * 0.5, losses
 
 
+def test_listwise_loss_is_the_softmax_cross_entropy_and_trains_top1(tiny_model_dir: Path, oracle_records,
+                                                                     tmp_path: Path) -> None:
+    rec = oracle_records[0]
+    tr = _trainer(tiny_model_dir, [rec], tmp_path / "t", lora_dropout=0.0, head_learning_rate=0.05,
+                  learning_rate=2e-3, loss="listwise", max_negatives=None, sft_weight=0.0)
+    fulls, k = tr._prompt_ids(rec)
+    chosen = tr._sample(rec, 0)
+    assert chosen[0] == rec.positive and sorted(chosen[1:]) == rec.negatives()  # every negative, no equivalent
+    with torch.no_grad():
+        s = tr._scores([fulls[i] for i in chosen], k).float()
+    expected = float(torch.logsumexp(s, 0) - s[0])
+    loss, _ = tr._record_loss(rec, 0)
+    assert float(loss) == pytest.approx(expected, rel=1e-4, abs=1e-4)
+    metrics = [tr.train_step() for _ in range(15)]
+    assert metrics[-1].loss < metrics[0].loss * 0.5, [m.loss for m in metrics]
+    assert metrics[-1].top1 == 1.0
+
+
 def test_gradients_reach_only_the_adapter_and_the_head(tiny_model_dir: Path, oracle_records, tmp_path: Path) -> None:
     tr = _trainer(tiny_model_dir, oracle_records[:2], tmp_path / "t", lora_layers=1, sft_weight=0.5)
     before = {n: p.detach().clone() for n, p in tr.model.named_parameters()}
@@ -102,6 +120,8 @@ def test_bad_config_and_broken_checkpoints_raise_typed_errors(tiny_model_dir: Pa
         P3Config(output_dir="x", train_file="", head="mlp").validate()
     with pytest.raises(TrainingError, match="max_negatives"):
         P3Config(output_dir="x", train_file="", max_negatives=0).validate()
+    with pytest.raises(TrainingError, match="loss"):
+        P3Config(output_dir="x", train_file="", loss="hinge").validate()
     tr = _trainer(tiny_model_dir, oracle_records[:2], tmp_path / "t")
     (tmp_path / "bad").mkdir()
     with pytest.raises(CheckpointError):

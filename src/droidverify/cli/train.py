@@ -119,6 +119,10 @@ def verifier_command(
     lora_layers: Annotated[int | None, typer.Option(help="Train LoRA on the last N layers (0 = all).",
                                                     min=0)] = None,
     max_negatives: Annotated[int | None, typer.Option(help="Negatives sampled per step.", min=1)] = None,
+    all_negatives: Annotated[bool, typer.Option("--all-negatives", help="Use every negative of a step "
+                                                "(overrides --max-negatives).")] = False,
+    loss: Annotated[str | None, typer.Option(help="pairwise (V-Droid's P^3) or listwise (softmax "
+                                             "cross-entropy over the positive and the negatives).")] = None,
     grad_accum: Annotated[int | None, typer.Option(help="Records per optimizer step.", min=1)] = None,
     learning_rate: Annotated[float | None, typer.Option("--lr", help="LoRA learning rate.")] = None,
     init_from: Annotated[Path | None, typer.Option(help="Continue from a trained verifier.")] = None,
@@ -132,8 +136,10 @@ def verifier_command(
     try:
         cfg = _config(out, train, eval_file, device, dtype, recipe,
                       {"max_steps": max_steps, "lora_layers": lora_layers, "max_negatives": max_negatives,
-                       "grad_accum": grad_accum, "learning_rate": learning_rate,
+                       "loss": loss, "grad_accum": grad_accum, "learning_rate": learning_rate,
                        "init_from": str(init_from) if init_from else None, "max_minutes": max_minutes})
+        if all_negatives:
+            cfg.max_negatives = None
         trainer = P3Trainer(cfg)
         result = trainer.train()
         path = trainer.export(export or out / "verifier",

@@ -30,6 +30,7 @@ from droidverify.training.records import VerifierStepRecord, read_records
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 VERIFIER_FORMAT = "droidverify-verifier"
+LOSSES = ("pairwise", "listwise")
 
 
 @dataclass
@@ -60,6 +61,9 @@ class P3Config:
     max_negatives: int | None = 15  # sampled per record; None = all
     hard_negative_types: tuple[str, ...] = ("status", "navigate_back")  # always among the negatives
     margin: float = 0.0
+    # "pairwise": V-Droid's P^3 loss; "listwise": cross-entropy of the softmax over the positive and
+    # the sampled negatives, which is what top-1 (beating *every* negative) needs.
+    loss: str = "pairwise"
     sft_weight: float = 0.5  # weight of the completion (content) loss; 0 disables it
     max_prompt_tokens: int = 3000  # records whose prompt is longer are skipped (and counted)
     max_batch: int = 8  # candidates per packed pass
@@ -72,6 +76,8 @@ class P3Config:
     seed: int = 0
 
     def validate(self) -> None:
+        if self.loss not in LOSSES:
+            raise TrainingError(f"loss must be one of {LOSSES}, got {self.loss!r}")
         if self.head not in HEAD_KINDS:
             raise TrainingError(f"head must be one of {HEAD_KINDS}, got {self.head!r}")
         for name in ("max_steps", "grad_accum", "lora_r", "max_batch", "eval_every", "save_every",
@@ -281,7 +287,10 @@ class P3Trainer:
         chosen = self._sample(rec, index)
         s = self._scores([fulls[i] for i in chosen], k)
         diff = s[0] - s[1:] - self.config.margin
-        loss = F.softplus(-diff).mean()  # = mean -log sigmoid(diff)
+        if self.config.loss == "listwise":
+            loss = -F.log_softmax(s.float(), dim=0)[0]
+        else:
+            loss = F.softplus(-diff).mean()  # = mean -log sigmoid(diff)
         sft = None
         if self.config.sft_weight > 0 and rec.completion is not None:
             sft_t = self._sft_loss(rec)
