@@ -123,7 +123,10 @@ def steps(args: argparse.Namespace) -> None:
                 s = [float(x) for x in head(res.logits).tolist()]
             won, vs, first = r.ranking(s)  # the trainer's own held-out measure
             correct, pairs, top = correct + won, pairs + vs, top + first
+            best = max(range(len(s)), key=lambda i: (s[i], -i))
+            rank = 1 + sum(s[i] > max(s[j] for j in r.correct) for i in r.negatives())
             rows.append({"verifier": name, "record": r.record_id, "top1": int(first), "won": won, "pairs": vs,
+                         "rank": rank, "picked": json.loads(r.candidates[best])["action_type"],
                          **_facets(r, llm.count_tokens(vp.prefix))})
         print(f"| {name} | {len(recs)} | {top / len(recs):.3f} | {correct / pairs:.3f} |", flush=True)
     if args.breakdown:
@@ -142,8 +145,20 @@ def _facets(r: Any, prefix_tokens: int) -> dict[str, object]:
 
 
 def _print_breakdown(rows: list[dict[str, object]]) -> None:
-    """Top-1 and pairwise accuracy per facet value, per verifier (held-out steps)."""
-    from collections import defaultdict
+    """Top-1 and pairwise accuracy per facet value, per verifier (held-out steps); then, for the
+    steps each verifier got wrong, what it picked instead and where the right action ranked."""
+    from collections import Counter, defaultdict
+
+    print("\n| verifier | wrong steps | picked instead (action type: steps) | rank of the right action: median, <= 3 |"
+          "\n|---|---|---|---|")
+    for name in dict.fromkeys(str(x["verifier"]) for x in rows):
+        wrong = [x for x in rows if x["verifier"] == name and not x["top1"]]
+        if not wrong:
+            continue
+        picked = Counter(str(x["picked"]) for x in wrong).most_common()
+        ranks = sorted(int(x["rank"]) for x in wrong)  # type: ignore[call-overload]
+        print(f"| {name} | {len(wrong)} | {', '.join(f'{k}: {v}' for k, v in picked)} | "
+              f"{ranks[len(ranks) // 2]}, {sum(r <= 3 for r in ranks) / len(ranks):.2f} |")
 
     for facet in ("step", "label", "source", "prefix"):
         groups: dict[tuple[str, str], list[dict[str, object]]] = defaultdict(list)
