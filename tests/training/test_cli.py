@@ -84,3 +84,31 @@ def test_train_loop_and_default_run_rollouts_on_the_workers_asked_for(tmp_path: 
     bad = runner.invoke(app, ["train", "loop", "--train", str(train), "--out", str(tmp_path / "l"),
                               "--workers", "zero"])
     assert bad.exit_code == 2 and "workers" in bad.output
+
+
+def test_train_verifier_passes_the_loss_and_refuses_a_bad_one_before_loading(tmp_path: Path, monkeypatch) -> None:
+    import droidverify.training.p3 as p3
+
+    seen: list[object] = []
+
+    class FakeTrainer:
+        def __init__(self, cfg) -> None:
+            seen.append(cfg)
+
+        def train(self) -> dict:
+            return {}
+
+        def export(self, path, *, provenance=None) -> Path:
+            return Path(path)
+
+    monkeypatch.setattr(p3, "P3Trainer", FakeTrainer)
+    train = tmp_path / "train.jsonl"
+    train.write_text("")
+    res = runner.invoke(app, ["train", "verifier", "--train", str(train), "--out", str(tmp_path / "t"),
+                              "--loss", "listwise", "--all-negatives"])
+    assert res.exit_code == 0, res.output
+    assert seen[0].loss == "listwise" and seen[0].max_negatives is None
+    bad = runner.invoke(app, ["train", "verifier", "--train", str(train), "--out", str(tmp_path / "t"),
+                              "--loss", "hinge"])
+    assert bad.exit_code != 0 and "loss must be one of" in bad.output
+    assert len(seen) == 1  # refused before a trainer (and its model) was built

@@ -101,8 +101,10 @@ def _config(out: Path, train: Path, eval_file: Path | None, device: str, dtype: 
     values = {**recipe, **{k: v for k, v in overrides.items() if v is not None}}
     if values.get("lora_layers") == 0:
         values["lora_layers"] = None
-    return P3Config(output_dir=str(out), train_file=str(train), eval_file=str(eval_file) if eval_file else None,
-                    device=device, dtype=dtype, **values)
+    cfg = P3Config(output_dir=str(out), train_file=str(train), eval_file=str(eval_file) if eval_file else None,
+                   device=device, dtype=dtype, **values)
+    cfg.validate()  # a bad option fails here, before any model is loaded
+    return cfg
 
 
 @train_app.command("verifier")
