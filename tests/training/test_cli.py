@@ -87,7 +87,7 @@ def test_train_loop_and_default_run_rollouts_on_the_workers_asked_for(tmp_path: 
 
 
 def test_train_verifier_passes_the_loss_and_refuses_a_bad_one_before_loading(tmp_path: Path, monkeypatch) -> None:
-    import droidverify.training.p3 as p3
+    from droidverify.training import p3
 
     seen: list[object] = []
 
