@@ -9,7 +9,15 @@ Part ``speed``: seconds per training record of the shared-prefix P^3 trainer vs 
 that runs every candidate's full prompt on its own (V-Droid's code), on the same records with the
 same sampled negatives, measured in one run; prints the ratio (goal >= 5x).
 
+Part ``fit``: how fast a recipe fits a small set: the CPU recipe (``--lr``, ``--lora-layers``,
+``--negatives``, ``--loss`` override it) trains on ``--records`` training records for
+``--fit-steps`` steps; top-1 and pairwise over every candidate on those same records and on 60
+held-out records are printed every ``--eval-every`` steps. A recipe that cannot fit 100 records
+will not fit 9,000; this ranks recipes in ~30 minutes each instead of a full run.
+
     python benchmarks/train_verifier.py --part speed --records 6
+    python benchmarks/train_verifier.py --part fit --train-file DATA/train.jsonl --eval-file DATA/eval.jsonl \
+        --records 100 --fit-steps 400
     python benchmarks/train_verifier.py --part success --verifier untrained=none \\
         --verifier shipped=src/droidverify/agents/verifier/shipped --splits validation:0 --max-tasks 10
 """
@@ -74,7 +82,7 @@ def speed(args: argparse.Namespace) -> None:
     results = {}
     for naive in (False, True):
         cfg = P3Config(output_dir="/tmp/p3speed", train_file="", lora_layers=args.lora_layers,
-                       max_negatives=args.negatives, sft_weight=0.0, naive_forward=naive, max_steps=10 ** 6,
+                       max_negatives=args.negatives or 15, sft_weight=0.0, naive_forward=naive, max_steps=10 ** 6,
                        dtype=args.dtype, device=args.device)
         tr = P3Trainer(cfg, llm=llm, train_records=recs)
         tr.train_step()  # warm-up
@@ -84,7 +92,7 @@ def speed(args: argparse.Namespace) -> None:
         results["naive" if naive else "shared-prefix"] = (time.perf_counter() - t0) / len(recs)
         tr.peft_model.unload()  # take the adapter out again so the next trainer starts clean
         llm.model = tr.peft_model.get_base_model() if hasattr(tr.peft_model, "get_base_model") else llm.model
-    print(f"\n{len(recs)} records, {args.negatives} negatives + 1 positive each, LoRA on "
+    print(f"\n{len(recs)} records, {args.negatives or 15} negatives + 1 positive each, LoRA on "
           f"{args.lora_layers or 'all'} layers, {llm.dtype_name} on {args.device}")
     print("| trainer | seconds per record |\n|---|---|")
     for k, v in results.items():
@@ -135,6 +143,44 @@ def steps(args: argparse.Namespace) -> None:
         Path(args.per_record).write_text("".join(json.dumps(x) + "\n" for x in rows))
 
 
+def fit(args: argparse.Namespace) -> None:
+    import random
+
+    from droidverify.cli.train import CPU_RECIPE
+    from droidverify.training.p3 import P3Config, P3Trainer
+    from droidverify.training.records import read_records
+
+    recs = read_records(args.train_file)
+    random.Random(5).shuffle(recs)
+    small = recs[: args.records]
+    held = read_records(args.eval_file)
+    random.Random(0).shuffle(held)
+    held = held[:60]
+    recipe = {**CPU_RECIPE, "max_minutes": None, "max_steps": args.fit_steps}
+    if args.lr:
+        recipe["learning_rate"] = args.lr
+    if args.lora_layers is not None:
+        recipe["lora_layers"] = args.lora_layers or None
+    if args.loss:
+        recipe["loss"] = args.loss
+    if args.negatives:
+        recipe["max_negatives"] = args.negatives
+    cfg = P3Config(output_dir=str(Path(args.out) / "fit"), train_file=args.train_file, dtype=args.dtype,
+                   device=args.device, **recipe)
+    tr = P3Trainer(cfg, train_records=small, eval_records=[])
+    print(f"{len(small)} records, {cfg.max_steps} steps, lr {cfg.learning_rate}, LoRA on "
+          f"{cfg.lora_layers or 'all'} layers, {cfg.loss} loss, {cfg.max_negatives} negatives")
+    print("| step | passes | minutes | top-1 (trained on) | pairwise (trained on) | top-1 (held-out 60) | pairwise (held-out) |"
+          "\n|---|---|---|---|---|---|---|")
+    t0 = time.perf_counter()
+    for step in range(1, cfg.max_steps + 1):
+        tr.train_step()
+        if step % args.eval_every == 0 or step == cfg.max_steps:
+            a, b = tr.evaluate(small), tr.evaluate(held)
+            print(f"| {step} | {step / len(small):.1f} | {(time.perf_counter() - t0) / 60:.1f} | {a['top1']:.2f} | "
+                  f"{a['pair_acc']:.2f} | {b['top1']:.2f} | {b['pair_acc']:.2f} |", flush=True)
+
+
 def _facets(r: Any, prefix_tokens: int) -> dict[str, object]:
     """What a held-out step is, for the breakdown: where in the episode, what the label does, how long."""
     label = json.loads(r.candidates[r.positive])["action_type"]
@@ -174,7 +220,7 @@ def _print_breakdown(rows: list[dict[str, object]]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("success", "speed", "steps"), required=True)
+    ap.add_argument("--part", choices=("success", "speed", "steps", "fit"), required=True)
     ap.add_argument("--verifier", action="append", default=[], help="NAME=DIR or NAME=none (repeat)")
     ap.add_argument("--splits", default="train:1000,validation:0,test:0", help="split:seeds,...")
     ap.add_argument("--max-tasks", type=int, default=None)
@@ -188,10 +234,15 @@ def main() -> None:
     ap.add_argument("--breakdown", action="store_true", help="steps: top-1 per step index, label type, "
                     "source and prefix length")
     ap.add_argument("--per-record", default=None, help="steps: write each record's result as JSONL here")
-    ap.add_argument("--negatives", type=int, default=15)
-    ap.add_argument("--lora-layers", type=int, default=None)
+    ap.add_argument("--negatives", type=int, default=None, help="speed (default 15), fit (default: the recipe's)")
+    ap.add_argument("--lora-layers", type=int, default=None, help="speed, fit: LoRA on the last N layers (0 = all)")
+    ap.add_argument("--train-file", default=None, help="fit: training records")
+    ap.add_argument("--fit-steps", type=int, default=400, help="fit: optimizer steps")
+    ap.add_argument("--eval-every", type=int, default=100, help="fit: steps between evaluations")
+    ap.add_argument("--lr", type=float, default=None, help="fit: LoRA learning rate (default: the CPU recipe's)")
+    ap.add_argument("--loss", default=None, help="fit: pairwise or listwise (default: the CPU recipe's)")
     args = ap.parse_args()
-    {"success": success, "speed": speed, "steps": steps}[args.part](args)
+    {"success": success, "speed": speed, "steps": steps, "fit": fit}[args.part](args)
 
 
 if __name__ == "__main__":
