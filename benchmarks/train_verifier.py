@@ -150,6 +150,8 @@ def fit(args: argparse.Namespace) -> None:
     from droidverify.training.p3 import P3Config, P3Trainer
     from droidverify.training.records import read_records
 
+    if not args.train_file or not args.eval_file:
+        sys.exit("--part fit needs --train-file and --eval-file")
     recs = read_records(args.train_file)
     random.Random(5).shuffle(recs)
     small = recs[: args.records]
