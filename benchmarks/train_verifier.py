@@ -146,8 +146,8 @@ def steps(args: argparse.Namespace) -> None:
 def fit(args: argparse.Namespace) -> None:
     import random
 
-    from droidverify.cli.train import CPU_RECIPE
-    from droidverify.training.p3 import P3Config, P3Trainer
+    from droidverify.cli.train import CPU_RECIPE, recipe_config
+    from droidverify.training.p3 import P3Trainer
     from droidverify.training.records import read_records
 
     if not args.train_file or not args.eval_file:
@@ -158,17 +158,10 @@ def fit(args: argparse.Namespace) -> None:
     held = read_records(args.eval_file)
     random.Random(0).shuffle(held)
     held = held[:60]
-    recipe = {**CPU_RECIPE, "max_minutes": None, "max_steps": args.fit_steps}
-    if args.lr:
-        recipe["learning_rate"] = args.lr
-    if args.lora_layers is not None:
-        recipe["lora_layers"] = args.lora_layers or None
-    if args.loss:
-        recipe["loss"] = args.loss
-    if args.negatives:
-        recipe["max_negatives"] = args.negatives
-    cfg = P3Config(output_dir=str(Path(args.out) / "fit"), train_file=args.train_file, dtype=args.dtype,
-                   device=args.device, **recipe)
+    cfg = recipe_config(Path(args.out) / "fit", Path(args.train_file), None, args.device, args.dtype,
+                        {**CPU_RECIPE, "max_minutes": None},
+                        {"max_steps": args.fit_steps, "learning_rate": args.lr, "lora_layers": args.lora_layers,
+                         "loss": args.loss, "max_negatives": args.negatives})
     tr = P3Trainer(cfg, train_records=small, eval_records=[])
     print(f"{len(small)} records, {cfg.max_steps} steps, lr {cfg.learning_rate}, LoRA on "
           f"{cfg.lora_layers or 'all'} layers, {cfg.loss} loss, {cfg.max_negatives} negatives")

@@ -94,8 +94,9 @@ def data_command(
     typer.echo(json.dumps({k: stats[k] for k in ("records", "self_correction_share")}))
 
 
-def _config(out: Path, train: Path, eval_file: Path | None, device: str, dtype: str, recipe: dict[str, Any],
-            overrides: dict[str, Any]) -> Any:
+def recipe_config(out: Path, train: Path, eval_file: Path | None, device: str, dtype: str, recipe: dict[str, Any],
+                  overrides: dict[str, Any]) -> Any:
+    """A validated P3Config: ``recipe`` with the ``overrides`` that are not None (lora_layers 0 = all)."""
     from droidverify.training.p3 import P3Config
 
     values = {**recipe, **{k: v for k, v in overrides.items() if v is not None}}
@@ -136,8 +137,8 @@ def verifier_command(
 
     recipe = GPU_RECIPE if device.startswith("cuda") else CPU_RECIPE
     try:
-        cfg = _config(out, train, eval_file, device, dtype, recipe,
-                      {"max_steps": max_steps, "lora_layers": lora_layers, "max_negatives": max_negatives,
+        cfg = recipe_config(out, train, eval_file, device, dtype, recipe,
+                            {"max_steps": max_steps, "lora_layers": lora_layers, "max_negatives": max_negatives,
                        "loss": loss, "grad_accum": grad_accum, "learning_rate": learning_rate,
                        "init_from": str(init_from) if init_from else None, "max_minutes": max_minutes})
         if all_negatives:
@@ -185,7 +186,7 @@ def loop_command(
 
     recipe = GPU_RECIPE if device.startswith("cuda") else CPU_RECIPE
     try:
-        cfg = _config(out / "round-0" / "trainer", train, eval_file, device, dtype, recipe, {"max_steps": max_steps})
+        cfg = recipe_config(out / "round-0" / "trainer", train, eval_file, device, dtype, recipe, {"max_steps": max_steps})
         loop = LoopConfig(output_dir=str(out), train_config=cfg, rounds=rounds,
                           rollout_seeds=parse_seeds(rollout_seeds), triage=triage, triage_quantile=quantile,
                           steps_per_round=steps_per_round, replay=replay, round_lr_scale=round_lr_scale,
@@ -219,7 +220,7 @@ def default_command(
     out.mkdir(parents=True, exist_ok=True)
     try:
         train, ev = out / "data" / "train.jsonl", out / "data" / "eval.jsonl"
-        cfg = _config(out / "loop" / "round-0" / "trainer", train, ev, device, "auto", recipe,
+        cfg = recipe_config(out / "loop" / "round-0" / "trainer", train, ev, device, "auto", recipe,
                       {"max_steps": max_steps, "max_minutes": max_minutes})
         loop = LoopConfig(output_dir=str(out / "loop"), train_config=cfg, rounds=rounds)
         with _backend(workers, "rollouts") as backend:
