@@ -161,10 +161,12 @@ def fit(args: argparse.Namespace) -> None:
     cfg = recipe_config(Path(args.out) / "fit", Path(args.train_file), None, args.device, args.dtype,
                         {**CPU_RECIPE, "max_minutes": None},
                         {"max_steps": args.fit_steps, "learning_rate": args.lr, "lora_layers": args.lora_layers,
-                         "loss": args.loss, "max_negatives": args.negatives})
+                         "loss": args.loss, "max_negatives": args.negatives, "head": args.head,
+                         "head_learning_rate": args.head_lr})
     tr = P3Trainer(cfg, train_records=small, eval_records=[])
     print(f"{len(small)} records, {cfg.max_steps} steps, lr {cfg.learning_rate}, LoRA on "
-          f"{cfg.lora_layers or 'all'} layers, {cfg.loss} loss, {cfg.max_negatives} negatives")
+          f"{cfg.lora_layers or 'all'} layers, {cfg.loss} loss, {cfg.max_negatives} negatives, "
+          f"{cfg.head} head at lr {cfg.head_learning_rate}")
     print("| step | passes | minutes | top-1 (trained on) | pairwise (trained on) | top-1 (held-out 60) | pairwise (held-out) |"
           "\n|---|---|---|---|---|---|---|")
     t0 = time.perf_counter()
@@ -236,6 +238,8 @@ def main() -> None:
     ap.add_argument("--eval-every", type=int, default=100, help="fit: steps between evaluations")
     ap.add_argument("--lr", type=float, default=None, help="fit: LoRA learning rate (default: the CPU recipe's)")
     ap.add_argument("--loss", default=None, help="fit: pairwise or listwise (default: the CPU recipe's)")
+    ap.add_argument("--head", default=None, help="fit: linear or yesno (default: the CPU recipe's)")
+    ap.add_argument("--head-lr", type=float, default=None, help="fit: score head learning rate (default: the CPU recipe's)")
     args = ap.parse_args()
     {"success": success, "speed": speed, "steps": steps, "fit": fit}[args.part](args)
 

@@ -105,9 +105,10 @@ def test_train_verifier_passes_the_loss_and_refuses_a_bad_one_before_loading(tmp
     train = tmp_path / "train.jsonl"
     train.write_text("")
     res = runner.invoke(app, ["train", "verifier", "--train", str(train), "--out", str(tmp_path / "t"),
-                              "--loss", "listwise", "--all-negatives"])
+                              "--loss", "listwise", "--all-negatives", "--lr", "3e-4", "--head-lr", "2e-5"])
     assert res.exit_code == 0, res.output
     assert seen[0].loss == "listwise" and seen[0].max_negatives is None
+    assert (seen[0].learning_rate, seen[0].head_learning_rate) == (3e-4, 2e-5)
     bad = runner.invoke(app, ["train", "verifier", "--train", str(train), "--out", str(tmp_path / "t"),
                               "--loss", "hinge"])
     assert bad.exit_code != 0 and "loss must be one of" in bad.output

@@ -22,7 +22,7 @@ train_app = typer.Typer(help="Train verifiers: collect labelled steps, P^3 train
 
 # The CPU recipe behind `droidverify train default` (docs/training.md has the figures it gives).
 CPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "lora_layers": 6, "max_negatives": 7, "max_steps": 2400,
-                              "grad_accum": 1, "learning_rate": 2e-4, "head_learning_rate": 1e-3,
+                              "grad_accum": 1, "learning_rate": 1e-3, "head_learning_rate": 1e-5,
                               "eval_every": 200, "eval_records": 40, "save_every": 25, "sft_weight": 0.5,
                               "max_prompt_tokens": 2200, "max_minutes": 78.0}
 GPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "max_batch": 16, "lora_layers": None, "max_negatives": 15, "max_steps": 3000, "grad_accum": 4,
@@ -128,6 +128,7 @@ def verifier_command(
                                              "cross-entropy over the positive and the negatives).")] = None,
     grad_accum: Annotated[int | None, typer.Option(help="Records per optimizer step.", min=1)] = None,
     learning_rate: Annotated[float | None, typer.Option("--lr", help="LoRA learning rate.")] = None,
+    head_learning_rate: Annotated[float | None, typer.Option("--head-lr", help="Score head learning rate.")] = None,
     init_from: Annotated[Path | None, typer.Option(help="Continue from a trained verifier.")] = None,
     max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed, exported) after this "
                                                       "many minutes of training.", min=0.1)] = None,
@@ -140,6 +141,7 @@ def verifier_command(
         cfg = recipe_config(out, train, eval_file, device, dtype, recipe,
                             {"max_steps": max_steps, "lora_layers": lora_layers, "max_negatives": max_negatives,
                        "loss": loss, "grad_accum": grad_accum, "learning_rate": learning_rate,
+                       "head_learning_rate": head_learning_rate,
                        "init_from": str(init_from) if init_from else None, "max_minutes": max_minutes})
         if all_negatives:
             cfg.max_negatives = None
