@@ -41,7 +41,9 @@ def test_loop_labels_triaged_steps_replays_and_resumes(tiny_model_dir: Path, ora
     assert (tmp_path / "entropy" / "round-1" / "verifier" / "verifier.json").exists()
     # A round fine-tunes at a fraction of round 0's learning rates (LoopConfig.round_lr_scale).
     r1cfg = json.loads((tmp_path / "entropy" / "round-1" / "trainer" / "config.json").read_text())
-    assert math.isclose(r1cfg["learning_rate"], 0.25 * 1e-4) and math.isclose(r1cfg["head_learning_rate"], 0.25e-3)
+    r0 = P3Config(output_dir="x", train_file="y")
+    assert math.isclose(r1cfg["learning_rate"], 0.25 * r0.learning_rate)
+    assert math.isclose(r1cfg["head_learning_rate"], 0.25 * r0.head_learning_rate)
     assert tri["rounds"][1]["labels_total"] == len(oracle_records) + len(kept)
 
     # A second arm labels every step of the same rollouts (round 0 and visited steps reused).
