@@ -15,9 +15,13 @@ Part ``fit``: how fast a recipe fits a small set: the CPU recipe (``--lr``, ``--
 held-out records are printed every ``--eval-every`` steps. A recipe that cannot fit 100 records
 will not fit 9,000; this ranks recipes in ~30 minutes each instead of a full run.
 
+Part ``head-scale``: how far one step of the vocabulary score head moves a score margin at a given
+head learning rate, against the spread of the untrained scores (why the head's rate is 1e-5).
+
     python benchmarks/train_verifier.py --part speed --records 6
     python benchmarks/train_verifier.py --part fit --train-file DATA/train.jsonl --eval-file DATA/eval.jsonl \
         --records 100 --fit-steps 400
+    python benchmarks/train_verifier.py --part head-scale --eval-file DATA/eval.jsonl --records 20
     python benchmarks/train_verifier.py --part success --verifier untrained=none \\
         --verifier shipped=src/droidverify/agents/verifier/shipped --splits validation:0 --max-tasks 10
 """
@@ -178,6 +182,42 @@ def fit(args: argparse.Namespace) -> None:
                   f"{a['pair_acc']:.2f} | {b['top1']:.2f} | {b['pair_acc']:.2f} |", flush=True)
 
 
+def head_scale(args: argparse.Namespace) -> None:
+    """How far one AdamW step of the vocabulary head moves a score margin, against the spread of
+    the untrained scores: AdamW's first step moves every one of the ~49k head weights by ~lr, so a
+    margin moves by ~lr * sum over the vocabulary of |logit(pos) - logit(neg)|."""
+    import random
+    import statistics
+
+    import torch
+
+    from droidverify.agents.verifier.prompt import build_verification_prompt
+    from droidverify.llm.local import LocalLLM
+    from droidverify.training.records import read_records
+
+    if not args.eval_file:
+        sys.exit("--part head-scale needs --eval-file")
+    llm = LocalLLM(dtype=args.dtype, device=args.device)
+    yes, no = llm.target_ids(("Yes", "No"))
+    recs = read_records(args.eval_file)
+    random.Random(1).shuffle(recs)
+    sums, spreads = [], []
+    for rec in recs[: args.records]:
+        vp = build_verification_prompt(llm, goal=rec.goal, memory=rec.memory, ui=rec.ui, descriptions=rec.descriptions)
+        fulls, k = llm.split_shared(vp.prefix, vp.continuations)
+        with torch.inference_mode():
+            logits = llm._head(llm.candidate_hidden(fulls, k)).float()
+        diff = (logits - logits[rec.positive]).abs().sum(1)
+        sums.append(float(diff[torch.arange(len(diff)) != rec.positive].median()))
+        spreads.append(float((logits[:, yes] - logits[:, no]).std()))
+    s, sp = statistics.median(sums), statistics.median(spreads)
+    print(f"{len(sums)} records: median sum|logit(pos) - logit(neg)| over the vocabulary {s:.0f}; "
+          f"median std of the untrained Yes-No scores {sp:.3f}")
+    print("| head lr | margin moved by one step (~lr x sum) | ratio to the untrained score spread |\n|---|---|---|")
+    for lr in (1e-3, 1e-4, 1e-5):
+        print(f"| {lr:g} | {lr * s:.2f} | {lr * s / sp:.1f}x |")
+
+
 def _facets(r: Any, prefix_tokens: int) -> dict[str, object]:
     """What a held-out step is, for the breakdown: where in the episode, what the label does, how long."""
     label = json.loads(r.candidates[r.positive])["action_type"]
@@ -217,7 +257,7 @@ def _print_breakdown(rows: list[dict[str, object]]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("success", "speed", "steps", "fit"), required=True)
+    ap.add_argument("--part", choices=("success", "speed", "steps", "fit", "head-scale"), required=True)
     ap.add_argument("--verifier", action="append", default=[], help="NAME=DIR or NAME=none (repeat)")
     ap.add_argument("--splits", default="train:1000,validation:0,test:0", help="split:seeds,...")
     ap.add_argument("--max-tasks", type=int, default=None)
@@ -241,7 +281,7 @@ def main() -> None:
     ap.add_argument("--head", default=None, help="fit: linear or yesno (default: the CPU recipe's)")
     ap.add_argument("--head-lr", type=float, default=None, help="fit: score head learning rate (default: the CPU recipe's)")
     args = ap.parse_args()
-    {"success": success, "speed": speed, "steps": steps, "fit": fit}[args.part](args)
+    {"success": success, "speed": speed, "steps": steps, "fit": fit, "head-scale": head_scale}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ class P3Config:
     init_from: str | None = None  # a trained verifier directory to continue from (annotation rounds)
     # The head is a linear map over ~49k logits and AdamW moves every weight by ~lr per step, so
     # one step shifts a score margin by ~lr * sum|logit difference| (~1e4 here): 1e-3 swamps the
-    # untrained score spread (~0.1) eighty-fold. docs/training.md has the measurement.
+    # untrained score spread (~0.1) ninety-fold (`benchmarks/train_verifier.py --part head-scale`).
     learning_rate: float = 1e-3
     head_learning_rate: float = 1e-5
     weight_decay: float = 0.0
