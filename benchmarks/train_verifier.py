@@ -9,8 +9,8 @@ Part ``speed``: seconds per training record of the shared-prefix P^3 trainer vs 
 that runs every candidate's full prompt on its own (V-Droid's code), on the same records with the
 same sampled negatives, measured in one run; prints the ratio (goal >= 5x).
 
-Part ``fit``: how fast a recipe fits a small set: the CPU recipe (``--lr``, ``--lora-layers``,
-``--negatives``, ``--loss`` override it) trains on ``--records`` training records for
+Part ``fit``: how fast a recipe fits a small set: the CPU recipe (``--lr``, ``--head-lr``,
+``--head``, ``--lora-layers``, ``--negatives``, ``--loss`` override it) trains on ``--records`` training records for
 ``--fit-steps`` steps; top-1 and pairwise over every candidate on those same records and on 60
 held-out records are printed every ``--eval-every`` steps. A recipe that cannot fit 100 records
 will not fit 9,000; this ranks recipes in ~30 minutes each instead of a full run.
@@ -21,7 +21,7 @@ head learning rate, against the spread of the untrained scores (why the head's r
     python benchmarks/train_verifier.py --part speed --records 6
     python benchmarks/train_verifier.py --part fit --train-file DATA/train.jsonl --eval-file DATA/eval.jsonl \
         --records 100 --fit-steps 400
-    python benchmarks/train_verifier.py --part head-scale --eval-file DATA/eval.jsonl --records 20
+    python benchmarks/train_verifier.py --part head-scale --eval-file DATA/eval.jsonl --records 10
     python benchmarks/train_verifier.py --part success --verifier untrained=none \\
         --verifier shipped=src/droidverify/agents/verifier/shipped --splits validation:0 --max-tasks 10
 """

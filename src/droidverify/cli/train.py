@@ -140,9 +140,9 @@ def verifier_command(
     try:
         cfg = recipe_config(out, train, eval_file, device, dtype, recipe,
                             {"max_steps": max_steps, "lora_layers": lora_layers, "max_negatives": max_negatives,
-                       "loss": loss, "grad_accum": grad_accum, "learning_rate": learning_rate,
-                       "head_learning_rate": head_learning_rate,
-                       "init_from": str(init_from) if init_from else None, "max_minutes": max_minutes})
+                             "loss": loss, "grad_accum": grad_accum, "learning_rate": learning_rate,
+                             "head_learning_rate": head_learning_rate,
+                             "init_from": str(init_from) if init_from else None, "max_minutes": max_minutes})
         if all_negatives:
             cfg.max_negatives = None
         trainer = P3Trainer(cfg)
@@ -223,7 +223,7 @@ def default_command(
     try:
         train, ev = out / "data" / "train.jsonl", out / "data" / "eval.jsonl"
         cfg = recipe_config(out / "loop" / "round-0" / "trainer", train, ev, device, "auto", recipe,
-                      {"max_steps": max_steps, "max_minutes": max_minutes})
+                            {"max_steps": max_steps, "max_minutes": max_minutes})
         loop = LoopConfig(output_dir=str(out / "loop"), train_config=cfg, rounds=rounds)
         with _backend(workers, "rollouts") as backend:
             if not train.exists():
