@@ -15,6 +15,15 @@ Part ``fit``: how fast a recipe fits a small set: the CPU recipe (``--lr``, ``--
 held-out records are printed every ``--eval-every`` steps. A recipe that cannot fit 100 records
 will not fit 9,000; this ranks recipes in ~30 minutes each instead of a full run.
 
+Part ``horizon``: what per-step top-1 the headline needs. A simulated verifier whose top-1 is
+``p`` (each step: the oracle's action with probability ``p``, else a uniformly drawn candidate that
+is neither the oracle's nor equivalent to it, content filled at random) runs every template of
+``--splits`` for each ``p`` of ``--p-values``; no model is loaded. ``--errors independent`` draws
+a mistake at every step, and the oracle steers back after each one; ``--errors per-state`` draws
+it once per screen, so a screen the verifier gets wrong is got wrong on every visit, as a
+deterministic argmax does. Both are optimistic (the right candidate always gets the right
+generated text), so they bound what a verifier of that top-1 reaches.
+
 Part ``head-scale``: how far one step of the vocabulary score head moves a score margin at a given
 head learning rate, against the spread of the untrained scores (why the head's rate is 1e-5).
 
@@ -22,6 +31,7 @@ head learning rate, against the spread of the untrained scores (why the head's r
     python benchmarks/train_verifier.py --part fit --train-file DATA/train.jsonl --eval-file DATA/eval.jsonl \
         --records 100 --fit-steps 400
     python benchmarks/train_verifier.py --part head-scale --eval-file DATA/eval.jsonl --records 10
+    python benchmarks/train_verifier.py --part horizon --splits validation:0-4 --p-values 0.33,0.6,0.9,1
     python benchmarks/train_verifier.py --part success --verifier untrained=none \\
         --verifier shipped=src/droidverify/agents/verifier/shipped --splits validation:0 --max-tasks 10
 """
@@ -218,6 +228,107 @@ def head_scale(args: argparse.Namespace) -> None:
         print(f"| {lr:g} | {lr * s:.2f} | {lr * s / sp:.1f}x |")
 
 
+class _SimulatedVerifier:
+    """Takes the oracle's action with probability ``p``, else a wrong candidate (see ``horizon``)."""
+
+    name = "simulated-verifier"
+
+    def __init__(self, p: float, rng: Any, apps: list[str], per_state: bool = False) -> None:
+        from droidverify.agents.oracle import OracleAgent
+
+        self.p, self.rng, self.apps, self.per_state = p, rng, apps, per_state
+        self.oracle = OracleAgent()
+        self.mistakes = 0
+
+    def bind(self, env: Any, task: Any) -> None:
+        self.env, self.task = env, task
+        self.oracle.bind(env, task)
+
+    def reset(self, goal: str) -> None:
+        self.oracle.reset(goal)
+
+    def act(self, observation: Any, history: list[Any]) -> Any:
+        from droidverify.actions.model import Action
+        from droidverify.agents.base import AgentOutput
+        from droidverify.agents.screen import needs_completion
+        from droidverify.agents.verifier.candidates import extract_candidates
+        from droidverify.training.collection import equivalent_candidates, match_candidate
+
+        import hashlib
+        import random
+
+        right = self.oracle.act(observation, history).action
+        if self.per_state:  # a deterministic verifier: the same screen gets the same choice every visit
+            key = hashlib.sha256(observation.xml.encode()).hexdigest()
+            self.rng = random.Random(f"{self.p}:{self.task.id}:{self.task.seed}:{key}")
+        if self.rng.random() < self.p:
+            return AgentOutput(action=right, info={"mistake": False})
+        cands = extract_candidates(observation, apps=self.apps)
+        pos = match_candidate(right, cands, observation.elements)
+        same = set(equivalent_candidates(self.env.phone, self.task, right, cands, pos)) if pos is not None else set()
+        wrong = [c for i, c in enumerate(cands) if i != pos and i not in same]
+        if not wrong:
+            return AgentOutput(action=right, info={"mistake": False})
+        c = self.rng.choice(wrong)
+        if needs_completion(c):
+            if c.action_type == "open_app":
+                c = Action(action_type="open_app", app_name=self.rng.choice(
+                    [a for a in self.apps if a != right.app_name] or self.apps))
+            else:
+                c = Action(action_type=c.action_type, index=c.index,
+                           text=self.rng.choice(["hello", "12", "Anna", "note", "yes"]))
+        self.mistakes += 1
+        return AgentOutput(action=c, info={"mistake": True})
+
+
+def horizon(args: argparse.Namespace) -> None:
+    import random
+
+    from droidverify.runner.episode import run_episode
+    from droidverify.runner.factories import installed_app_names, make_env
+    from droidverify.tasks.registry import tasks_for
+
+    apps = installed_app_names("sim")
+    tasks = []
+    for split_spec in args.splits.split(","):
+        split, _, seeds = split_spec.partition(":")
+        lo, _, hi = (seeds or "0").partition("-")
+        tasks += tasks_for(split, range(int(lo), int(hi or lo) + 1))
+    def episode(task: Any, p: float) -> tuple[Any, int]:
+        agent = _SimulatedVerifier(p, random.Random(f"horizon:{p}:{task.id}:{task.seed}"), apps,
+                                   per_state=args.errors == "per-state")
+        env = make_env("sim", task=task, seed=task.seed)
+        try:
+            return run_episode(agent, env, task), agent.mistakes
+        finally:
+            env.close()
+
+    # Bucket tasks by the oracle's path length (p = 1), the number of right steps in a row needed.
+    length = {(t.id, t.seed): len(episode(t, 1.0)[0].steps) for t in tasks}
+    buckets = (("<= 4", 0, 4), ("5-8", 5, 8), (">= 9", 9, 10**6))
+    rows = []
+    for p in [float(x) for x in args.p_values.split(",")]:
+        solved = steps = mistakes = 0
+        by_len: dict[str, list[int]] = {b[0]: [] for b in buckets}
+        for task in tasks:
+            traj, m = episode(task, p)
+            ok = int((traj.success or 0) >= 1.0)
+            solved, steps, mistakes = solved + ok, steps + len(traj.steps), mistakes + m
+            n = length[(task.id, task.seed)]
+            by_len[next(b[0] for b in buckets if b[1] <= n <= b[2])].append(ok)
+        rows.append((p, solved, steps, mistakes, by_len))
+        print(json.dumps({"p": p, "solved": solved, "episodes": len(tasks), "steps": steps,
+                          "mistakes": mistakes}), flush=True)
+    print(f"\n{len(tasks)} episodes per row ({args.splits}); {args.errors} mistakes, uniform over wrong candidates; "
+          "columns by the oracle's path length")
+    print("| per-step top-1 p | success | " + " | ".join(f"path {b[0]}" for b in buckets)
+          + " | steps | mistakes |")
+    print("|---|---|" + "---|" * len(buckets) + "---|---|")
+    for p, solved, steps, mistakes, by_len in rows:
+        cells = " | ".join(f"{sum(v)}/{len(v)}" for v in by_len.values())
+        print(f"| {p:.2f} | {solved}/{len(tasks)} ({solved / len(tasks):.2f}) | {cells} | {steps} | {mistakes} |")
+
+
 def _facets(r: Any, prefix_tokens: int) -> dict[str, object]:
     """What a held-out step is, for the breakdown: where in the episode, what the label does, how long."""
     label = json.loads(r.candidates[r.positive])["action_type"]
@@ -257,7 +368,7 @@ def _print_breakdown(rows: list[dict[str, object]]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("success", "speed", "steps", "fit", "head-scale"), required=True)
+    ap.add_argument("--part", choices=("success", "speed", "steps", "fit", "head-scale", "horizon"), required=True)
     ap.add_argument("--verifier", action="append", default=[], help="NAME=DIR or NAME=none (repeat)")
     ap.add_argument("--splits", default="train:1000,validation:0,test:0", help="split:seeds,...")
     ap.add_argument("--max-tasks", type=int, default=None)
@@ -280,8 +391,13 @@ def main() -> None:
     ap.add_argument("--loss", default=None, help="fit: pairwise or listwise (default: the CPU recipe's)")
     ap.add_argument("--head", default=None, help="fit: linear or yesno (default: the CPU recipe's)")
     ap.add_argument("--head-lr", type=float, default=None, help="fit: score head learning rate (default: the CPU recipe's)")
+    ap.add_argument("--p-values", default="0.33,0.5,0.7,0.8,0.9,0.95,1",
+                    help="horizon: per-step top-1 values to simulate")
+    ap.add_argument("--errors", choices=("independent", "per-state"), default="independent",
+                    help="horizon: a mistake drawn at every step, or once per screen (the same wrong choice "
+                    "on every visit, as a deterministic argmax makes it)")
     args = ap.parse_args()
-    {"success": success, "speed": speed, "steps": steps, "fit": fit, "head-scale": head_scale}[args.part](args)
+    {"horizon": horizon, "success": success, "speed": speed, "steps": steps, "fit": fit, "head-scale": head_scale}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -200,6 +200,13 @@ def test_public_factories_check_their_choices() -> None:
         make_agent("generator", memory="nope")
     with pytest.raises(RunError, match="applies only to the verifier"):
         make_agent("oracle", verifier="none")
+    with pytest.raises(RunError, match="avoid_repeats= applies only to the verifier"):
+        make_agent("oracle", avoid_repeats=True)
+    r = CliRunner().invoke(app, ["run", "--agent", "oracle", "--avoid-repeats", "--tasks", "calendar_create_event"])
+    assert r.exit_code == 2 and "--avoid-repeats applies only to --agent verifier" in r.output
+    # The spec hands the choice to the verifier agent it builds (workers build agents from specs).
+    built = AgentSpec("verifier", avoid_repeats=True).with_llm(object())()
+    assert built.avoid_repeats is True and AgentSpec("verifier").with_llm(object())().avoid_repeats is False
     with pytest.raises(RunError, match="unknown environment 'emu'"):
         make_env("emu")
     with pytest.raises(RunError, match="unknown agent"):

@@ -194,3 +194,32 @@ def test_candidate_entries_are_candidate_records_in_the_old_layout(form_screen):
     assert len(chosen) == 1 and chosen[0].index == out.info["chosen"] and chosen[0].rank == 1
     assert chosen[0].description == "click <button id=2 onclick>Save</button>"
     assert [b.score for b in view.bars] == sorted((r.score for r in records), reverse=True)
+
+
+def test_avoid_repeats_takes_the_next_best_on_a_screen_already_acted_on(form_screen):
+    rules = {">Save<": 0.9, "Cancel": 0.8}
+    plain = _agent(RuleLLM(rules=rules))
+    assert [plain.act(form_screen, []).action for _ in range(2)] == [Action(action_type="click", index=2)] * 2
+
+    agent = _agent(RuleLLM(rules=rules), avoid_repeats=True)
+    first = agent.act(form_screen, [])
+    assert first.action == Action(action_type="click", index=2) and first.info["skipped_repeats"] == []
+    second = agent.act(form_screen, [])
+    assert second.action.action_type in ("click", "long_press") and second.action.index == 3
+    assert second.info["skipped_repeats"] == [first.info["chosen"]]
+    assert second.info["argmax"] == first.info["chosen"]  # the scores are unchanged; only the choice moves
+    # Another screen is a fresh start, and so is a new episode.
+    other = dump_observation("mobile-env__gmail_welcome.xml")
+    assert agent.act(other, []).info["skipped_repeats"] == []
+    agent.reset("Save the note")
+    assert agent.act(form_screen, []).action == first.action
+
+
+def test_avoid_repeats_when_every_candidate_was_taken_repeats_the_best(form_screen):
+    agent = _agent(RuleLLM(rules={">Save<": 0.9}, reply_fn=lambda messages: "milk"), avoid_repeats=True)
+    n = len(extract_candidates(form_screen))
+    taken = [agent.act(form_screen, []) for _ in range(n)]
+    assert len({o.action.to_json() for o in taken}) == n and not any(o.info["all_repeats"] for o in taken)
+    again = agent.act(form_screen, [])
+    assert again.info["all_repeats"] is True
+    assert again.action == Action(action_type="click", index=2)

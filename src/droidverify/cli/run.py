@@ -100,6 +100,9 @@ def run_command(
                                                  "--agent verifier (default: the shipped one, with the "
                                                  "bundled model); 'none' = the untrained model's P(Yes).")] = None,
     device: Annotated[str, typer.Option("--device", help="Where a local model runs: cpu or cuda.")] = "cpu",
+    avoid_repeats: Annotated[bool, typer.Option("--avoid-repeats", help="--agent verifier: never take an "
+                                                "action again on a screen where the episode already took "
+                                                "it (the next-best candidate instead).")] = False,
     workers: Annotated[str | None, typer.Option("--workers", help="Episodes at once: N worker processes "
                                                 "(default 1: in this process; 'auto': one per core); "
                                                 "with --ray N actors (default: one per cluster CPU). A "
@@ -175,6 +178,8 @@ def run_command(
             fail(str(e))
     elif verifier is not None:
         fail("--verifier applies only to --agent verifier")
+    if avoid_repeats and agent != "verifier":
+        fail("--avoid-repeats applies only to --agent verifier")
 
     from droidverify.runner.run import run_many
 
@@ -183,9 +188,9 @@ def run_command(
     config = {"agent": agent, "model": model, "dtype": dtype, "apps": apps, "memory": memory, "env": env, "serial": serial,
               "seeds": seed_list, "tasks": [t.name for t in templates], "max_steps": max_steps,
               "agent_seed": agent_seed, "verifier": str(verifier_dir) if verifier_dir else None,
-              "judge": _judge_config(judge_spec)}
+              "judge": _judge_config(judge_spec), "avoid_repeats": avoid_repeats}
     console = Console(stderr=True)
-    factory = AgentSpec(agent, model, memory, agent_seed, apps, dtype, verifier_dir, device)
+    factory = AgentSpec(agent, model, memory, agent_seed, apps, dtype, verifier_dir, device, avoid_repeats)
     try:
         backend = make_backend(n_workers, ray)
         if isinstance(backend, RayBackend):

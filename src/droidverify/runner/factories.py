@@ -87,6 +87,7 @@ class AgentSpec:
     dtype: str = "auto"
     verifier: Path | None = None
     device: str = "cpu"
+    avoid_repeats: bool = False  # verifier agent: never repeat an action on a screen it was taken on
     _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -149,7 +150,8 @@ class AgentSpec:
         if self.agent == "verifier":
             from droidverify.agents.verifier import VerifierAgent
 
-            return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head)
+            return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head,
+                                 avoid_repeats=self.avoid_repeats)
         if self.agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
             from droidverify.agents.selfverify import SelfVerifyingAgent
 
@@ -187,7 +189,7 @@ def _choice(what: str, value: object, allowed: tuple[str, ...]) -> None:
 
 def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", seed: int = 0,
                apps: list[str] | None = None, dtype: str = "auto", verifier: str | Path | None = None,
-               device: str = "cpu", env: str = "sim") -> Agent:
+               device: str = "cpu", env: str = "sim", avoid_repeats: bool = False) -> Agent:
     """One agent as ``droidverify run --agent AGENT`` builds it (same options, same defaults).
 
     ``apps`` defaults to every app of ``env`` (what the agent may open); ``verifier`` as
@@ -202,9 +204,12 @@ def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", se
         raise RunError(f"the agent seed must be an int, got {type(seed).__name__}")
     if verifier is not None and agent != "verifier":
         raise RunError("verifier= applies only to the verifier agent")
+    if avoid_repeats and agent != "verifier":
+        raise RunError("avoid_repeats= applies only to the verifier agent")
     verifier_dir = resolve_verifier(verifier, model) if agent == "verifier" else None
     app_names = list(apps) if apps is not None else installed_app_names(env)
-    return AgentSpec(agent, model, memory, seed, app_names, dtype, verifier_dir, device)()  # type: ignore[no-any-return]
+    return AgentSpec(agent, model, memory, seed, app_names, dtype, verifier_dir, device,  # type: ignore[no-any-return]
+                     avoid_repeats)()
 
 
 def make_env(env: str = "sim", *, task: Task | None = None, seed: int = 0, serial: str | None = None,

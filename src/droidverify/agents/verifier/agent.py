@@ -150,6 +150,12 @@ class VerifierAgent:
     ``apps``: the apps ``open_app`` may name; when given, the generated name is validated against
     it (closest name via difflib as fallback, recorded). ``memory``: ``history``, ``diff`` or ``llm``
     (the LLM memory uses ``memory_llm`` if given, else ``llm``).
+
+    ``avoid_repeats``: never take an action again on a screen (as described to the verifier) where
+    this episode already took it; the next-best candidate is taken instead (skipped indexes in
+    ``info['skipped_repeats']``). A deterministic argmax that is wrong on a screen is otherwise wrong
+    there on every visit, and a tap that changed nothing is repeated until the step limit. If every
+    candidate was already taken there, the argmax is taken anyway and ``info['all_repeats']`` says so.
     """
 
     name = "verifier"
@@ -166,6 +172,7 @@ class VerifierAgent:
         memory_llm: LLM | None = None,
         text_max_tokens: int = 32,
         answer_max_tokens: int = 96,
+        avoid_repeats: bool = False,
     ) -> None:
         if batch_size is not None and batch_size < 1:
             raise DroidVerifyError(f"VerifierAgent: batch_size must be >= 1 or None, got {batch_size}")
@@ -178,11 +185,14 @@ class VerifierAgent:
         self.ui_style = ui_style
         self.text_max_tokens = text_max_tokens
         self.answer_max_tokens = answer_max_tokens
+        self.avoid_repeats = avoid_repeats
         self.goal = ""
+        self._taken: dict[str, set[str]] = {}  # screen description -> actions taken on it (JSON)
 
     def reset(self, goal: str) -> None:
         self.goal = goal
         self.memory.reset()
+        self._taken = {}
 
     # ---- scoring -----------------------------------------------------------------
     def _score(self, prefix: str, continuations: list[str]) -> tuple[list[float], list[dict], TokenUsage]:
@@ -304,22 +314,36 @@ class VerifierAgent:
         t2 = time.perf_counter()
         chosen_idx, final, completion, failures = order[0], None, None, []
         raw_output = None
+        taken = self._taken.setdefault(prepared.ui, set()) if self.avoid_repeats else set()
+        skipped: list[int] = []
+        first_usable: tuple[int, Action, dict[str, Any] | None] | None = None
         for i in order:
             cand = candidates[i]
-            if not needs_completion(cand):
-                chosen_idx, final = i, cand
-                break
-            done, rec, used = self._complete(cand, prepared)
-            usage = usage + used
-            rec["candidate"] = i
-            raw_output = rec["raw"]
-            if done is not None:
-                chosen_idx, final, completion = i, done, rec
-                break
-            failures.append(rec)
+            rec: dict[str, Any] | None = None
+            if needs_completion(cand):
+                done, rec, used = self._complete(cand, prepared)
+                usage = usage + used
+                rec["candidate"] = i
+                raw_output = rec["raw"]
+                if done is None:
+                    failures.append(rec)
+                    continue
+                cand = done
+            if first_usable is None:
+                first_usable = (i, cand, rec)
+            if cand.to_json() in taken:
+                skipped.append(i)
+                continue
+            chosen_idx, final, completion = i, cand, rec
+            break
+        all_repeats = final is None and first_usable is not None
+        if all_repeats:  # every usable candidate was taken here before: the best one again
+            chosen_idx, final, completion = first_usable  # type: ignore[misc]
         t_complete = time.perf_counter() - t2
         if final is None:  # unreachable while wait/home/back are candidates; never guess silently
             raise DroidVerifyError("no candidate could be completed: " + repr(failures))
+        if self.avoid_repeats:
+            taken.add(final.to_json())
 
         n = len(candidates)
         entropy = softmax_entropy(scores)
@@ -345,6 +369,9 @@ class VerifierAgent:
             "completion": completion,
             "completion_failures": failures,
         }
+        if self.avoid_repeats:
+            info["skipped_repeats"] = skipped
+            info["all_repeats"] = all_repeats
         error = None
         if failures:
             error = "; ".join(f"completion of candidate {f['candidate']} ({f['kind']}) failed: {f['error']}"
