@@ -64,6 +64,8 @@ def success(args: argparse.Namespace) -> None:
                 cmd += ["--max-steps", str(args.max_steps)]
             if args.workers:
                 cmd += ["--workers", str(args.workers)]
+            if args.avoid_repeats:
+                cmd += ["--avoid-repeats"]
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
@@ -128,6 +130,7 @@ def steps(args: argparse.Namespace) -> None:
     recs = recs[: args.records]
     print("| verifier | records | top-1 | pairwise |\n|---|---|---|---|")
     rows: list[dict[str, object]] = []
+    completion_rows: list[tuple[str, dict[str, list[int]]]] = []
     for spec in args.verifier:
         name, _, vdir = spec.partition("=")
         llm = LocalLLM(dtype=args.dtype, device=args.device)
@@ -151,10 +154,38 @@ def steps(args: argparse.Namespace) -> None:
                          "rank": rank, "picked": json.loads(r.candidates[best])["action_type"],
                          **_facets(r, llm.count_tokens(vp.prefix))})
         print(f"| {name} | {len(recs)} | {top / len(recs):.3f} | {correct / pairs:.3f} |", flush=True)
+        if args.completions:
+            completion_rows.append((name, _completions(llm, head, recs)))
+    for name, by_kind in completion_rows:
+        print(f"\n{name}: generated content of the labelled candidate (exact match, case and outer "
+              "spaces ignored)\n| kind | records | right |\n|---|---|---|")
+        for kind, oks in sorted(by_kind.items()):
+            print(f"| {kind} | {len(oks)} | {sum(oks)} ({sum(oks) / len(oks):.2f}) |")
     if args.breakdown:
         _print_breakdown(rows)
     if args.per_record:
         Path(args.per_record).write_text("".join(json.dumps(x) + "\n" for x in rows))
+
+
+def _completions(llm: Any, head: Any, recs: list[Any]) -> dict[str, list[int]]:
+    """Ask the agent for the content of each record's labelled placeholder candidate (app name,
+    text, answer), as the agent asks at inference, and compare it with the label."""
+    from droidverify.actions.model import Action
+    from droidverify.agents.verifier import VerifierAgent
+    from droidverify.runner.factories import installed_app_names
+
+    agent = VerifierAgent(llm, head=head, apps=installed_app_names("sim"))
+    by_kind: dict[str, list[int]] = {}
+    for r in recs:
+        if r.completion is None:
+            continue
+        agent.reset(r.goal)
+        placeholder = Action.from_dict(json.loads(r.candidates[r.positive]))
+        done, _, _ = agent.complete(placeholder, memory_text=r.memory, ui=r.ui, question=r.completion.question)
+        got = "" if done is None else (done.app_name if r.completion.kind == "open_app" else done.text) or ""
+        by_kind.setdefault(r.completion.kind, []).append(
+            int(got.strip().casefold() == r.completion.target.strip().casefold()))
+    return by_kind
 
 
 def fit(args: argparse.Namespace) -> None:
@@ -248,14 +279,14 @@ class _SimulatedVerifier:
         self.oracle.reset(goal)
 
     def act(self, observation: Any, history: list[Any]) -> Any:
+        import hashlib
+        import random
+
         from droidverify.actions.model import Action
         from droidverify.agents.base import AgentOutput
         from droidverify.agents.screen import needs_completion
         from droidverify.agents.verifier.candidates import extract_candidates
         from droidverify.training.collection import equivalent_candidates, match_candidate
-
-        import hashlib
-        import random
 
         right = self.oracle.act(observation, history).action
         if self.per_state:  # a deterministic verifier: the same screen gets the same choice every visit
@@ -374,6 +405,8 @@ def main() -> None:
     ap.add_argument("--max-tasks", type=int, default=None)
     ap.add_argument("--max-steps", type=int, default=None, help="cap episode length (default: each task's)")
     ap.add_argument("--workers", default=None, help="episodes run in parallel (droidverify run --workers)")
+    ap.add_argument("--avoid-repeats", action="store_true", help="success: run the verifier agent with "
+                    "--avoid-repeats")
     ap.add_argument("--eval-file", default=None, help="held-out records for --part steps")
     ap.add_argument("--out", default="runs/bench-train-verifier")
     ap.add_argument("--device", default="cpu")
@@ -381,6 +414,8 @@ def main() -> None:
     ap.add_argument("--records", type=int, default=6)
     ap.add_argument("--breakdown", action="store_true", help="steps: top-1 per step index, label type, "
                     "source and prefix length")
+    ap.add_argument("--completions", action="store_true", help="steps: also generate the content of each "
+                    "record's labelled open_app / input_text / answer candidate and compare it with the label")
     ap.add_argument("--per-record", default=None, help="steps: write each record's result as JSONL here")
     ap.add_argument("--negatives", type=int, default=None, help="speed (default 15), fit (default: the recipe's)")
     ap.add_argument("--lora-layers", type=int, default=None, help="speed, fit: LoRA on the last N layers (0 = all)")

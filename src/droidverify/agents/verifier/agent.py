@@ -236,17 +236,23 @@ class VerifierAgent:
         return scores, details, usage
 
     # ---- completion ----------------------------------------------------------------
-    def _ask(self, prepared: PreparedStep, question: str, max_tokens: int) -> tuple[str, TokenUsage]:
-        messages = completion_messages(self.goal, prepared.memory_text, prepared.ui, question)
+    def _ask(self, memory_text: str, ui: str, question: str, max_tokens: int) -> tuple[str, TokenUsage]:
+        messages = completion_messages(self.goal, memory_text, ui, question)
         gen = self.llm.generate(messages, max_tokens=max_tokens, temperature=0.0, stop=["\n"])
         return gen.text, gen.usage
 
     def _complete(self, action: Action, prepared: PreparedStep) -> tuple[Action | None, dict[str, Any], TokenUsage]:
-        """Fill a placeholder candidate; returns (action or None if unusable, record, usage)."""
-        t = action.action_type
         question = completion_question(action, prepared.observation, self.apps)
+        return self.complete(action, memory_text=prepared.memory_text, ui=prepared.ui, question=question)
+
+    def complete(self, action: Action, *, memory_text: str, ui: str,
+                 question: str) -> tuple[Action | None, dict[str, Any], TokenUsage]:
+        """Fill a placeholder candidate by asking ``question`` about the step (goal from ``reset``);
+        returns (action or None if unusable, record, usage). Public so a benchmark can check the
+        generated content of recorded steps exactly as the agent generates it."""
+        t = action.action_type
         if t == "open_app":
-            raw, usage = self._ask(prepared, question, 16)
+            raw, usage = self._ask(memory_text, ui, question, 16)
             # App names carry no sentence punctuation: drop it, then any quotes it was hiding.
             name = clean_reply(raw, max_len=60).rstrip(".!?,;:").strip("\"'`“”‘’").strip()
             rec: dict[str, Any] = {"kind": "open_app", "raw": raw, "cleaned": name}
@@ -265,7 +271,7 @@ class VerifierAgent:
             rec["value"] = name
             return Action(action_type="open_app", app_name=name), rec, usage
         if t == "input_text":
-            raw, usage = self._ask(prepared, question, self.text_max_tokens)
+            raw, usage = self._ask(memory_text, ui, question, self.text_max_tokens)
             text = clean_reply(raw, max_len=200)
             rec = {"kind": "input_text", "raw": raw, "cleaned": text}
             if not text:
@@ -274,7 +280,7 @@ class VerifierAgent:
             rec["value"] = text
             return Action(action_type="input_text", index=action.index, text=text), rec, usage
         if t == "answer":
-            raw, usage = self._ask(prepared, question, self.answer_max_tokens)
+            raw, usage = self._ask(memory_text, ui, question, self.answer_max_tokens)
             text = clean_reply(raw, max_len=500)
             rec = {"kind": "answer", "raw": raw, "cleaned": text}
             if not text:
