@@ -9,6 +9,12 @@ Part ``speed``: seconds per training record of the shared-prefix P^3 trainer vs 
 that runs every candidate's full prompt on its own (V-Droid's code), on the same records with the
 same sampled negatives, measured in one run; prints the ratio (goal >= 5x).
 
+Part ``steps``: held-out step accuracy of each ``--verifier`` on the first ``--records`` of
+``--eval-file`` (shuffled with seed 0): top-1 over every candidate and pairwise; ``--breakdown``
+by step index, label, source and prompt length; ``--completions`` also asks each verifier for the
+content of every labelled ``open_app`` / ``input_text`` / ``answer`` candidate, as the agent asks
+at inference, and counts exact matches with the label.
+
 Part ``fit``: how fast a recipe fits a small set: the CPU recipe (``--lr``, ``--head-lr``,
 ``--head``, ``--lora-layers``, ``--negatives``, ``--loss`` override it) trains on ``--records`` training records for
 ``--fit-steps`` steps; top-1 and pairwise over every candidate on those same records and on 60

@@ -373,6 +373,7 @@ class P3Trainer:
         log = open(self.out / "log.jsonl", "a", encoding="utf-8")  # noqa: SIM115 -- open for the whole run
         window: list[StepMetrics] = []
         last_eval: dict[str, float] = {}
+        eval_step = -1
         stopped = "max_steps"
         t_start = time.perf_counter()
         with Progress(TextColumn("[bold]P^3[/]"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -398,7 +399,7 @@ class P3Trainer:
                 info = (f"loss {sum(x.loss for x in w) / len(w):.3f} pair {sum(x.pair_acc for x in w) / len(w):.2f}"
                         f" top1 {sum(x.top1 for x in w) / len(w):.2f}")
                 if self.eval_records and (self.state.step % cfg.eval_every == 0 or self.state.step == cfg.max_steps):
-                    last_eval = self.evaluate()
+                    last_eval, eval_step = self.evaluate(), self.state.step
                     log.write(json.dumps({"type": "eval", "step": self.state.step, **last_eval}) + "\n")
                     log.flush()
                 if last_eval:
@@ -407,8 +408,8 @@ class P3Trainer:
                 if self.state.step % cfg.save_every == 0 or self.state.step == cfg.max_steps:
                     self.save_checkpoint()
                     plot_curves(self.out / "log.jsonl", self.out / "curves.png")
-        if stopped != "max_steps" and self.eval_records:
-            last_eval = self.evaluate()
+        if stopped != "max_steps" and self.eval_records and eval_step != self.state.step:
+            last_eval = self.evaluate()  # a step this run just evaluated is not evaluated (and logged) twice
             log.write(json.dumps({"type": "eval", "step": self.state.step, **last_eval}) + "\n")
         log.close()
         plot_curves(self.out / "log.jsonl", self.out / "curves.png")
