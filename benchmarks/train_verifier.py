@@ -295,10 +295,11 @@ class _SimulatedVerifier:
         from droidverify.training.collection import equivalent_candidates, match_candidate
 
         right = self.oracle.act(observation, history).action
+        rng = self.rng
         if self.per_state:  # a deterministic verifier: the same screen gets the same choice every visit
             key = hashlib.sha256(observation.xml.encode()).hexdigest()
-            self.rng = random.Random(f"{self.p}:{self.task.id}:{self.task.seed}:{key}")
-        if self.rng.random() < self.p:
+            rng = random.Random(f"{self.p}:{self.task.id}:{self.task.seed}:{key}")
+        if rng.random() < self.p:
             return AgentOutput(action=right, info={"mistake": False})
         cands = extract_candidates(observation, apps=self.apps)
         pos = match_candidate(right, cands, observation.elements)
@@ -306,14 +307,14 @@ class _SimulatedVerifier:
         wrong = [c for i, c in enumerate(cands) if i != pos and i not in same]
         if not wrong:
             return AgentOutput(action=right, info={"mistake": False})
-        c = self.rng.choice(wrong)
+        c = rng.choice(wrong)
         if needs_completion(c):
             if c.action_type == "open_app":
-                c = Action(action_type="open_app", app_name=self.rng.choice(
+                c = Action(action_type="open_app", app_name=rng.choice(
                     [a for a in self.apps if a != right.app_name] or self.apps))
             else:
                 c = Action(action_type=c.action_type, index=c.index,
-                           text=self.rng.choice(["hello", "12", "Anna", "note", "yes"]))
+                           text=rng.choice(["hello", "12", "Anna", "note", "yes"]))
         self.mistakes += 1
         return AgentOutput(action=c, info={"mistake": True})
 
@@ -321,6 +322,7 @@ class _SimulatedVerifier:
 def horizon(args: argparse.Namespace) -> None:
     import random
 
+    from droidverify.cli._common import parse_seeds
     from droidverify.runner.episode import run_episode
     from droidverify.runner.factories import installed_app_names, make_env
     from droidverify.tasks.registry import tasks_for
@@ -329,8 +331,8 @@ def horizon(args: argparse.Namespace) -> None:
     tasks = []
     for split_spec in args.splits.split(","):
         split, _, seeds = split_spec.partition(":")
-        lo, _, hi = (seeds or "0").partition("-")
-        tasks += tasks_for(split, range(int(lo), int(hi or lo) + 1))
+        tasks += tasks_for(split, parse_seeds(seeds or "0"))
+
     def episode(task: Any, p: float) -> tuple[Any, int]:
         agent = _SimulatedVerifier(p, random.Random(f"horizon:{p}:{task.id}:{task.seed}"), apps,
                                    per_state=args.errors == "per-state")
