@@ -72,6 +72,10 @@ def success(args: argparse.Namespace) -> None:
                 cmd += ["--workers", str(args.workers)]
             if args.avoid_repeats:
                 cmd += ["--avoid-repeats"]
+            if args.temperature:
+                cmd += ["--temperature", str(args.temperature), "--agent-seed", str(args.agent_seed)]
+                if args.top_k:
+                    cmd += ["--top-k", str(args.top_k)]
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
@@ -158,6 +162,9 @@ def steps(args: argparse.Namespace) -> None:
             rank = 1 + sum(s[i] > max(s[j] for j in r.correct) for i in r.negatives())
             rows.append({"verifier": name, "record": r.record_id, "top1": int(first), "won": won, "pairs": vs,
                          "rank": rank, "picked": json.loads(r.candidates[best])["action_type"],
+                         "scores": s, "correct": sorted(r.correct),
+                         "terminal": [i for i, c in enumerate(r.candidates)
+                                      if json.loads(c)["action_type"] in ("status", "answer")],
                          **_facets(r, llm.count_tokens(vp.prefix))})
         print(f"| {name} | {len(recs)} | {top / len(recs):.3f} | {correct / pairs:.3f} |", flush=True)
         if args.completions:
@@ -415,6 +422,10 @@ def main() -> None:
     ap.add_argument("--workers", default=None, help="episodes run in parallel (droidverify run --workers)")
     ap.add_argument("--avoid-repeats", action="store_true", help="success: run the verifier agent with "
                     "--avoid-repeats")
+    ap.add_argument("--temperature", type=float, default=0.0, help="success: run the verifier agent with "
+                    "--temperature T (draw actions instead of the argmax)")
+    ap.add_argument("--top-k", type=int, default=None, help="success: with --temperature, --top-k K")
+    ap.add_argument("--agent-seed", type=int, default=0, help="success: with --temperature, the draws' seed")
     ap.add_argument("--eval-file", default=None, help="held-out records for --part steps")
     ap.add_argument("--out", default="runs/bench-train-verifier")
     ap.add_argument("--device", default="cpu")

@@ -207,6 +207,18 @@ def test_public_factories_check_their_choices() -> None:
     # The spec hands the choice to the verifier agent it builds (workers build agents from specs).
     built = AgentSpec("verifier", avoid_repeats=True).with_llm(object())()
     assert built.avoid_repeats is True and AgentSpec("verifier").with_llm(object())().avoid_repeats is False
+    for kw, msg in [({"temperature": 1.0}, "apply only to the verifier"),
+                    ({"temperature": -0.5}, "temperature must be a finite number >= 0"),
+                    ({"temperature": True}, "temperature must be"),
+                    ({"temperature": 1.0, "top_k": 0}, "top_k must be an integer >= 1")]:
+        with pytest.raises(RunError, match=msg):
+            make_agent("oracle" if "apply only" in msg else "verifier", **kw)
+    with pytest.raises(RunError, match="top_k= needs temperature > 0"):
+        make_agent("verifier", top_k=3)
+    r = CliRunner().invoke(app, ["run", "--agent", "oracle", "--temperature", "0.5", "--tasks", "calendar_create_event"])
+    assert r.exit_code == 2 and "apply only to the verifier agent" in r.output
+    drawn = AgentSpec("verifier", seed=7, temperature=0.5, top_k=4).with_llm(object())()
+    assert (drawn.temperature, drawn.top_k, drawn.sample_seed) == (0.5, 4, 7)
     with pytest.raises(RunError, match="unknown environment 'emu'"):
         make_env("emu")
     with pytest.raises(RunError, match="unknown agent"):

@@ -223,3 +223,59 @@ def test_avoid_repeats_when_every_candidate_was_taken_repeats_the_best(form_scre
     again = agent.act(form_screen, [])
     assert again.info["all_repeats"] is True
     assert again.action == Action(action_type="click", index=2)
+
+
+def _draws(agent, screen, n):
+    return [agent.act(screen, []) for _ in range(n)]
+
+
+def test_temperature_draws_follow_the_softmax_over_scores(form_screen):
+    rules = {">Save<": 0.9, "Cancel": 0.8}
+    agent = _agent(RuleLLM(rules=rules, reply_fn=lambda messages: "milk"), temperature=0.5, sample_seed=3)
+    outs = _draws(agent, form_screen, 600)
+    scores = [c["score"] for c in outs[0].info["candidates"]]
+    z = sum(math.exp(s / 0.5) for s in scores)
+    counts = [0] * len(scores)
+    for o in outs:
+        counts[o.info["chosen"]] += 1
+        assert o.info["argmax"] == outs[0].info["argmax"]  # the scores are fixed; only the choice moves
+        assert o.info["sampled_rank"] == sorted(range(len(scores)), key=lambda i: (-scores[i], i)).index(
+            o.info["chosen"])
+        assert o.info["temperature"] == 0.5 and o.info["top_k"] is None
+    for i, s in enumerate(scores):  # within 4.5 standard errors of the softmax probability
+        p = math.exp(s / 0.5) / z
+        assert abs(counts[i] / 600 - p) <= 4.5 * math.sqrt(p * (1 - p) / 600) + 1e-9, (i, counts[i], p)
+    assert len({o.info["chosen"] for o in outs}) > 3  # not the argmax every time
+
+
+def test_temperature_draws_are_reproducible_per_seed_and_goal(form_screen):
+    def run(seed, goal="Save the note"):
+        agent = VerifierAgent(RuleLLM(rules={">Save<": 0.9}, reply_fn=lambda m: "milk"), temperature=1.0,
+                              sample_seed=seed)
+        agent.reset(goal)
+        first = [o.info["chosen"] for o in _draws(agent, form_screen, 30)]
+        agent.reset(goal)  # a new episode with the same goal draws the same sequence again
+        assert [o.info["chosen"] for o in _draws(agent, form_screen, 30)] == first
+        return first
+
+    assert run(1) == run(1)
+    assert run(1) != run(2)
+    assert run(1) != run(1, goal="Delete the note")
+
+
+def test_top_k_draws_only_among_the_k_best(form_screen):
+    rules = {">Save<": 0.9, "Cancel": 0.8}
+    outs = _draws(_agent(RuleLLM(rules=rules, reply_fn=lambda m: "milk"), temperature=5.0, top_k=2),
+                  form_screen, 200)
+    scores = [c["score"] for c in outs[0].info["candidates"]]
+    best_two = sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:2]
+    assert {o.info["chosen"] for o in outs} == set(best_two)
+
+
+def test_zero_temperature_is_the_argmax_and_bad_settings_raise(form_screen):
+    outs = _draws(_agent(RuleLLM(rules={">Save<": 0.9}), temperature=0.0), form_screen, 5)
+    assert all(o.action == Action(action_type="click", index=2) and "sampled_rank" not in o.info for o in outs)
+    for kw, what in [({"temperature": -1.0}, "temperature"), ({"temperature": float("nan")}, "temperature"),
+                     ({"temperature": 1.0, "top_k": 0}, "top_k")]:
+        with pytest.raises(DroidVerifyError, match=what):
+            VerifierAgent(RuleLLM(), **kw)

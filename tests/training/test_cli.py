@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from training_doubles import RecordingLLM
 from typer.testing import CliRunner
 
@@ -113,3 +114,33 @@ def test_train_verifier_passes_the_loss_and_refuses_a_bad_one_before_loading(tmp
                               "--loss", "hinge"])
     assert bad.exit_code != 0 and "loss must be one of" in bad.output
     assert len(seen) == 1  # refused before a trainer (and its model) was built
+
+
+def test_run_records_the_verifier_by_absolute_path_and_digest(tmp_path: Path, monkeypatch) -> None:
+    """A resumed run must not silently score with other weights found at the same (relative) path."""
+    import droidverify.runner.run as run_mod
+    from droidverify.agents.verifier.trained import verifier_digest
+    from droidverify.errors import RunError
+    from droidverify.runner.run import _check_compatible
+
+    vdir = tmp_path / "v"
+    (vdir / "adapter").mkdir(parents=True)
+    (vdir / "verifier.json").write_text("{}")
+    (vdir / "head.safetensors").write_bytes(b"weights-1")
+    (vdir / "adapter" / "adapter_model.safetensors").write_bytes(b"lora-1")
+    seen: list[dict] = []
+    monkeypatch.setattr(run_mod, "run_many", lambda *a, **kw: seen.append(kw["config"]) or {})
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["run", "--agent", "verifier", "--verifier", "v", "--tasks", "clock_create_alarm",
+                              "--out", str(tmp_path / "r"), "--no-progress"])
+    assert seen, res.output
+    config = seen[0]
+    assert config["verifier"] == str(vdir.resolve()) and config["verifier_digest"] == verifier_digest(vdir)
+
+    (vdir / "provenance.json").write_text('{"notes": "edited"}')  # provenance is not weights
+    assert verifier_digest(vdir) == config["verifier_digest"]
+    (vdir / "head.safetensors").write_bytes(b"weights-2")
+    changed = dict(config, verifier_digest=verifier_digest(vdir))
+    assert changed["verifier_digest"] != config["verifier_digest"]
+    with pytest.raises(RunError, match="verifier_digest"):
+        _check_compatible(tmp_path / "r", {"config": config}, changed)

@@ -19,6 +19,7 @@ from droidverify.runner.factories import (
     LLM_AGENTS,
     AgentSpec,
     EnvSpec,
+    check_sampling,
     installed_app_names,
     resolve_verifier,
 )
@@ -103,6 +104,11 @@ def run_command(
     avoid_repeats: Annotated[bool, typer.Option("--avoid-repeats", help="--agent verifier: never take an "
                                                 "action again on a screen where the episode already took "
                                                 "it (the next-best candidate instead).")] = False,
+    temperature: Annotated[float, typer.Option("--temperature", help="--agent verifier: draw each action "
+                                               "from softmax(scores / T) instead of taking the argmax "
+                                               "(0 = argmax; draws seeded by --agent-seed and the goal).")] = 0.0,
+    top_k: Annotated[int | None, typer.Option("--top-k", help="--agent verifier with --temperature: draw "
+                                              "among the K best candidates only.")] = None,
     workers: Annotated[str | None, typer.Option("--workers", help="Episodes at once: N worker processes "
                                                 "(default 1: in this process; 'auto': one per core); "
                                                 "with --ray N actors (default: one per cluster CPU). A "
@@ -180,17 +186,25 @@ def run_command(
         fail("--verifier applies only to --agent verifier")
     if avoid_repeats and agent != "verifier":
         fail("--avoid-repeats applies only to --agent verifier")
+    try:
+        check_sampling(agent, temperature, top_k)
+    except DroidVerifyError as e:
+        fail(f"--temperature/--top-k: {e}")
 
+    from droidverify.agents.verifier.trained import verifier_digest
     from droidverify.runner.run import run_many
 
     apps = installed_app_names(env)
     pairs = [(t, s) for t in templates for s in seed_list]
     config = {"agent": agent, "model": model, "dtype": dtype, "apps": apps, "memory": memory, "env": env, "serial": serial,
               "seeds": seed_list, "tasks": [t.name for t in templates], "max_steps": max_steps,
-              "agent_seed": agent_seed, "verifier": str(verifier_dir) if verifier_dir else None,
-              "judge": _judge_config(judge_spec), "avoid_repeats": avoid_repeats}
+              "agent_seed": agent_seed, "verifier": str(verifier_dir.resolve()) if verifier_dir else None,
+              "verifier_digest": verifier_digest(verifier_dir) if verifier_dir else None,
+              "judge": _judge_config(judge_spec), "avoid_repeats": avoid_repeats,
+              "temperature": temperature, "top_k": top_k}
     console = Console(stderr=True)
-    factory = AgentSpec(agent, model, memory, agent_seed, apps, dtype, verifier_dir, device, avoid_repeats)
+    factory = AgentSpec(agent, model, memory, agent_seed, apps, dtype, verifier_dir, device, avoid_repeats,
+                        temperature, top_k)
     try:
         backend = make_backend(n_workers, ray)
         if isinstance(backend, RayBackend):

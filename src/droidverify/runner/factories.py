@@ -10,6 +10,7 @@ processes and Ray actors receive the spec, not a model; see docs/parallel.md)::
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,6 +89,8 @@ class AgentSpec:
     verifier: Path | None = None
     device: str = "cpu"
     avoid_repeats: bool = False  # verifier agent: never repeat an action on a screen it was taken on
+    temperature: float = 0.0  # verifier agent: > 0 draws the action from softmax(scores / T), seeded by seed
+    top_k: int | None = None  # verifier agent: draw among the k best only
     _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -151,7 +154,8 @@ class AgentSpec:
             from droidverify.agents.verifier import VerifierAgent
 
             return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head,
-                                 avoid_repeats=self.avoid_repeats)
+                                 avoid_repeats=self.avoid_repeats, temperature=self.temperature,
+                                 top_k=self.top_k, sample_seed=self.seed)
         if self.agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
             from droidverify.agents.selfverify import SelfVerifyingAgent
 
@@ -189,7 +193,8 @@ def _choice(what: str, value: object, allowed: tuple[str, ...]) -> None:
 
 def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", seed: int = 0,
                apps: list[str] | None = None, dtype: str = "auto", verifier: str | Path | None = None,
-               device: str = "cpu", env: str = "sim", avoid_repeats: bool = False) -> Agent:
+               device: str = "cpu", env: str = "sim", avoid_repeats: bool = False,
+               temperature: float = 0.0, top_k: int | None = None) -> Agent:
     """One agent as ``droidverify run --agent AGENT`` builds it (same options, same defaults).
 
     ``apps`` defaults to every app of ``env`` (what the agent may open); ``verifier`` as
@@ -206,10 +211,24 @@ def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", se
         raise RunError("verifier= applies only to the verifier agent")
     if avoid_repeats and agent != "verifier":
         raise RunError("avoid_repeats= applies only to the verifier agent")
+    check_sampling(agent, temperature, top_k)
     verifier_dir = resolve_verifier(verifier, model) if agent == "verifier" else None
     app_names = list(apps) if apps is not None else installed_app_names(env)
     return AgentSpec(agent, model, memory, seed, app_names, dtype, verifier_dir, device,  # type: ignore[no-any-return]
-                     avoid_repeats)()
+                     avoid_repeats, temperature, top_k)()
+
+
+def check_sampling(agent: str, temperature: float, top_k: int | None) -> None:
+    """Raise :class:`RunError` unless ``temperature``/``top_k`` are valid for ``agent``."""
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
+            or not math.isfinite(temperature) or temperature < 0:
+        raise RunError(f"temperature must be a finite number >= 0, got {temperature!r}")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+        raise RunError(f"top_k must be an integer >= 1, got {top_k!r}")
+    if (temperature > 0 or top_k is not None) and agent != "verifier":
+        raise RunError("temperature= and top_k= apply only to the verifier agent")
+    if top_k is not None and temperature <= 0:
+        raise RunError("top_k= needs temperature > 0 (without it the agent takes the argmax)")
 
 
 def make_env(env: str = "sim", *, task: Task | None = None, seed: int = 0, serial: str | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import random
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -156,6 +157,12 @@ class VerifierAgent:
     ``info['skipped_repeats']``). A deterministic argmax that is wrong on a screen is otherwise wrong
     there on every visit, and a tap that changed nothing is repeated until the step limit. If every
     candidate was already taken there, the argmax is taken anyway and ``info['all_repeats']`` says so.
+
+    ``temperature`` > 0: instead of the argmax, draw the candidate from softmax(scores / T) over the
+    ``top_k`` best (all when None); a completion failure moves on to the next draw without
+    replacement. A wrong argmax is otherwise wrong on every visit of a screen; a draw gives each
+    visit another chance. Draws are reproducible: the generator is seeded by ``sample_seed`` and
+    the goal at every ``reset``. ``info['sampled_rank']`` is the chosen candidate's rank by score.
     """
 
     name = "verifier"
@@ -173,9 +180,16 @@ class VerifierAgent:
         text_max_tokens: int = 32,
         answer_max_tokens: int = 96,
         avoid_repeats: bool = False,
+        temperature: float = 0.0,
+        top_k: int | None = None,
+        sample_seed: int = 0,
     ) -> None:
         if batch_size is not None and batch_size < 1:
             raise DroidVerifyError(f"VerifierAgent: batch_size must be >= 1 or None, got {batch_size}")
+        if not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature >= 0):
+            raise DroidVerifyError(f"VerifierAgent: temperature must be a finite number >= 0, got {temperature!r}")
+        if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
+            raise DroidVerifyError(f"VerifierAgent: top_k must be an integer >= 1 or None, got {top_k!r}")
         self.llm = llm
         self.memory: WorkingMemory = (
             make_memory(memory, memory_llm or llm) if isinstance(memory, str) else memory)
@@ -186,13 +200,31 @@ class VerifierAgent:
         self.text_max_tokens = text_max_tokens
         self.answer_max_tokens = answer_max_tokens
         self.avoid_repeats = avoid_repeats
+        self.temperature = float(temperature)
+        self.top_k = top_k
+        self.sample_seed = sample_seed
         self.goal = ""
         self._taken: dict[str, set[str]] = {}  # screen description -> actions taken on it (JSON)
+        self._rng = random.Random(f"{sample_seed}:")
 
     def reset(self, goal: str) -> None:
         self.goal = goal
         self.memory.reset()
         self._taken = {}
+        self._rng = random.Random(f"{self.sample_seed}:{goal}")
+
+    def _order(self, scores: Sequence[float]) -> list[int]:
+        """Candidates in the order they are tried: by score, or with a temperature a draw without
+        replacement from softmax(scores / T) over the top_k (Gumbel top-k), then the rest by score."""
+        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+        if self.temperature <= 0:
+            return order
+        k = len(order) if self.top_k is None else min(self.top_k, len(order))
+        pool, rest = order[:k], order[k:]
+        # 1 - random() lies in (0, 1], so the double log is finite.
+        keys = {i: scores[i] / self.temperature - math.log(-math.log(1.0 - self._rng.random()) or 1e-300)
+                for i in pool}
+        return sorted(pool, key=lambda i: -keys[i]) + rest
 
     # ---- scoring -----------------------------------------------------------------
     def _score(self, prefix: str, continuations: list[str]) -> tuple[list[float], list[dict], TokenUsage]:
@@ -316,7 +348,8 @@ class VerifierAgent:
         t_score = time.perf_counter() - t1
         usage = usage + score_usage
 
-        order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+        by_score = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+        order = self._order(scores)
         t2 = time.perf_counter()
         chosen_idx, final, completion, failures = order[0], None, None, []
         raw_output = None
@@ -362,7 +395,7 @@ class VerifierAgent:
                 for c, d, s, det in zip(candidates, descriptions, scores, details, strict=True)
             ],
             "n_candidates": n,
-            "argmax": order[0],
+            "argmax": by_score[0],
             "chosen": chosen_idx,
             "entropy": entropy,
             "entropy_normalized": entropy / math.log(n) if n > 1 else 0.0,
@@ -375,6 +408,10 @@ class VerifierAgent:
             "completion": completion,
             "completion_failures": failures,
         }
+        if self.temperature > 0:
+            info["temperature"] = self.temperature
+            info["top_k"] = self.top_k
+            info["sampled_rank"] = by_score.index(chosen_idx)
         if self.avoid_repeats:
             info["skipped_repeats"] = skipped
             info["all_repeats"] = all_repeats

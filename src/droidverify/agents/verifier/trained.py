@@ -13,6 +13,7 @@ model costs) and returns a :class:`VerifierAgent` whose scores come from the hea
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from collections.abc import Sequence
@@ -30,6 +31,19 @@ FORMAT_VERSION = 1
 def shipped_verifier_path() -> Path:
     """The verifier trained by ``droidverify train verifier`` and shipped in the package."""
     return Path(__file__).resolve().parent / "shipped"
+
+
+def verifier_digest(directory: str | Path) -> str:
+    """SHA-256 over what a verifier directory scores with (every file but provenance.json, by
+    relative path and bytes): a run directory records it, so a resumed run cannot silently use
+    other weights found at the same path."""
+    root = Path(directory)
+    h = hashlib.sha256()
+    for f in sorted(p for p in root.rglob("*") if p.is_file() and p.name != "provenance.json"):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0")
+        h.update(f.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
 
 
 def _base_identity(llm: Any) -> dict[str, Any]:
