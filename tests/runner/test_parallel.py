@@ -280,3 +280,32 @@ def test_ray_actor_killed_mid_episode_on_a_local_ray_instance(tmp_path: Path, se
         assert json.loads((out / "summary.json").read_text())["overall"]["episodes"] == len(_pairs())
     finally:
         ray.shutdown()
+
+
+def test_a_worker_exits_soon_after_its_parent_is_killed() -> None:
+    """A parent killed outright cannot tell its workers to stop; they must not run on for minutes."""
+    script = Path(__file__).with_name("orphan_parent.py")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        line = parent.stdout.readline() if parent.stdout else ""
+        worker = int(line.strip())
+        os.kill(worker, 0)  # alive, holding its 120-second item
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                os.kill(worker, 0)
+            except ProcessLookupError:
+                break
+            # a zombie is reaped by init; /proc says whether it still runs
+            state = Path(f"/proc/{worker}/stat")
+            if state.exists() and state.read_text().split(") ")[-1].startswith("Z"):
+                break
+            time.sleep(0.2)
+        else:
+            os.kill(worker, signal.SIGKILL)
+            pytest.fail("the worker outlived its killed parent by 15 s")
+    finally:
+        if parent.poll() is None:
+            parent.kill()

@@ -29,6 +29,8 @@ import multiprocessing as mp
 import os
 import pickle
 import signal
+import threading
+import time
 import traceback
 from abc import ABC, abstractmethod
 from collections import deque
@@ -134,10 +136,27 @@ class InlineBackend(RolloutBackend):
 # --- local worker processes ---------------------------------------------------------------------------
 
 
+PARENT_POLL_SECONDS = 0.5
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Daemon thread of a worker: exit as soon as the parent process is gone. A parent killed
+    outright (SIGKILL, SIGTERM) never tells its workers to stop, and a worker only reads its pipe
+    between items, so it would otherwise finish its episode (minutes of model time) first. Nothing
+    recorded is lost: an item's result reaches the caller only when the item finishes, and a
+    resumed run reruns the unfinished one."""
+    while True:
+        time.sleep(PARENT_POLL_SECONDS)
+        if os.getppid() != parent:  # re-parented: the parent died
+            os._exit(3)
+
+
 def _local_worker_main(conn: Connection, setup: Setup, fn: WorkFn, threads: int | None = None) -> None:
     """A worker process: build the state once, then run items until told to stop (``None``)."""
     # Ctrl-C reaches the whole process group; the parent decides what stops, and stops us.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True,
+                     name="droidverify-parent-watch").start()
     if threads is not None and not os.environ.get("OMP_NUM_THREADS"):
         # N workers each running a model with every core's worth of threads oversubscribe the CPU
         # (measured: 2 verifier workers on 2 cores ran at 0.1 of linear); share the cores out.
