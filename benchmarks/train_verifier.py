@@ -30,6 +30,12 @@ it once per screen, so a screen the verifier gets wrong is got wrong on every vi
 deterministic argmax does. Both are optimistic (the right candidate always gets the right
 generated text), so they bound what a verifier of that top-1 reaches.
 
+Part ``draws``: what drawing actions from softmax(scores / T) over the top k (the verifier agent's
+``--temperature`` / ``--top-k``) would give, read off a ``--part steps --per-record`` file (no model):
+per T and k, the mean probability of drawing a right candidate, of drawing a wrong ``status`` /
+``answer``, and of drawing a right one on the records whose argmax is wrong (what a revisit of
+such a screen can gain).
+
 Part ``head-scale``: how far one step of the vocabulary score head moves a score margin at a given
 head learning rate, against the spread of the untrained scores (why the head's rate is 1e-5).
 
@@ -38,6 +44,7 @@ head learning rate, against the spread of the untrained scores (why the head's r
         --records 100 --fit-steps 400
     python benchmarks/train_verifier.py --part head-scale --eval-file DATA/eval.jsonl --records 10
     python benchmarks/train_verifier.py --part horizon --splits validation:0-4 --p-values 0.33,0.6,0.9,1
+    python benchmarks/train_verifier.py --part draws --per-record steps.jsonl --temperatures 0.5,1,2,3 --top-ks 0,2,3
     python benchmarks/train_verifier.py --part success --verifier untrained=none \\
         --verifier shipped=src/droidverify/agents/verifier/shipped --splits validation:0 --max-tasks 10
 """
@@ -412,9 +419,52 @@ def _print_breakdown(rows: list[dict[str, object]]) -> None:
             print(f"| {name} | {value} | {len(xs)} | {top / len(xs):.3f} | {won / max(1, pairs):.3f} |")
 
 
+def draws(args: argparse.Namespace) -> None:
+    import math
+
+    if not args.per_record:
+        raise SystemExit("--part draws reads a --per-record file written by --part steps")
+    rows = [json.loads(line) for line in Path(args.per_record).read_text().splitlines() if line.strip()]
+    if not rows or "scores" not in rows[0]:
+        raise SystemExit(f"{args.per_record}: no per-record scores (write it with this version of --part steps)")
+
+    def probs(scores: list[float], t: float, k: int) -> dict[int, float]:
+        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+        if t <= 0:
+            return {order[0]: 1.0}
+        pool = order[:k] if k else order
+        top = max(scores[i] for i in pool)
+        w = {i: math.exp((scores[i] - top) / t) for i in pool}
+        z = sum(w.values())
+        return {i: v / z for i, v in w.items()}
+
+    names = sorted({r["verifier"] for r in rows})
+    print("| verifier | T | top-k | P(right) | P(wrong status/answer) | P(right) where the argmax is wrong |")
+    print("|---|---|---|---|---|---|")
+    grid = [(0.0, 0)] + [(float(t), int(k)) for t in args.temperatures.split(",") for k in args.top_ks.split(",")]
+    for name in names:
+        mine = [r for r in rows if r["verifier"] == name]
+        missed = [r for r in mine if not r["top1"]]
+        for t, k in grid:
+            right, wrong_end, recover = (_mass(mine, t, k, "right", probs), _mass(mine, t, k, "terminal", probs),
+                                         _mass(missed, t, k, "right", probs))
+            print(f"| {name} | {t:g} | {k or 'all'} | {right:.3f} | {wrong_end:.3f} "
+                  f"| {recover:.3f} |")
+
+
+def _mass(rows: list[dict[str, Any]], t: float, k: int, which: str, probs: Any) -> float:
+    """Mean probability of drawing a right candidate (``which="right"``) or a wrong terminal one."""
+    total = 0.0
+    for r in rows:
+        ok = set(r["correct"])
+        target = ok if which == "right" else set(r["terminal"]) - ok
+        total += sum(v for i, v in probs(r["scores"], t, k).items() if i in target)
+    return total / max(1, len(rows))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("success", "speed", "steps", "fit", "head-scale", "horizon"), required=True)
+    ap.add_argument("--part", choices=("success", "speed", "steps", "fit", "head-scale", "horizon", "draws"), required=True)
     ap.add_argument("--verifier", action="append", default=[], help="NAME=DIR or NAME=none (repeat)")
     ap.add_argument("--splits", default="train:1000,validation:0,test:0", help="split:seeds,...")
     ap.add_argument("--max-tasks", type=int, default=None)
@@ -450,8 +500,10 @@ def main() -> None:
     ap.add_argument("--errors", choices=("independent", "per-state"), default="independent",
                     help="horizon: a mistake drawn at every step, or once per screen (the same wrong choice "
                     "on every visit, as a deterministic argmax makes it)")
+    ap.add_argument("--temperatures", default="0.5,1,2,3", help="draws: temperatures (0 = argmax, always shown)")
+    ap.add_argument("--top-ks", default="0,2,3", help="draws: top-k values (0 = every candidate)")
     args = ap.parse_args()
-    {"horizon": horizon, "success": success, "speed": speed, "steps": steps, "fit": fit, "head-scale": head_scale}[args.part](args)
+    {"draws": draws, "horizon": horizon, "success": success, "speed": speed, "steps": steps, "fit": fit, "head-scale": head_scale}[args.part](args)
 
 
 if __name__ == "__main__":
