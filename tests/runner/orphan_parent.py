@@ -4,6 +4,7 @@ the worker's pid and waits to be killed."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 from droidverify.runner.backends import LocalBackend
@@ -27,8 +28,6 @@ if __name__ == "__main__":
         while not backend.worker_pids() and time.monotonic() - started < 60:
             time.sleep(0.05)
         print(backend.worker_pids()[0], flush=True)
-
-    import threading
 
     threading.Thread(target=report, daemon=True).start()
     for _ in results:

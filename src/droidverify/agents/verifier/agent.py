@@ -213,10 +213,9 @@ class VerifierAgent:
         self._taken = {}
         self._rng = random.Random(f"{self.sample_seed}:{goal}")
 
-    def _order(self, scores: Sequence[float]) -> list[int]:
-        """Candidates in the order they are tried: by score, or with a temperature a draw without
-        replacement from softmax(scores / T) over the top_k (Gumbel top-k), then the rest by score."""
-        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    def _order(self, scores: Sequence[float], order: list[int]) -> list[int]:
+        """Candidates in the order they are tried: ``order`` (by score), or with a temperature a draw
+        without replacement from softmax(scores / T) over its top_k (Gumbel top-k), then the rest."""
         if self.temperature <= 0:
             return order
         k = len(order) if self.top_k is None else min(self.top_k, len(order))
@@ -349,7 +348,7 @@ class VerifierAgent:
         usage = usage + score_usage
 
         by_score = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
-        order = self._order(scores)
+        order = self._order(scores, by_score)
         t2 = time.perf_counter()
         chosen_idx, final, completion, failures = order[0], None, None, []
         raw_output = None
