@@ -1,19 +1,25 @@
 # Two commands on a fresh machine: `make demo` (main job) and `make test` (test suite).
-PY ?= python3
-STAMP := .install.stamp
+# Both install first (scripts/install.sh: a virtual environment in .venv at the versions of
+# requirements.lock); `make lock` regenerates the lock (a deliberate upgrade: run `make test` after).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.install.stamp
 
-$(STAMP): pyproject.toml scripts/install.sh
-	bash scripts/install.sh
+$(STAMP): pyproject.toml requirements.lock scripts/install.sh scripts/install_steps.sh
+	DROIDVERIFY_VENV=$(VENV) bash scripts/install.sh
 	touch $(STAMP)
 
 install: $(STAMP)
 
-## Main job: the verifier-driven agent with the bundled SmolLM2-135M on the simulator's validation split.
+## Main job: the verifier-driven agent on the simulator's validation split.
 demo: $(STAMP)
-	droidverify run --agent verifier --split validation --seeds 0 --max-tasks 5 --out runs/demo
+	$(VENV)/bin/droidverify run --agent verifier --split validation --seeds 0 --max-tasks 5 --out runs/demo
 
 ## The test suite (CI runs exactly this).
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-.PHONY: install demo test
+lock:
+	bash scripts/lock.sh
+
+.PHONY: install demo test lock

