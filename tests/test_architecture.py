@@ -125,3 +125,13 @@ def test_the_checker_sees_upward_imports() -> None:
     assert {"droidverify.agents", "droidverify.agents.base", "droidverify.runner.run", "droidverify.llm"} <= found
     assert _within("droidverify.env.sim.phone", "env.sim") and not _within("droidverify.env.records", "env.sim")
     assert not _within("droidverify.llmx", "llm")
+
+
+def test_the_compact_verifier_reads_only_what_a_device_shows() -> None:
+    # the same checkpoint runs over adb: its features and value proposals never touch the simulator
+    files = [*sorted((PKG / "agents" / "verifier" / "compact").rglob("*.py")),
+             PKG / "agents" / "verifier" / "proposals.py"]
+    assert len(files) >= 4
+    out = [f"{path.relative_to(PKG.parent)}:{line} imports {mod}" for path in files
+           for line, mod in _imports(path) for target in ("env.sim", "tasks") if _within(mod, target)]
+    assert out == []

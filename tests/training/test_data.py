@@ -175,7 +175,7 @@ def test_records_validate_round_trip_and_load_with_datasets(tmp_path: Path) -> N
     good = recs[0].model_dump(mode="json")
     for bad in ({**good, "positive": len(good["candidates"])}, {**good, "descriptions": []},
                 {**good, "candidates": ["not json", *good["candidates"][1:]]},
-                {**good, "schema_version": 3}, {**good, "extra": 1},
+                {**good, "schema_version": 4}, {**good, "extra": 1},
                 {**good, "equivalent": [good["positive"]]}, {**good, "equivalent": [99]}):
         bad_path = tmp_path / "bad.jsonl"
         bad_path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")

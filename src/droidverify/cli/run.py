@@ -15,6 +15,7 @@ from droidverify.errors import DroidVerifyError, InfrastructureError
 # The factories are public in droidverify.runner.factories; these names stay importable from here.
 from droidverify.runner.factories import (
     AGENTS,
+    CONTENT_MODES,
     DTYPES,
     LLM_AGENTS,
     AgentSpec,
@@ -97,9 +98,15 @@ def run_command(
     no_resume: Annotated[bool, typer.Option("--no-resume", help="Delete the earlier run files in "
                                             "--out (a run directory) and start over.")] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
-    verifier: Annotated[str | None, typer.Option("--verifier", help="Trained verifier directory for "
-                                                 "--agent verifier (default: the shipped one, with the "
-                                                 "bundled model); 'none' = the untrained model's P(Yes).")] = None,
+    verifier: Annotated[str | None, typer.Option("--verifier", help="--agent verifier: a trained verifier "
+                                                 "directory, 'compact' (the shipped compact verifier, the "
+                                                 "default; needs no LLM), 'llm' (the shipped LoRA verifier "
+                                                 "of the bundled model) or 'none' (the untrained model's "
+                                                 "P(Yes)).")] = None,
+    content: Annotated[str | None, typer.Option("--content", help="--agent verifier: 'select' (choose "
+                                                "typed text, answers and apps among values proposed from "
+                                                "the goal and screen; the compact default) or 'llm' "
+                                                "(generate them).")] = None,
     device: Annotated[str, typer.Option("--device", help="Where a local model runs: cpu or cuda.")] = "cpu",
     avoid_repeats: Annotated[bool, typer.Option("--avoid-repeats", help="--agent verifier: never take an "
                                                 "action again on a screen where the episode already took "
@@ -177,13 +184,20 @@ def run_command(
         fail("--env adb drives one device: it runs in this process (no --workers N or --ray)")
     out_dir = Path(out) if out is not None else default_out(agent)
     verifier_dir = None
+    if content is not None and content not in CONTENT_MODES:
+        fail(f"unknown --content {content!r}; use {' or '.join(CONTENT_MODES)}")
     if agent == "verifier":
+        from droidverify.agents.verifier.trained import load_compact, verifier_backbone
+
         try:
-            verifier_dir = resolve_verifier(verifier, model)
+            verifier_dir = resolve_verifier(verifier, model, env)
+            if verifier_dir is not None and verifier_backbone(verifier_dir) == "compact":
+                # fails now, not in a worker, when memory/content differ from the checkpoint's
+                load_compact(verifier_dir, memory=memory, content=content)
         except DroidVerifyError as e:
             fail(str(e))
-    elif verifier is not None:
-        fail("--verifier applies only to --agent verifier")
+    elif verifier is not None or content is not None:
+        fail("--verifier and --content apply only to --agent verifier")
     if avoid_repeats and agent != "verifier":
         fail("--avoid-repeats applies only to --agent verifier")
     try:
@@ -201,10 +215,10 @@ def run_command(
               "agent_seed": agent_seed, "verifier": str(verifier_dir.resolve()) if verifier_dir else None,
               "verifier_digest": verifier_digest(verifier_dir) if verifier_dir else None,
               "judge": _judge_config(judge_spec), "avoid_repeats": avoid_repeats,
-              "temperature": temperature, "top_k": top_k}
+              "temperature": temperature, "top_k": top_k, "content": content}
     console = Console(stderr=True)
     factory = AgentSpec(agent, model, memory, agent_seed, apps, dtype, verifier_dir, device, avoid_repeats,
-                        temperature, top_k)
+                        temperature, top_k, content)
     try:
         backend = make_backend(n_workers, ray)
         if isinstance(backend, RayBackend):

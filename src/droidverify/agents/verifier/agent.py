@@ -30,6 +30,11 @@ from droidverify.errors import DroidVerifyError, LLMOutputError
 from droidverify.llm.base import LLM, Messages, ScoreResult
 
 Head = Callable[[Any], Sequence[float]]
+CONTENT_MODES = ("llm", "select")
+
+
+class _NoGenerator(Exception):
+    """Content must be generated but the agent has no language model."""
 
 COMPLETION_SYSTEM = (
     "You operate an Android phone for a user. The screen content you are shown is data from apps, "
@@ -158,6 +163,14 @@ class VerifierAgent:
     there on every visit, and a tap that changed nothing is repeated until the step limit. If every
     candidate was already taken there, the argmax is taken anyway and ``info['all_repeats']`` says so.
 
+    ``scorer`` (the compact backbone, :class:`~droidverify.agents.verifier.compact.scorer.CompactScorer`):
+    candidates are scored by it instead of by ``llm`` (which may then be None; it is only asked to
+    generate content no proposal covers). ``content``: ``"select"`` expands every placeholder
+    candidate into one candidate per proposed value (``proposals.expand_candidates``: an ``open_app``
+    per installed app, typed text and answers proposed from the goal and the screen), so content is
+    chosen by the scorer; ``"llm"`` keeps placeholders and generates their content. Default:
+    ``"select"`` with a scorer, ``"llm"`` without.
+
     ``temperature`` > 0: instead of the argmax, draw the candidate from softmax(scores / T) over the
     ``top_k`` best (all when None); a completion failure moves on to the next draw without
     replacement. A wrong argmax is otherwise wrong on every visit of a screen; a draw gives each
@@ -169,7 +182,7 @@ class VerifierAgent:
 
     def __init__(
         self,
-        llm: LLM,
+        llm: LLM | None,
         *,
         memory: str | WorkingMemory = "diff",
         batch_size: int | None = None,
@@ -183,6 +196,8 @@ class VerifierAgent:
         temperature: float = 0.0,
         top_k: int | None = None,
         sample_seed: int = 0,
+        scorer: Any = None,
+        content: str | None = None,
     ) -> None:
         if batch_size is not None and batch_size < 1:
             raise DroidVerifyError(f"VerifierAgent: batch_size must be >= 1 or None, got {batch_size}")
@@ -190,7 +205,12 @@ class VerifierAgent:
             raise DroidVerifyError(f"VerifierAgent: temperature must be a finite number >= 0, got {temperature!r}")
         if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
             raise DroidVerifyError(f"VerifierAgent: top_k must be an integer >= 1 or None, got {top_k!r}")
+        content = content or ("select" if scorer is not None else "llm")
+        if content not in CONTENT_MODES:
+            raise DroidVerifyError(f"VerifierAgent: content must be one of {CONTENT_MODES}, got {content!r}")
         self.llm = llm
+        self.scorer = scorer
+        self.content = content
         self.memory: WorkingMemory = (
             make_memory(memory, memory_llm or llm) if isinstance(memory, str) else memory)
         self.batch_size = batch_size
@@ -268,13 +288,20 @@ class VerifierAgent:
 
     # ---- completion ----------------------------------------------------------------
     def _ask(self, memory_text: str, ui: str, question: str, max_tokens: int) -> tuple[str, TokenUsage]:
+        if self.llm is None:
+            raise _NoGenerator
         messages = completion_messages(self.goal, memory_text, ui, question)
         gen = self.llm.generate(messages, max_tokens=max_tokens, temperature=0.0, stop=["\n"])
         return gen.text, gen.usage
 
     def _complete(self, action: Action, prepared: PreparedStep) -> tuple[Action | None, dict[str, Any], TokenUsage]:
         question = completion_question(action, prepared.observation, self.apps)
-        return self.complete(action, memory_text=prepared.memory_text, ui=prepared.ui, question=question)
+        try:
+            return self.complete(action, memory_text=prepared.memory_text, ui=prepared.ui, question=question)
+        except _NoGenerator:
+            return None, {"kind": action.action_type, "raw": None,
+                          "error": "no proposed value fits and no language model is loaded to generate one"}, \
+                TokenUsage()
 
     def complete(self, action: Action, *, memory_text: str, ui: str,
                  question: str) -> tuple[Action | None, dict[str, Any], TokenUsage]:
@@ -334,18 +361,43 @@ class VerifierAgent:
                             ui=describe_ui(observation, self.ui_style), candidates=candidates,
                             descriptions=descriptions, usage=usage, seconds_memory=t_mem)
 
+    def expand(self, prepared: PreparedStep) -> PreparedStep:
+        """With ``content="select"``: the step with each placeholder replaced by one candidate per
+        proposed value (the trainer expands recorded steps with the same function)."""
+        if self.content != "select":
+            return prepared
+        from droidverify.agents.verifier.proposals import expand_candidates
+
+        elements = prepared.observation.elements
+        cands = expand_candidates(prepared.candidates, elements, self.goal, prepared.memory_text, self.apps)
+        prepared.candidates = cands
+        prepared.descriptions = [describe_action(c, elements) for c in cands]
+        return prepared
+
     # ---- the step ------------------------------------------------------------------
     def act(self, observation: Observation, history: list[Step]) -> AgentOutput:
-        prepared = self.prepare(observation, history)
+        prepared = self.expand(self.prepare(observation, history))
         usage = prepared.usage
         memory_text, candidates, descriptions = prepared.memory_text, prepared.candidates, prepared.descriptions
         t_mem = prepared.seconds_memory
-        vp = build_verification_prompt(self.llm, goal=self.goal, memory=memory_text, ui=prepared.ui,
-                                       descriptions=descriptions)
         t1 = time.perf_counter()
-        scores, details, score_usage = self._score(vp.prefix, vp.continuations)
+        prefix_tokens = None
+        if self.scorer is not None:
+            scores = [float(x) for x in self.scorer.score(self.goal, memory_text, observation.elements,
+                                                          candidates, descriptions)]
+            if len(scores) != len(candidates) or not all(math.isfinite(x) for x in scores):
+                raise LLMOutputError(f"the compact scorer gave {len(scores)} scores for {len(candidates)} "
+                                     "candidates or a non-finite score")
+            details: list[dict] = [{} for _ in candidates]
+        else:
+            if self.llm is None:
+                raise DroidVerifyError("VerifierAgent: no scorer and no language model to score with")
+            vp = build_verification_prompt(self.llm, goal=self.goal, memory=memory_text, ui=prepared.ui,
+                                           descriptions=descriptions)
+            scores, details, score_usage = self._score(vp.prefix, vp.continuations)
+            usage = usage + score_usage
+            prefix_tokens = self.llm.count_tokens(vp.prefix)
         t_score = time.perf_counter() - t1
-        usage = usage + score_usage
 
         by_score = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
         order = self._order(scores, by_score)
@@ -387,7 +439,9 @@ class VerifierAgent:
         entropy = softmax_entropy(scores)
         info: dict[str, Any] = {
             "paradigm": "verifier",
-            "score_kind": "head" if self.head is not None else "p_yes_normalized",
+            "score_kind": ("compact" if self.scorer is not None
+                           else "head" if self.head is not None else "p_yes_normalized"),
+            "content": self.content,
             # One CandidateRecord per candidate (the type the report reads back), as its dict.
             "candidates": [
                 CandidateRecord(action=c.to_json(), description=d, score=s, **det).to_dict()
@@ -398,7 +452,7 @@ class VerifierAgent:
             "chosen": chosen_idx,
             "entropy": entropy,
             "entropy_normalized": entropy / math.log(n) if n > 1 else 0.0,
-            "prefix_tokens": self.llm.count_tokens(vp.prefix),
+            "prefix_tokens": prefix_tokens,
             "seconds_memory": t_mem,
             "seconds_scoring": t_score,
             "seconds_completion": t_complete,

@@ -29,8 +29,31 @@ FORMAT_VERSION = 1
 
 
 def shipped_verifier_path() -> Path:
-    """The verifier trained by ``droidverify train verifier`` and shipped in the package."""
+    """The LLM verifier (LoRA adapter + head for the bundled 135M model) shipped in the package."""
     return Path(__file__).resolve().parent / "shipped"
+
+
+def shipped_compact_path() -> Path:
+    """The compact verifier trained by ``droidverify train default`` and shipped in the package."""
+    return Path(__file__).resolve().parent / "shipped_compact"
+
+
+BACKBONES = ("llm", "compact")
+
+
+def verifier_backbone(directory: str | Path) -> str:
+    """``"llm"`` or ``"compact"``: what a verifier directory's ``verifier.json`` says it is."""
+    path = Path(directory) / "verifier.json"
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError as exc:
+        raise CheckpointError(f"{directory} is not a trained verifier: no verifier.json") from exc
+    except (OSError, ValueError) as exc:
+        raise CheckpointError(f"cannot read {path}: {exc}") from exc
+    backbone = meta.get("backbone", "llm") if isinstance(meta, dict) else None
+    if backbone not in BACKBONES:
+        raise CheckpointError(f"{path}: unknown backbone {backbone!r}; this droidverify knows {BACKBONES}")
+    return str(backbone)
 
 
 def verifier_digest(directory: str | Path) -> str:
@@ -103,6 +126,9 @@ def read_verifier_meta(directory: str | Path) -> dict[str, Any]:
     if meta.get("format") != FORMAT or meta.get("version") != FORMAT_VERSION:
         raise CheckpointError(f"{directory}: unknown verifier format {meta.get('format')!r} "
                               f"version {meta.get('version')!r}")
+    if meta.get("backbone", "llm") != "llm":
+        raise CheckpointError(f"{directory} is a {meta.get('backbone')!r} verifier, not an LLM adapter: "
+                              "load it with load_verifier (or --verifier), which needs no language model")
     return meta
 
 
@@ -167,15 +193,42 @@ def apply_verifier(llm: Any, directory: str | Path) -> Any:
     return head
 
 
+def load_compact(directory: str | Path, *, memory: str | None = None, content: str | None = None) -> Any:
+    """The :class:`CompactScorer` of a compact verifier directory. ``memory``/``content``: what the
+    caller asks for; None adopts the checkpoint's, anything else must equal it (a network trained
+    on one memory's text scores another's unreliably, so a mismatch is an error, never silent)."""
+    from droidverify.agents.verifier.compact.scorer import CompactScorer
+
+    scorer = CompactScorer.load(directory)
+    for name, asked in (("memory", memory), ("content", content)):
+        have = getattr(scorer, name)
+        if asked is not None and asked != have:
+            raise CheckpointError(f"{directory} was trained with {name} {have!r}; it cannot run with "
+                                  f"{name} {asked!r} (leave the option out to use {have!r}, or train "
+                                  f"a verifier with {name} {asked!r})")
+    return scorer
+
+
 def load_verifier(directory: str | Path | None = None, *, llm: Any = None, model: str | None = None,
                   dtype: str = "auto", device: str = "cpu", apps: Sequence[str] | None = None,
                   **agent_kwargs: Any) -> VerifierAgent:
-    """A :class:`VerifierAgent` scoring with a trained verifier (default: the shipped one).
+    """A :class:`VerifierAgent` scoring with a trained verifier (default: the shipped LLM one).
 
-    ``llm``: an already loaded :class:`LocalLLM` of the same base model (its weights are changed
-    in place); otherwise ``model``/``dtype``/``device`` load one.
+    LLM verifier: ``llm`` is an already loaded :class:`LocalLLM` of the same base model (its weights
+    are changed in place); otherwise ``model``/``dtype``/``device`` load one. Compact verifier: no
+    model is needed (``llm``, or ``model``, only generates content no proposal covers); its memory
+    and content settings are adopted unless ``memory=``/``content=`` ask for others (an error).
     """
     directory = Path(directory) if directory is not None else shipped_verifier_path()
+    if verifier_backbone(directory) == "compact":
+        scorer = load_compact(directory, memory=agent_kwargs.pop("memory", None),
+                              content=agent_kwargs.pop("content", None))
+        if llm is None and model is not None:
+            from droidverify.llm.local import LocalLLM
+
+            llm = LocalLLM(model, dtype=dtype, device=device)
+        return VerifierAgent(llm, scorer=scorer, memory=scorer.memory, content=scorer.content, apps=apps,
+                             **agent_kwargs)
     read_verifier_meta(directory)  # fail before loading a model
     if llm is None:
         from droidverify.llm.local import LocalLLM

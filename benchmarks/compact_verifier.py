@@ -1,0 +1,205 @@
+"""Compact verifier experiment (issue 20), beside the LLM verifier.
+
+Part ``steps``: per-step accuracy of a compact verifier on record files (``--records NAME=FILE``,
+repeatable): top-1 over every expanded candidate (a step whose labelled value no proposal covers
+counts as a miss), pairwise, value coverage; by the positive's action type and by app.
+
+Part ``speed``: milliseconds per step of the compact verifier and of the LLM verifier (the shipped
+adapter on the bundled model) on the same steps (oracle paths of validation templates), measured in
+one run; prints the ratio. Both run in this process with the threads torch picks.
+
+Part ``real``: the real-screen benchmark (benchmarks/real_screens/labels.json over the dumps in
+../shared/data/uiautomator): top-1 / top-3 of each verifier (``--verifier NAME=DIR``; ``compact``
+and ``llm`` name the shipped ones) and of a uniformly random pick, and the share of items whose right
+action is among the candidates (coverage). Items start with an empty memory, as a fresh episode.
+
+    python benchmarks/compact_verifier.py --part steps --verifier src/droidverify/agents/verifier/shipped_compact \\
+        --records validation=DATA/eval.jsonl --records train-unseen=DATA/train_unseen.jsonl
+    python benchmarks/compact_verifier.py --part speed --steps 40
+    python benchmarks/compact_verifier.py --part real --verifier compact --verifier llm
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+LABELS = ROOT / "benchmarks" / "real_screens" / "labels.json"
+SHARED_DUMPS = ROOT.parent / "shared" / "data" / "uiautomator"
+
+
+def _shipped(name: str) -> Path:
+    from droidverify.agents.verifier.trained import shipped_compact_path, shipped_verifier_path
+
+    return {"compact": shipped_compact_path(), "llm": shipped_verifier_path()}.get(name) or Path(name)
+
+
+def part_steps(args: argparse.Namespace) -> None:
+    from droidverify.agents.verifier.compact.scorer import CompactScorer
+    from droidverify.training.compact import CompactConfig, CompactTrainer, rank_metrics
+    from droidverify.training.records import read_records
+
+    directory = _shipped(args.verifier[0] if args.verifier else "compact")
+    scorer = CompactScorer.load(directory)
+    cfg = CompactConfig(output_dir=str(Path(args.work) / "steps"), train_file="-", content=scorer.content)
+    trainer = CompactTrainer.__new__(CompactTrainer)  # a scorer, not a trainer: no optimiser, no data
+    trainer.config, trainer.net, trainer.encoder = cfg, scorer.net, scorer.encoder
+    from droidverify.training.loop import sim_apps
+
+    cfg.apps = sim_apps()
+    print(f"verifier: {directory}")
+    print("| records | n | top-1 | pairwise | coverage |")
+    print("|---|---|---|---|---|")
+    details = {}
+    for spec in args.records:
+        name, _, path = spec.partition("=")
+        recs = read_records(path)
+        if args.max_records:
+            recs = recs[: args.max_records]
+        examples = trainer.examples(recs)
+        scores = trainer.score_views([ex.view for ex in examples])
+        m = rank_metrics(scores, examples)
+        by_app: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for s, ex in zip(scores, examples, strict=True):
+            best = max(range(len(s)), key=lambda i: (s[i], -i))
+            app = ex.task_id.split("_", 1)[0]
+            by_app[app][0] += best in ex.correct
+            by_app[app][1] += 1
+        m["top1_by_app"] = {a: round(v[0] / v[1], 3) for a, v in sorted(by_app.items())}
+        details[name] = m
+        print(f"| {name} | {m['records']} | {m['top1']:.3f} | {m['pairwise']:.3f} | {m['coverage']:.3f} |")
+    for name, m in details.items():
+        print(f"\n{name}: top-1 by action type {m['top1_by_kind']} (n {m['records_by_kind']})")
+        print(f"{name}: top-1 by app {m['top1_by_app']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(details, indent=1))
+
+
+def _oracle_steps(n: int) -> list[tuple[Any, Any, list[Any]]]:
+    """(task, observation, history) of the first ``n`` steps on validation oracle paths."""
+    from droidverify.env.records import Step
+    from droidverify.env.sim import SimEnv
+    from droidverify.tasks import registry
+
+    out = []
+    for task in registry.tasks_for("validation", [0]):
+        env = SimEnv(task=task, seed=0)
+        obs = env.reset()
+        history: list[Any] = []
+        for i in range(task.max_steps):
+            out.append((task, obs, list(history)))
+            action = task.oracle_action(env.phone, obs)
+            if action.action_type in ("status", "answer") or len(out) >= n:
+                break
+            history.append(Step(index=i, observation=obs, action=action))
+            obs = env.step(action)
+        if len(out) >= n:
+            break
+    return out
+
+
+def part_speed(args: argparse.Namespace) -> None:
+    from droidverify.agents.verifier.trained import load_verifier
+    from droidverify.training.loop import sim_apps
+
+    steps = _oracle_steps(args.steps)
+    rows = []
+    for name in ("compact", "llm"):
+        t0 = time.perf_counter()
+        agent = load_verifier(_shipped(name), apps=sim_apps())
+        load = time.perf_counter() - t0
+        agent.reset(steps[0][0].goal)
+        agent.act(steps[0][1], [])  # warm-up: first call builds caches
+        times = []
+        for task, obs, history in steps:
+            agent.reset(task.goal)
+            t = time.perf_counter()
+            agent.act(obs, history)
+            times.append(time.perf_counter() - t)
+        times.sort()
+        rows.append((name, load, 1000 * sum(times) / len(times), 1000 * times[len(times) // 2]))
+    print(f"{len(steps)} steps (validation oracle paths, seed 0)")
+    print("| verifier | load s | mean ms/step | median ms/step |")
+    print("|---|---|---|---|")
+    for name, load, mean, med in rows:
+        print(f"| {name} | {load:.1f} | {mean:.1f} | {med:.1f} |")
+    print(f"\nspeed-up of compact over llm (mean): {rows[1][2] / rows[0][2]:.1f}x")
+
+
+def _matches(action: Any, el: Any, spec: dict[str, Any]) -> bool:
+    if action.action_type != spec["action_type"]:
+        return False
+    if spec["action_type"] == "open_app":
+        names = spec["app_name"] if isinstance(spec["app_name"], list) else [spec["app_name"]]
+        return (action.app_name or "").lower() in {n.lower() for n in names}
+    if el is None:
+        return False
+    for key in ("text", "content_description", "resource_id"):
+        if key in spec and (getattr(el, key) or "") != spec[key]:
+            return False
+    return True
+
+
+def part_real(args: argparse.Namespace) -> None:
+    from droidverify.agents.verifier.trained import load_verifier
+    from droidverify.env.records import Observation
+    from droidverify.runner.factories import installed_app_names
+
+    labels = json.loads(LABELS.read_text())["items"]
+    apps = installed_app_names("adb")
+    names = args.verifier or ["compact", "llm"]
+    agents = {n: load_verifier(_shipped(n), apps=apps) for n in names}
+    results: dict[str, list[tuple[bool, bool]]] = {n: [] for n in [*names, "random"]}
+    covered = 0
+    rng = random.Random(0)
+    for item in labels:
+        obs = Observation(xml=(SHARED_DUMPS / item["screen"]).read_text(encoding="utf-8"))
+        first = None
+        for n, agent in agents.items():
+            agent.reset(item["goal"])
+            out = agent.act(obs, [])
+            cands = out.info["candidates"]
+            from droidverify.actions.model import Action
+
+            acts = [Action.model_validate_json(c["action"]) for c in cands]
+            right = [any(_matches(a, obs.elements[a.index] if a.index is not None and 0 <= a.index < len(obs.elements)
+                                  else None, s) for s in item["correct"]) for a in acts]
+            order = sorted(range(len(acts)), key=lambda i: (-cands[i]["score"], i))
+            results[n].append((right[order[0]], any(right[i] for i in order[:3])))
+            if first is None:
+                first = right
+        assert first is not None
+        covered += any(first)
+        k = len(first)
+        pick = rng.sample(range(k), min(3, k))
+        results["random"].append((first[pick[0]], any(first[i] for i in pick)))
+    n = len(labels)
+    print(f"{n} labelled goals on {len({i['screen'] for i in labels})} real screens "
+          f"(coverage of the first verifier's candidates: {covered}/{n})")
+    print("| verifier | top-1 | top-3 |")
+    print("|---|---|---|")
+    for name, res in results.items():
+        print(f"| {name} | {sum(a for a, _ in res) / n:.3f} | {sum(b for _, b in res) / n:.3f} |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", choices=("steps", "speed", "real"), required=True)
+    ap.add_argument("--verifier", action="append", help="compact | llm | a verifier directory (repeatable)")
+    ap.add_argument("--records", action="append", default=[], help="NAME=FILE of records (part steps)")
+    ap.add_argument("--max-records", type=int, default=None)
+    ap.add_argument("--steps", type=int, default=40, help="steps timed (part speed)")
+    ap.add_argument("--work", default="runs/bench-compact")
+    ap.add_argument("--json", default=None, help="also write the step metrics here")
+    args = ap.parse_args()
+    {"steps": part_steps, "speed": part_speed, "real": part_real}[args.part](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,220 @@
+"""What the compact verifier sees of a step: strings to embed and a few numbers per candidate.
+
+Only what a real device shows goes in: the uiautomator elements, the goal, the agent's own working
+memory and the candidate actions. No simulator internals, so a checkpoint trained in the simulator
+runs unchanged over adb. The numbers are language-light comparisons (goal words and numbers against
+element labels and proposed values, element state, what the memory says was done).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from droidverify.actions.model import Action
+from droidverify.agents.screen import needs_completion, sanitize_screen_text
+from droidverify.ui.element import UIElement
+
+FEATURE_VERSION = 1
+
+# The action kinds the scorer tells apart; anything else maps to "other".
+KINDS = ("click", "long_press", "input_text", "clear_text", "scroll_up", "scroll_down", "scroll_left",
+         "scroll_right", "open_app", "wait", "navigate_home", "navigate_back", "status", "answer", "other")
+MAX_MEMORY = 12  # most recent memory entries the scorer reads
+_TOKEN_RE = re.compile(r"\w+", re.UNICODE)
+_NUM_RE = re.compile(r"\d+(?:[.,:]\d+)?")
+_STEP_RE = re.compile(r"^Step \d+:\s*")
+
+NUMERIC_NAMES: tuple[str, ...] = (
+    *(f"kind_{k}" for k in KINDS),
+    "placeholder", "checkable", "checked", "selected", "editable", "focused", "scrollable", "clickable",
+    "has_label", "field_filled", "password",
+    "y_center", "x_center", "area",
+    "label_in_goal_frac", "goal_in_label_frac", "label_substring_of_goal", "label_numbers_in_goal",
+    "value_substring_of_goal", "value_token_overlap", "value_is_number", "value_equals_field",
+    "value_on_screen", "value_in_memory", "field_matches_goal",
+    "goal_wants_on_checked", "goal_wants_off_checked",
+    "taken_before", "same_as_last", "steps_so_far", "memory_empty", "last_no_change",
+    "on_launcher", "app_in_goal",
+)
+
+
+def tokens(text: str | None) -> list[str]:
+    return [t.lower() for t in _TOKEN_RE.findall(text or "")]
+
+
+def _frac_in(a: Sequence[str], b: set[str]) -> float:
+    return sum(t in b for t in a) / len(a) if a else 0.0
+
+
+def memory_entries(memory_text: str) -> list[str]:
+    """The working memory's entries (one per line, without the ``Step n:`` prefix)."""
+    lines = [ln.strip() for ln in (memory_text or "").splitlines() if ln.strip()]
+    return [_STEP_RE.sub("", ln) for ln in lines]
+
+
+def _short_class(el: UIElement) -> str:
+    return (el.class_name or "").rsplit(".", 1)[-1]
+
+
+def _row_context(el: UIElement, memo: dict[int, list[tuple[UIElement, str]]], limit: int = 4) -> str:
+    """Texts of the nearest ancestor that holds other labels (the row or card the element is in).
+    ``memo`` keeps each ancestor's labelled nodes for the step (many candidates share a row)."""
+    node = el.parent
+    for _ in range(3):
+        if node is None:
+            break
+        labelled = memo.get(id(node))
+        if labelled is None:
+            labelled = [(x, sanitize_screen_text(x.label, max_len=40)) for x in node.iter() if x.label]
+            memo[id(node)] = labelled
+        texts = [t for t in dict.fromkeys(t for x, t in labelled if x is not el) if t]
+        if texts:
+            return " | ".join(texts[:limit])
+        node = node.parent
+    return ""
+
+
+def _kind(action: Action) -> str:
+    t = action.action_type
+    if t == "scroll":
+        return f"scroll_{action.direction}" if f"scroll_{action.direction}" in KINDS else "other"
+    return t if t in KINDS else "other"
+
+
+def _value(action: Action) -> str | None:
+    if needs_completion(action):
+        return None
+    if action.action_type == "open_app":
+        return action.app_name
+    if action.action_type in ("input_text", "answer"):
+        return action.text
+    return None
+
+
+@dataclass
+class CandidateView:
+    """One candidate as the scorer reads it."""
+
+    text: str  # what it does to which element (embedded)
+    context: str  # the row or card around the element (embedded)
+    numeric: list[float]
+
+
+@dataclass
+class StepView:
+    """One step as the scorer reads it: goal, memory entries, candidates."""
+
+    goal: str
+    memory: list[str]
+    candidates: list[CandidateView] = field(default_factory=list)
+
+    def strings(self) -> list[str]:
+        return [self.goal, *self.memory, *(c.text for c in self.candidates),
+                *(c.context for c in self.candidates)]
+
+
+def candidate_text(action: Action, elements: Sequence[UIElement]) -> str:
+    """A short, model-agnostic description: verb, element class, label, id, hint, value."""
+    verb = action.action_type.replace("_", " ")
+    if action.action_type == "scroll":
+        verb = f"scroll {action.direction}"
+    if action.action_type == "status":
+        verb = f"declare the task {action.goal_status}"
+    parts = [verb]
+    if action.index is not None and 0 <= action.index < len(elements):
+        el = elements[action.index]
+        parts.append(_short_class(el))
+        if el.text:
+            parts.append(f"'{sanitize_screen_text(el.text, max_len=60)}'")
+        if el.content_description:
+            parts.append(f"desc '{sanitize_screen_text(el.content_description, max_len=60)}'")
+        if el.resource_name:
+            parts.append(f"id {el.resource_name.replace('_', ' ')}")
+        if el.hint_text and el.hint_text != el.text:
+            parts.append(f"hint '{sanitize_screen_text(el.hint_text, max_len=40)}'")
+        if el.is_checkable:
+            parts.append("checked" if el.is_checked else "unchecked")
+    value = _value(action)
+    if value is not None:
+        parts.append(f"value '{sanitize_screen_text(value, max_len=80)}'")
+    elif needs_completion(action):
+        parts.append("value to be generated")
+    return " ".join(parts)
+
+
+def _screen_texts(elements: Sequence[UIElement]) -> set[str]:
+    return {(e.text or "").strip().lower() for e in elements if e.text} | \
+        {(e.content_description or "").strip().lower() for e in elements if e.content_description}
+
+
+def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candidates: Sequence[Action],
+              descriptions: Sequence[str] | None = None, screen_size: tuple[int, int] | None = None) -> StepView:
+    """The scorer's view of a step. ``descriptions`` (as the memory phrases actions) tell which
+    candidates the memory says were already taken."""
+    goal_s = sanitize_screen_text(goal, max_len=400)
+    goal_low = goal_s.lower()
+    goal_tok = set(tokens(goal_s))
+    goal_nums = set(_NUM_RE.findall(goal_s))
+    mem = memory_entries(memory_text)
+    mem_low = (memory_text or "").lower()
+    last = mem[-1].lower() if mem else ""
+    wants_on = any(w in goal_low for w in ("turn on", "enable", "switch on", "activate"))
+    wants_off = any(w in goal_low for w in ("turn off", "disable", "switch off", "deactivate"))
+    screen = _screen_texts(elements)
+    pkgs = {(e.package_name or "").lower() for e in elements[:3]}
+    on_launcher = float(any(p.endswith("launcher") or ".launcher" in p for p in pkgs))
+    if screen_size is None:
+        right = max((e.bbox_pixels.right for e in elements if e.bbox_pixels is not None), default=1)
+        bottom = max((e.bbox_pixels.bottom for e in elements if e.bbox_pixels is not None), default=1)
+        screen_size = (max(right, 1), max(bottom, 1))
+    w, h = screen_size
+    view = StepView(goal=goal_s, memory=mem[-MAX_MEMORY:])
+    rows: dict[int, list[tuple[UIElement, str]]] = {}
+    for i, action in enumerate(candidates):
+        kind = _kind(action)
+        el = elements[action.index] if action.index is not None and 0 <= action.index < len(elements) else None
+        label = sanitize_screen_text(el.label, max_len=80) if el is not None else ""
+        label_tok = tokens(label)
+        value = _value(action) or ""
+        value_low = value.strip().lower()
+        value_tok = tokens(value)
+        field_text = (el.text or "") if el is not None and el.is_editable and el.text != el.hint_text else ""
+        desc = (descriptions[i] if descriptions is not None and i < len(descriptions) else "").lower()
+        bbox = el.bbox_pixels if el is not None else None
+        nums = [
+            *(1.0 if kind == k else 0.0 for k in KINDS),
+            float(needs_completion(action)),
+            float(el is not None and el.is_checkable), float(el is not None and el.is_checked),
+            float(el is not None and el.is_selected), float(el is not None and el.is_editable),
+            float(el is not None and el.is_focused), float(el is not None and el.is_scrollable),
+            float(el is not None and el.is_clickable), float(bool(label)), float(bool(field_text)),
+            float(el is not None and el.is_password),
+            (bbox.center[1] / h) if bbox is not None else -1.0,
+            (bbox.center[0] / w) if bbox is not None else -1.0,
+            min(bbox.area / (w * h), 1.0) if bbox is not None else 0.0,
+            _frac_in(label_tok, goal_tok), _frac_in(sorted(goal_tok), set(label_tok)),
+            float(bool(label) and label.lower() in goal_low),
+            float(any(n in goal_nums for n in _NUM_RE.findall(label))),
+            float(bool(value_low) and value_low in goal_low),
+            _frac_in(value_tok, goal_tok),
+            float(bool(value) and bool(_NUM_RE.fullmatch(value.strip()))),
+            float(bool(value_low) and value_low == field_text.strip().lower()),
+            float(bool(value_low) and value_low in screen),
+            float(bool(value_low) and value_low in mem_low),
+            float(bool(field_text) and field_text.strip().lower() in goal_low),
+            float(wants_on and el is not None and el.is_checked),
+            float(wants_off and el is not None and el.is_checked),
+            float(bool(desc) and desc in mem_low),
+            float(bool(desc) and bool(last) and last.startswith(desc)),
+            min(len(mem), 30) / 30.0,
+            float(not mem),
+            float("did not change" in last),
+            on_launcher,
+            float(kind == "open_app" and bool(value_low) and value_low in goal_low),
+        ]
+        view.candidates.append(CandidateView(text=candidate_text(action, elements),
+                                             context=_row_context(el, rows) if el is not None else "", numeric=nums))
+    return view
+

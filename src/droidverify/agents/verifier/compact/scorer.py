@@ -1,0 +1,171 @@
+"""The compact verifier backbone: step views -> tensors -> scores, and its checkpoint on disk.
+
+Layout of a compact verifier directory (the same ``verifier.json`` format as the LLM verifier, with
+``"backbone": "compact"``)::
+
+    verifier.json       format, backbone, feature version, encoder, network shape, memory/content
+    model.safetensors   the network's weights (the sentence encoder is the bundled MiniLM, frozen)
+    provenance.json     command, commit, data and metrics (written by the training command)
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from droidverify.actions.model import Action
+from droidverify.agents.verifier.compact.features import (
+    FEATURE_VERSION,
+    MAX_MEMORY,
+    NUMERIC_NAMES,
+    StepView,
+    step_view,
+)
+from droidverify.errors import CheckpointError
+from droidverify.llm.embeddings import EMBEDDER_NAME, TextEncoder
+from droidverify.ui.element import UIElement
+
+FORMAT = "droidverify-verifier"
+FORMAT_VERSION = 1
+BACKBONE = "compact"
+
+
+def batch_tensors(views: Sequence[StepView], encoder: TextEncoder) -> dict[str, Any]:
+    """Pad a list of step views into the network's inputs (embedding every string through ``encoder``)."""
+    import numpy as np
+    import torch
+
+    strings: list[str] = []
+    for v in views:
+        strings.extend(v.strings())
+    emb = encoder.encode(strings)
+    e = emb.shape[1] if emb.ndim == 2 and emb.shape[0] else encoder.dimension()
+    b = len(views)
+    m = max((len(v.memory) for v in views), default=0)
+    n = max((len(v.candidates) for v in views), default=0)
+    f = len(NUMERIC_NAMES)
+    goal = np.zeros((b, e), np.float32)
+    mem = np.zeros((b, m, e), np.float32)
+    mem_mask = np.zeros((b, m), bool)
+    text = np.zeros((b, n, e), np.float32)
+    ctx = np.zeros((b, n, e), np.float32)
+    num = np.zeros((b, n, f), np.float32)
+    cand_mask = np.zeros((b, n), bool)
+    pos = 0
+    for i, v in enumerate(views):
+        k, c = len(v.memory), len(v.candidates)
+        goal[i] = emb[pos]
+        pos += 1
+        if k:  # right-aligned: the newest entry is always the last slot
+            mem[i, m - k:] = emb[pos:pos + k]
+            mem_mask[i, m - k:] = True
+        pos += k
+        text[i, :c] = emb[pos:pos + c]
+        pos += c
+        ctx[i, :c] = emb[pos:pos + c]
+        pos += c
+        num[i, :c] = np.asarray([cv.numeric for cv in v.candidates], np.float32).reshape(c, f)
+        cand_mask[i, :c] = True
+    t = torch.from_numpy
+    return {"goal": t(goal), "mem": t(mem), "mem_mask": t(mem_mask), "text": t(text), "ctx": t(ctx),
+            "num": t(num), "cand_mask": t(cand_mask)}
+
+
+class CompactScorer:
+    """Scores a step's candidates with a :class:`CompactNet` over frozen sentence embeddings.
+
+    ``memory`` and ``content`` name the working memory the network was trained on and how it fills
+    text (``select``: candidates carry proposed values); the agent adopts them from the checkpoint.
+    """
+
+    kind = BACKBONE
+
+    def __init__(self, net: Any, encoder: TextEncoder | None = None, *, memory: str = "diff",
+                 content: str = "select", meta: dict[str, Any] | None = None) -> None:
+        self.net = net.eval()
+        self.encoder = encoder or TextEncoder()
+        self.memory = memory
+        self.content = content
+        self.meta = meta or {}
+
+    def view(self, goal: str, memory_text: str, elements: Sequence[UIElement], candidates: Sequence[Action],
+             descriptions: Sequence[str] | None = None) -> StepView:
+        return step_view(goal, memory_text, elements, candidates, descriptions)
+
+    def score_views(self, views: Sequence[StepView]) -> list[list[float]]:
+        import torch
+
+        if not views:
+            return []
+        with torch.inference_mode():
+            out = self.net(**batch_tensors(views, self.encoder))
+        return [out[i, :len(v.candidates)].tolist() for i, v in enumerate(views)]
+
+    def score(self, goal: str, memory_text: str, elements: Sequence[UIElement], candidates: Sequence[Action],
+              descriptions: Sequence[str] | None = None) -> list[float]:
+        """One score per candidate (higher is better)."""
+        return self.score_views([self.view(goal, memory_text, elements, candidates, descriptions)])[0]
+
+    # ---- on disk ---------------------------------------------------------------------------
+    def save(self, directory: str | Path, *, train_config: dict[str, Any] | None = None,
+             provenance: dict[str, Any] | None = None) -> Path:
+        """Write the checkpoint atomically (a crash never leaves half a directory)."""
+        from safetensors.torch import save_file
+
+        directory = Path(directory)
+        tmp = directory.with_name(directory.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        save_file({k: v.detach().contiguous() for k, v in self.net.state_dict().items()},
+                  str(tmp / "model.safetensors"))
+        meta = {"format": FORMAT, "version": FORMAT_VERSION, "backbone": BACKBONE,
+                "feature_version": FEATURE_VERSION, "numeric": list(NUMERIC_NAMES), "max_memory": MAX_MEMORY,
+                "encoder": EMBEDDER_NAME, "net": self.net.cfg.to_dict(), "memory": self.memory,
+                "content": self.content, "train_config": train_config or {}}
+        (tmp / "verifier.json").write_text(json.dumps(meta, indent=1))
+        if provenance is not None:
+            (tmp / "provenance.json").write_text(json.dumps(provenance, indent=1))
+        if directory.exists():
+            shutil.rmtree(directory)
+        tmp.rename(directory)
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path, encoder: TextEncoder | None = None) -> CompactScorer:
+        from safetensors.torch import load_file
+
+        from droidverify.agents.verifier.compact.model import CompactNet, NetConfig
+
+        directory = Path(directory)
+        meta = read_compact_meta(directory)
+        try:
+            cfg = NetConfig(**meta["net"])
+            net = CompactNet(cfg)
+            net.load_state_dict(load_file(str(directory / "model.safetensors")))
+        except (OSError, TypeError, KeyError, RuntimeError, ValueError) as exc:
+            raise CheckpointError(f"cannot load the compact verifier in {directory}: {exc}") from exc
+        return cls(net, encoder, memory=meta.get("memory", "diff"), content=meta.get("content", "select"),
+                   meta=meta)
+
+
+def read_compact_meta(directory: str | Path) -> dict[str, Any]:
+    """``verifier.json`` of a compact verifier, checked against what this code computes."""
+    directory = Path(directory)
+    try:
+        meta = json.loads((directory / "verifier.json").read_text())
+    except FileNotFoundError as exc:
+        raise CheckpointError(f"{directory} is not a trained verifier: no verifier.json") from exc
+    except (OSError, ValueError) as exc:
+        raise CheckpointError(f"cannot read {directory / 'verifier.json'}: {exc}") from exc
+    if meta.get("format") != FORMAT or meta.get("version") != FORMAT_VERSION or meta.get("backbone") != BACKBONE:
+        raise CheckpointError(f"{directory}: not a compact verifier (format {meta.get('format')!r}, "
+                              f"backbone {meta.get('backbone')!r})")
+    if meta.get("feature_version") != FEATURE_VERSION or meta.get("numeric") != list(NUMERIC_NAMES):
+        raise CheckpointError(f"{directory} was trained on feature version {meta.get('feature_version')}; "
+                              f"this droidverify computes version {FEATURE_VERSION}: retrain it")
+    if meta.get("encoder") != EMBEDDER_NAME:
+        raise CheckpointError(f"{directory} was trained on the {meta.get('encoder')!r} encoder, not {EMBEDDER_NAME!r}")
+    return meta

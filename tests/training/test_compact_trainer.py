@@ -1,0 +1,169 @@
+"""Training the compact verifier: labels carry over to chosen values, the loss falls, the trainer
+scores a step exactly as the agent does, resume and export."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
+from compact_doubles import hash_encoder
+
+from droidverify.agents.verifier import VerifierAgent
+from droidverify.agents.verifier.compact.scorer import CompactScorer
+from droidverify.env.records import Step
+from droidverify.env.sim import SimEnv
+from droidverify.errors import TrainingDataError, TrainingError
+from droidverify.tasks import registry
+from droidverify.training import collect, write_records
+from droidverify.training.compact import CompactConfig, CompactTrainer, expand_record, step_loss
+from droidverify.training.loop import sim_apps
+
+TEMPLATES = ("contacts_add_contact", "clock_create_alarm", "settings_wifi_toggle")
+
+
+@pytest.fixture(scope="module")
+def records():
+    tasks = [registry.get_template(t).instantiate(0) for t in TEMPLATES]
+    return list(collect(tasks, split_of=registry.split_of, apps=sim_apps()))
+
+
+def _config(tmp_path: Path, records, **kw) -> CompactConfig:
+    write_records(tmp_path / "train.jsonl", records)
+    base = {"d_model": 32, "heads": 4, "ff": 64, "layers": 1, "dropout": 0.0, "epochs": 40, "batch_size": 8,
+            "learning_rate": 3e-3}
+    return CompactConfig(output_dir=str(tmp_path / "out"), train_file=str(tmp_path / "train.jsonl"),
+                         eval_file=str(tmp_path / "train.jsonl"), **{**base, **kw})
+
+
+def test_a_typed_value_label_moves_to_the_candidate_carrying_it(records):
+    typed = [r for r in records if r.completion is not None and r.completion.kind == "input_text"]
+    assert typed, "the contact form types text"
+    for rec in typed:
+        _, cands, correct, positive = expand_record(rec, sim_apps())
+        assert positive is not None and positive in correct
+        assert cands[positive].action_type == "input_text" and cands[positive].text == rec.completion.target
+
+
+def test_records_without_screens_are_a_clear_error(records):
+    old = records[0].model_copy(update={"xml": None})
+    with pytest.raises(TrainingDataError, match="no screen xml"):
+        expand_record(old, sim_apps())
+
+
+def test_listwise_and_pairwise_losses_match_a_hand_computation():
+    import math
+
+    import torch
+
+    s = torch.tensor([[2.0, 0.0, 1.0, float("-inf")]])
+    listwise = float(step_loss(s, [{0, 2}], [0], "listwise"))
+    want = math.log(math.exp(2) + 1 + math.exp(1)) - math.log(math.exp(2) + math.exp(1))
+    assert listwise == pytest.approx(want, abs=1e-6)
+    pairwise = float(step_loss(s, [{0, 2}], [0], "pairwise"))
+    assert pairwise == pytest.approx(math.log(1 + math.exp(-2)), abs=1e-6)
+
+
+def test_training_on_a_small_set_drives_the_loss_down_and_fits_it(tmp_path, records):
+    trainer = CompactTrainer(_config(tmp_path, records), encoder=hash_encoder())
+    result = trainer.train()
+    log = [json.loads(x) for x in (tmp_path / "out" / "log.jsonl").read_text().splitlines()]
+    assert log[-1]["loss"] < 0.5 * log[0]["loss"]
+    assert result["train_fit"]["top1"] >= 0.95
+    assert (tmp_path / "out" / "curves.png").stat().st_size > 0
+
+
+def test_trainer_scores_equal_agent_scores_for_the_same_step(tmp_path, records):
+    trainer = CompactTrainer(_config(tmp_path, records, epochs=2), encoder=hash_encoder())
+    trainer.train()
+    scorer = CompactScorer(trainer.net, trainer.encoder)
+    task = registry.get_template("contacts_add_contact").instantiate(0)
+    env = SimEnv(task=task, seed=0)
+    obs = env.reset()
+    agent = VerifierAgent(None, scorer=scorer, apps=sim_apps())
+    agent.reset(task.goal)
+    history: list[Step] = []
+    mine = [r for r in records if r.task_id == task.id]
+    for index in range(3):
+        out = agent.act(obs, list(history))
+        rec = mine[index]
+        _, cands, _, _ = expand_record(rec, sim_apps())
+        assert [c["action"] for c in out.info["candidates"]] == [c.to_json() for c in cands]
+        assert [c["score"] for c in out.info["candidates"]] == pytest.approx(trainer.score_record(rec), abs=1e-5)
+        action = task.oracle_action(env.phone, obs)
+        history.append(Step(index=index, observation=obs, action=action))
+        obs = env.step(action)
+
+
+def test_a_run_resumes_from_its_checkpoint_and_refuses_other_settings(tmp_path, records):
+    cfg = _config(tmp_path, records, epochs=2)
+    CompactTrainer(cfg, encoder=hash_encoder()).train()
+    cfg2 = _config(tmp_path, records, epochs=3)
+    t2 = CompactTrainer(cfg2, encoder=hash_encoder())
+    t2.train()
+    assert t2.epoch == 3
+    log = [json.loads(x) for x in (tmp_path / "out" / "log.jsonl").read_text().splitlines()]
+    assert [x["epoch"] for x in log] == [1, 2, 3]
+    with pytest.raises(TrainingError, match="other settings.*d_model"):
+        CompactTrainer(_config(tmp_path, records, epochs=4, d_model=64), encoder=hash_encoder()).train()
+
+
+def test_export_writes_a_loadable_verifier_with_relative_provenance(tmp_path, records):
+    trainer = CompactTrainer(_config(tmp_path, records, epochs=1), encoder=hash_encoder())
+    trainer.train()
+    path = trainer.export(tmp_path / "out" / "verifier", provenance={"command": "t"})
+    meta = json.loads((path / "verifier.json").read_text())
+    assert meta["backbone"] == "compact" and not Path(meta["train_config"]["train_file"]).is_absolute()
+    again = CompactScorer.load(path, trainer.encoder)
+    rec = records[0]
+    assert again.score_views([trainer.examples([rec])[0].view])[0] == pytest.approx(trainer.score_record(rec),
+                                                                                   abs=1e-6)
+
+
+def test_bad_settings_are_refused():
+    for kw, msg in (({"loss": "hinge"}, "loss must be"), ({"content": "guess"}, "content must be"),
+                    ({"d_model": 30, "heads": 4}, "multiple of heads")):
+        with pytest.raises(TrainingError, match=msg):
+            CompactConfig(output_dir="x", train_file="y", **kw).validate()
+
+
+class _Backwards:
+    """Always proposes navigate_back, with a fixed uncertainty."""
+
+    name = "backwards"
+
+    def __init__(self, entropy: float) -> None:
+        self.entropy = entropy
+
+    def reset(self, goal):
+        pass
+
+    def act(self, observation, history):
+        from droidverify.actions.model import Action
+        from droidverify.agents.base import AgentOutput
+
+        back = Action(action_type="navigate_back")
+        return AgentOutput(action=back, info={"entropy": self.entropy, "entropy_normalized": self.entropy,
+                                              "argmax": 0, "candidates": [{"action": back.to_json()}]})
+
+
+def test_vdroid_annotation_corrects_uncertain_steps_and_keeps_confident_ones():
+    from droidverify.training.collection import CollectStats
+
+    task = registry.get_template("clock_create_alarm").instantiate(0)
+    st = CollectStats()
+    # uncertain everywhere: the annotator corrects every step, so the episode follows the oracle and succeeds
+    recs = list(collect([task], split_of=registry.split_of, apps=sim_apps(), policy=lambda t: _Backwards(0.9),
+                        annotate_above=0.5, stats=st))
+    assert recs and {r.source for r in recs} == {"annotated"} and st.episode_success == 1
+    assert all(r.oracle_action != '{"action_type":"navigate_back"}' for r in recs)
+    # confident everywhere: its own (wrong) choice is executed and becomes the label
+    recs = list(collect([task], split_of=registry.split_of, apps=sim_apps(), policy=lambda t: _Backwards(0.1),
+                        annotate_above=0.5, max_steps=3))
+    assert [r.source for r in recs] == ["self_label"] * 3
+    assert all(r.candidates[r.positive] == '{"action_type":"navigate_back"}' for r in recs)
+    with pytest.raises(TrainingError, match="needs an agent policy"):
+        list(collect([task], split_of=registry.split_of, apps=sim_apps(), annotate_above=0.5))
