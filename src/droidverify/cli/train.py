@@ -78,6 +78,11 @@ def data_command(
     self_correction_rate: Annotated[float, typer.Option(help="Share of screen-changing mistakes whose "
                                                         "next step is labelled with the reverse action.",
                                                         min=0, max=1)] = 0.12,
+    start_seeds: Annotated[str, typer.Option("--start-seeds", help="Seeds of oracle rollouts that start "
+                                             "mid-task (after hidden oracle steps, or a detour) with an "
+                                             "empty memory; '' for none.")] = "400-409",
+    start_modes: Annotated[str, typer.Option("--start-modes", help="Comma-separated start modes the "
+                                             "start seeds take in turn: mid, detour.")] = "mid,detour",
     workers: Annotated[str, _WORKERS] = "1",
 ) -> None:
     """Write verifier training records labelled by the simulator's oracles."""
@@ -86,12 +91,15 @@ def data_command(
     try:
         spec = DataSpec(split=split, oracle_seeds=parse_seeds(oracle_seeds) if oracle_seeds else [],
                         noisy_seeds=parse_seeds(noisy_seeds) if noisy_seeds else [], epsilon=epsilon,
-                        self_correction_rate=self_correction_rate)
+                        self_correction_rate=self_correction_rate,
+                        start_seeds=parse_seeds(start_seeds) if start_seeds else [],
+                        start_modes=[m.strip() for m in start_modes.split(",") if m.strip()])
         with _backend(workers, "collecting") as backend:
             stats = build_dataset(out, spec, progress=_say, backend=backend)
     except DroidVerifyError as e:
         fail(str(e))
-    typer.echo(json.dumps({k: stats[k] for k in ("records", "self_correction_share")}))
+    typer.echo(json.dumps({k: stats[k] for k in ("records", "self_correction_share", "records_by_collection")
+                           if k in stats}))
 
 
 def _train_compact(out: Path, train: Path, eval_file: Path | None, export: Path, overrides: dict[str, Any],

@@ -10,6 +10,10 @@ Three sources (V-Droid section 4, with the oracle as the human annotator):
   the positive (click/long_press -> back, open_app -> home, scroll -> the opposite scroll,
   input_text -> clear_text on the same field).
 
+Any of them can start away from the launcher (``collect(start=...)``): a hidden, unrecorded prefix
+(the oracle's first steps, or a few of them and a harmless detour) leaves the episode mid-task,
+where recording begins with an empty working memory, as for an agent a user starts in an app.
+
 Every record's prompt inputs come from :meth:`VerifierAgent.prepare`, the code the agent runs at
 inference. Steps whose oracle action is not among the candidates are counted per template in
 :class:`CollectStats` (and listed), never dropped silently.
@@ -49,12 +53,22 @@ class CollectStats:
     unmatched_examples: list[dict[str, Any]] = field(default_factory=list)
     oracle_errors: Counter = field(default_factory=Counter)  # by template: the oracle raised
     episode_success: int = 0
+    # Episodes started after a hidden prefix (``collect(start=...)``): episodes by start mode, the
+    # unrecorded prefix steps executed, and prefixes cut short ("mode:reason"; the episode is then
+    # recorded from where its prefix stopped, the launcher at worst).
+    starts: Counter = field(default_factory=Counter)
+    prefix_steps: int = 0
+    start_fallbacks: Counter = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"episodes": self.episodes, "steps": self.steps, "records": dict(self.records),
-                "unmatched_total": sum(self.unmatched.values()), "unmatched": dict(self.unmatched),
-                "unmatched_examples": self.unmatched_examples[:20],
-                "oracle_errors": dict(self.oracle_errors), "episode_success": self.episode_success}
+        out = {"episodes": self.episodes, "steps": self.steps, "records": dict(self.records),
+               "unmatched_total": sum(self.unmatched.values()), "unmatched": dict(self.unmatched),
+               "unmatched_examples": self.unmatched_examples[:20],
+               "oracle_errors": dict(self.oracle_errors), "episode_success": self.episode_success}
+        if self.starts:  # (launcher starts only: the same statistics as before start modes existed)
+            out.update({"starts": dict(self.starts), "prefix_steps": self.prefix_steps,
+                        "start_fallbacks": dict(self.start_fallbacks)})
+        return out
 
 
 def _center(el: Any) -> tuple[float, float] | None:
@@ -103,6 +117,21 @@ def match_candidate(action: Action, candidates: Sequence[Action], elements: Sequ
             if hits:
                 return min(hits)[1]
     return None
+
+
+def _policy_choice(info: dict[str, Any], candidates: Sequence[Action], elements: Sequence[Any]) -> int | None:
+    """The record candidate the policy ranked first. A verifier that expands placeholders into
+    values (``content="select"``) ranks more candidates than the record holds: its argmax is mapped
+    back by what it does (its value aside)."""
+    argmax = info.get("argmax")
+    listed = info.get("candidates")
+    if not isinstance(argmax, int) or not isinstance(listed, list) or not 0 <= argmax < len(listed):
+        return None
+    try:
+        action = Action.model_validate_json(listed[argmax]["action"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    return match_candidate(action, candidates, elements)
 
 
 # Candidate kinds that can be executed as they are (no placeholder content) and change the screen.
@@ -182,6 +211,167 @@ class NoisyOracle:
 
 PolicyFactory = Callable[[Task], Agent]
 
+# Where an episode's recording starts: the launcher (the task's reset state), or after a hidden prefix.
+START_MODES = ("launcher", "mid", "detour")
+_TERMINAL = ("status", "answer")
+_OTHER_APP_SHARE = 0.2  # detours that open another app (else a click or scroll in the app; another
+# app only where no click or scroll qualifies)
+_DETOUR_PROBES = 4  # candidates tried per kind before the next kind
+
+
+def start_rng(seed: int, task: Task) -> random.Random:
+    """The generator that draws an episode's hidden prefix (its length, its detour): one per
+    episode from ``(seed, task.id, task.seed)``, a stream distinct from :func:`self_correction_rng`
+    and the :class:`NoisyOracle`'s, so records do not depend on the worker or the episodes before."""
+    return random.Random(f"start:{seed}:{task.id}:{task.seed}")
+
+
+def _oracle_path_length(phone: Any, task: Task, limit: int) -> tuple[int, str | None]:
+    """How many non-terminal actions the oracle takes from ``phone``'s state (on a clone) before
+    its first status/answer, and why it stopped otherwise (None: it reached one)."""
+    from droidverify.env.sim import SimEnv
+
+    probe = SimEnv.attach(phone.clone(), task)
+    try:
+        obs = probe.observe()
+        for n in range(limit):
+            try:
+                action = task.oracle_action(probe.phone, obs)
+            except Exception:  # noqa: BLE001 -- a broken oracle shortens the prefix, never the collection
+                return n, "oracle_error"
+            if action.action_type in _TERMINAL:
+                return n, None
+            try:
+                obs = probe.step(action)
+            except (ActionValidationError, EnvError):
+                return n, "step_error"
+        return limit, "no_end"
+    finally:
+        probe.close()
+
+
+def _follow_oracle(env: Any, obs: Any, task: Task, k: int) -> tuple[Any, int, str | None]:
+    """Execute up to ``k`` oracle actions on ``env`` (unrecorded). Stops before a status/answer
+    (the task is done: it is recorded) or where the oracle raises or its action is rejected.
+    Returns (observation, steps executed, why it stopped early or None)."""
+    for n in range(k):
+        try:
+            action = task.oracle_action(env.phone, obs)
+        except Exception:  # noqa: BLE001 -- counted by the caller
+            return obs, n, "oracle_error"
+        if action.action_type in _TERMINAL:
+            return obs, n, "task_done"
+        try:
+            obs = env.step(action)
+        except (ActionValidationError, EnvError):
+            return env.observe(), n, "step_error"
+    return obs, k, None
+
+
+def _detour_action(env: Any, obs: Any, task: Task, rng: random.Random, apps: Sequence[str],
+                   kinds: Sequence[str]) -> Action | None:
+    """A wrong but harmless action on ``obs``: a click or scroll that changes the screen within the
+    app, or another app's launch, that leaves every app's data as it is, does not do what the
+    oracle's action does, and leaves a state the oracle can still label. ``kinds`` are tried in
+    order (click and scroll in a random order). None if no candidate tried qualifies."""
+    from droidverify.agents.verifier.candidates import extract_candidates
+    from droidverify.env.sim import SimEnv
+    from droidverify.env.sim.env import action_outcome
+
+    try:
+        right: Action | None = task.oracle_action(env.phone, obs)
+    except Exception:  # noqa: BLE001 -- no right action known: any harmless one will do
+        right = None
+    idle = action_outcome(env.phone, Action(action_type="wait"))  # time passes, nothing else
+    right_out = (action_outcome(env.phone, right) if right is not None and right.action_type not in _TERMINAL
+                 else None)
+    cands = extract_candidates(obs, apps=apps)
+    pools = {"click": [c for c in cands if c.action_type == "click"],
+             "scroll": [c for c in cands if c.action_type == "scroll"],
+             "open_app": [Action(action_type="open_app", app_name=a) for a in apps
+                          if right is None or a != right.app_name]}
+    order = [k for k in kinds if k != "scroll"]
+    if "scroll" in kinds:
+        order.insert(rng.randrange(len(order) + 1) if "click" in kinds else 0, "scroll")
+    for kind in [k for k in order if pools[k]]:
+        pool = list(pools[kind])
+        rng.shuffle(pool)
+        for action in pool[:_DETOUR_PROBES]:
+            probe = SimEnv.attach(env.phone.clone(), task)
+            try:
+                probe.observe()
+                try:
+                    after = probe.step(action)
+                except (ActionValidationError, EnvError):
+                    continue
+                probe.phone.conn.commit()
+                out = (after.xml, tuple(probe.phone.conn.iterdump()))
+                if out[0] == idle[0] or out[1] != idle[1] or out == right_out:
+                    continue  # changes no screen, changes data, or is the right action after all
+                if kind != "open_app" and after.package != obs.package:
+                    continue  # a click that leaves the app (the navigation bar's Home, an icon)
+                try:
+                    task.oracle_action(probe.phone, after)
+                except Exception:  # noqa: BLE001, S112 -- a state the oracle cannot label is no start
+                    continue
+                return action
+            finally:
+                probe.close()
+    return None
+
+
+def _start_prefix(env: Any, obs: Any, task: Task, mode: str, rng: random.Random, apps: Sequence[str],
+                  limit: int, stats: CollectStats) -> Any:
+    """Run an episode's hidden prefix on ``env`` (nothing recorded, nothing in the history) and
+    return the observation recording starts on.
+
+    ``mid``: the oracle's first k actions, k uniform in 1..n, n the oracle's actions before its
+    first status/answer (the states it can label), so the start lies inside the task, at worst on
+    the state where it is done. ``detour``: j oracle actions (j uniform in 1..n-1, 0 where n < 2:
+    the detour leaves from inside the task, not the launcher), then 1 or 2 wrong but harmless
+    actions (:func:`_detour_action`: one in five opens another app, the others click or scroll
+    inside the app), from which the agent must recover.
+    Anything that cuts a prefix short (a path too short, an oracle error, no harmless detour) is
+    counted in ``stats.start_fallbacks`` and recording starts where the prefix stopped.
+    """
+    stats.starts[mode] += 1
+    n, why = _oracle_path_length(env.phone, task, limit)
+    if why is not None:
+        n -= 1  # the last state's oracle action raised or was rejected: no start there
+        stats.start_fallbacks[f"{mode}:path_{why}"] += 1
+    if mode == "mid":
+        if n < 1:
+            stats.start_fallbacks[f"{mode}:short_path"] += 1
+            return obs
+        obs, done, stop = _follow_oracle(env, obs, task, rng.randint(1, n))
+        stats.prefix_steps += done
+    else:
+        j = rng.randint(1, n - 1) if n >= 2 else 0
+        wrong = rng.randint(1, 2)
+        # Mostly in-app detours: leaving the app makes "open the app" the recovery, the habit of
+        # launcher starts these episodes are meant to balance.
+        leave = rng.random() < _OTHER_APP_SHARE
+        obs, done, stop = _follow_oracle(env, obs, task, j)
+        stats.prefix_steps += done
+        if stop is None:
+            for w in range(wrong):
+                kinds = ("open_app",) if leave and w == 0 else ("click", "scroll", "open_app") if w == 0 \
+                    else ("click", "scroll")
+                action = _detour_action(env, obs, task, rng, apps, kinds)
+                if action is None:
+                    if w == 0:
+                        stop = "no_detour"
+                    break
+                try:
+                    obs = env.step(action)
+                except (ActionValidationError, EnvError):  # (the probe accepted it: not expected)
+                    obs, stop = env.observe(), "step_error"
+                    break
+                stats.prefix_steps += 1
+    if stop is not None:
+        stats.start_fallbacks[f"{mode}:{stop}"] += 1
+    return obs
+
 
 def _episode_records(
     task: Task,
@@ -195,11 +385,18 @@ def _episode_records(
     round_index: int,
     keep: Callable[[VerifierStepRecord], bool] | None,
     max_steps: int | None,
+    annotate_above: float | None = None,
+    start: str = "launcher",
+    prefix_rng: random.Random | None = None,
 ) -> Iterator[VerifierStepRecord]:
     from droidverify.env.sim import SimEnv
 
     env = SimEnv(task=task, seed=task.seed)
     obs = env.reset()
+    limit = max_steps or task.max_steps
+    if start != "launcher":  # a hidden prefix: executed, never recorded nor remembered
+        obs = _start_prefix(env, obs, task, start, prefix_rng or start_rng(0, task), preparer.apps or [],
+                            limit, stats)
     preparer.reset(task.goal)
     agent = policy if isinstance(policy, Agent) else None
     if agent is not None:
@@ -211,8 +408,8 @@ def _episode_records(
     answered = False
     last_mistake: tuple[Action, str] | None = None  # (wrong action, screen xml before it)
     declared_done = False
-    limit = max_steps or task.max_steps
     stats.episodes += 1
+    tag = "" if start == "launcher" else f"{start}:"  # keeps record ids unique across start modes
     for index in range(limit):
         prepared = preparer.prepare(obs, history)
         cands = prepared.candidates
@@ -237,10 +434,23 @@ def _episode_records(
                 source, label_idx, label_action = "self_correction", ridx, rev
         policy_info: dict[str, Any] = {}
         out_action: Action | None = None
+        corrected = False
         if agent is not None:
             out = agent.act(obs, list(history))
             out_action = out.action
             policy_info = out.info or {}
+            if annotate_above is not None and source == "policy":
+                # V-Droid's joint annotation: the annotator (the oracle) corrects an uncertain step and
+                # the episode goes on from the correction; a confident step keeps the policy's choice,
+                # which becomes its label.
+                if float(policy_info.get("entropy_normalized", 1.0)) >= annotate_above or out_action is None:
+                    corrected, source = True, "annotated"
+                else:
+                    own = match_candidate(out_action, cands, obs.elements)
+                    if own is not None:
+                        source, label_idx, label_action = "self_label", own, out_action
+                    else:  # the policy's action is not a candidate: the annotator steps in
+                        corrected, source = True, "annotated"
         if label_idx is None:
             stats.unmatched[task.id] += 1
             if len(stats.unmatched_examples) < 200:
@@ -261,24 +471,25 @@ def _episode_records(
                                                  question=completion_question(pa, obs, preparer.apps),
                                                  target=target)
             entropy = policy_info.get("entropy")
-            choice = policy_info.get("argmax")
+            choice = _policy_choice(policy_info, cands, obs.elements)
             rec = VerifierStepRecord(
-                record_id=f"{policy_name}:r{round_index}:{task.id}:{task.seed}:{index}",
+                record_id=f"{policy_name}:r{round_index}:{task.id}:{task.seed}:{tag}{index}",
                 goal=task.goal, memory=prepared.memory_text, ui=prepared.ui,
                 candidates=[c.to_json() for c in cands], descriptions=prepared.descriptions,
                 positive=label_idx, equivalent=equiv, completion=completion, source=source, task_id=task.id,
                 seed=task.seed, step=index, split=split, policy=policy_name, round=round_index,
                 oracle_action=label_action.to_json(),
                 entropy=float(entropy) if entropy is not None else None,
-                policy_choice=int(choice) if isinstance(choice, int) and choice < len(cands) else None)
+                policy_choice=int(choice) if isinstance(choice, int) and choice < len(cands) else None,
+                xml=obs.xml)
             if keep is None or keep(rec):
                 stats.records[source] += 1
                 yield rec
 
-        # What is executed: the policy's action.
+        # What is executed: the policy's action (or the annotator's correction of it).
         mistake = False
         if agent is not None:
-            action = out_action
+            action = oracle if corrected else out_action
         elif isinstance(policy, NoisyOracle):
             action, mistake = policy.choose(oracle, cands, pos)
         else:
@@ -329,7 +540,8 @@ class _Collector:
     """A worker's state, built once: the prompt preparer, and what every episode is collected with."""
 
     def __init__(self, apps: Sequence[str], policy: str | PolicyFactory, epsilon: float,
-                 self_correction_rate: float, seed: int, round_index: int, max_steps: int | None) -> None:
+                 self_correction_rate: float, seed: int, round_index: int, max_steps: int | None,
+                 annotate_above: float | None = None, start: str = "launcher") -> None:
         self.apps = list(apps)
         self.policy = policy
         self.epsilon = epsilon
@@ -337,6 +549,8 @@ class _Collector:
         self.seed = seed
         self.round_index = round_index
         self.max_steps = max_steps
+        self.annotate_above = annotate_above
+        self.start = start
         self.preparer = VerifierAgent(None, memory="diff", apps=self.apps)  # type: ignore[arg-type] -- prepare() needs no LLM
 
     def episode(self, task: Task, split: str) -> tuple[list[VerifierStepRecord], CollectStats]:
@@ -352,7 +566,9 @@ class _Collector:
         recs = list(_episode_records(task, split=split, preparer=self.preparer, policy=pol,
                                      rng=self_correction_rng(self.seed, task), stats=stats,
                                      self_correction_rate=self.self_correction_rate,
-                                     round_index=self.round_index, keep=None, max_steps=self.max_steps))
+                                     round_index=self.round_index, keep=None, max_steps=self.max_steps,
+                                     annotate_above=self.annotate_above, start=self.start,
+                                     prefix_rng=start_rng(self.seed, task)))
         return recs, stats
 
 
@@ -370,6 +586,9 @@ def _merge(total: CollectStats, episode: CollectStats, kept: Sequence[VerifierSt
     total.unmatched.update(episode.unmatched)
     total.oracle_errors.update(episode.oracle_errors)
     total.episode_success += episode.episode_success
+    total.starts.update(episode.starts)
+    total.prefix_steps += episode.prefix_steps
+    total.start_fallbacks.update(episode.start_fallbacks)
     for ex in episode.unmatched_examples:  # oracle errors always; unmatched steps up to 200 in all
         if "oracle_error" in ex or len(total.unmatched_examples) < 200:
             total.unmatched_examples.append(ex)
@@ -390,6 +609,8 @@ def collect(
     stats: CollectStats | None = None,
     on_episode: Callable[[Task, CollectStats], None] | None = None,
     backend: ItemBackend | None = None,
+    annotate_above: float | None = None,
+    start: str = "launcher",
 ) -> Iterator[VerifierStepRecord]:
     """Labelled steps from episodes of ``tasks``.
 
@@ -399,6 +620,24 @@ def collect(
     whose agent acts while the oracle labels every state it visits. ``keep(record)`` filters records
     (entropy triage). Statistics (unmatched oracle actions per template included) accumulate in
     ``stats``, one episode at a time; ``on_episode(task, stats)`` follows each episode.
+
+    ``annotate_above`` (an agent factory's policy only): V-Droid's joint annotation. At every step
+    the agent proposes; where its normalised entropy is at or above this, the oracle (the annotator)
+    corrects it (record source ``annotated``) and the episode continues from the correction; below
+    it the agent's own action is executed and becomes the label (``self_label``). Every step joins
+    the data. None: the oracle labels every state the uncorrected agent visits (source ``policy``).
+
+    ``start``: where recording begins. ``"launcher"`` (the default): the task's reset state, as
+    always. ``"mid"``: after the oracle's first k actions (k uniform in 1..n, n the actions before
+    its first status/answer), i.e. inside the app, mid-task. ``"detour"``: after a few oracle actions
+    then 1-2 wrong but harmless ones (a click or scroll that changes the screen but no app data,
+    another app's launch), from which the episode must recover. The prefix is executed but neither
+    recorded nor put in the history, so the first recorded step has an empty working memory, as a
+    freshly started agent has. It is drawn by :func:`start_rng` (per episode: the same records with
+    any backend). Records of such episodes count steps from the start (``step`` 0 = first recorded)
+    and carry the mode in their ``record_id`` (``oracle:r0:TASK:SEED:mid:STEP``). A prefix cut short
+    (the oracle raises, no harmless detour exists) is counted in ``stats.start_fallbacks`` and the
+    episode is recorded from where it stopped.
 
     ``backend`` (``runner.backends.LocalBackend`` / ``RayBackend``): collect the episodes on its
     workers, one episode per unit of work, each worker building its prompt preparer once. Records,
@@ -414,8 +653,12 @@ def collect(
     if not task_list:
         return
     items = [(task, split_of(task.id)) for task in task_list]
+    if annotate_above is not None and policy in ("oracle", "noisy"):
+        raise TrainingError("annotate_above= needs an agent policy (the oracle annotates the agent's steps)")
+    if start not in START_MODES:
+        raise TrainingError(f"unknown start {start!r}: use one of {START_MODES}")
     setup = functools.partial(_Collector, list(apps), policy, epsilon, self_correction_rate, seed, round_index,
-                              max_steps)
+                              max_steps, annotate_above, start)
     if backend is None:
         results: Iterator[tuple[int, Any]] = _inline(setup, _collect_episode, items)
     else:

@@ -40,11 +40,20 @@ class DataSpec:
     epsilon: float = 0.3
     self_correction_rate: float = 0.12
     seed: int = 0
+    # Oracle episodes that start away from the launcher, with an empty working memory (what a user
+    # who starts the agent inside an app gives it): seed i of start_seeds starts as start_modes[i % n]
+    # ("mid": after the oracle's first k steps; "detour": after a few, then 1-2 harmless wrong
+    # actions; see collection.collect's ``start``). Without them every empty memory sits on the
+    # launcher and a verifier learns "empty memory -> open an app".
+    start_seeds: Sequence[int] = tuple(range(400, 410))
+    start_modes: Sequence[str] = ("mid", "detour")
 
 
 def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str], None] | None = None,
                   backend: ItemBackend | None = None) -> dict[str, Any]:
-    """Collect oracle + noisy-oracle records of ``spec`` into ``path``; returns statistics.
+    """Collect oracle, noisy-oracle and mid-task-start records of ``spec`` into ``path``; returns
+    statistics (per collection: ``oracle``, ``noisy``, ``start_mid``, ``start_detour``; and
+    ``records_by_collection``).
 
     ``backend`` (``runner.backends.LocalBackend`` / ``RayBackend``): collect the episodes on its
     workers (see :func:`collect`); the file and statistics are the same as without one.
@@ -53,25 +62,36 @@ def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str],
 
     if spec.split not in registry.SPLITS:
         raise TrainingError(f"unknown split {spec.split!r}; use one of {registry.SPLITS}")
+    if spec.start_seeds and (not spec.start_modes or set(spec.start_modes) - {"mid", "detour"}):
+        raise TrainingError(f"start_modes must be a non-empty list of 'mid' and 'detour', got {spec.start_modes!r}")
     apps = sim_apps()
     path = Path(path)
     stats: dict[str, Any] = {}
     recs: list[VerifierStepRecord] = []
-    for policy, seeds in (("oracle", spec.oracle_seeds), ("noisy", spec.noisy_seeds)):
+    runs: list[tuple[str, str, str, list[int]]] = [("oracle", "oracle", "launcher", list(spec.oracle_seeds)),
+                                                  ("noisy", "noisy", "launcher", list(spec.noisy_seeds))]
+    for mode in dict.fromkeys(spec.start_modes):  # each mode's seeds, in the order given
+        seeds = [s for i, s in enumerate(spec.start_seeds) if spec.start_modes[i % len(spec.start_modes)] == mode]
+        runs.append((f"start_{mode}", "oracle", mode, seeds))
+    counts: dict[str, int] = {}
+    for name, policy, start, seeds in runs:
         if not seeds:
             continue
         st = CollectStats()
-        tasks = registry.tasks_for(spec.split, list(seeds))
+        tasks = registry.tasks_for(spec.split, seeds)
+        before = len(recs)
         recs += list(collect(tasks, split_of=registry.split_of, apps=apps, policy=policy, epsilon=spec.epsilon,
                              self_correction_rate=spec.self_correction_rate, seed=spec.seed, stats=st,
-                             backend=backend))
-        stats[policy] = st.to_dict()
+                             backend=backend, start=start))
+        stats[name] = st.to_dict()
+        counts[name] = len(recs) - before
         if progress:
-            progress(f"{policy}: {st.episodes} episodes, {sum(st.records.values())} records, "
+            progress(f"{name}: {st.episodes} episodes, {counts[name]} records, "
                      f"{sum(st.unmatched.values())} steps whose oracle action is not a candidate")
     n = write_records(path, recs)
     sc = sum(1 for r in recs if r.source == "self_correction")
-    stats.update({"records": n, "self_correction_share": sc / n if n else 0.0, "spec": asdict(spec)})
+    stats.update({"records": n, "records_by_collection": counts, "self_correction_share": sc / n if n else 0.0,
+                  "spec": asdict(spec)})
     path.with_suffix(".stats.json").write_text(json.dumps(stats, indent=1, default=list))
     return stats
 
