@@ -8,6 +8,8 @@ Part ``speed``: milliseconds per step of the compact verifier and of the LLM ver
 adapter on the bundled model) on the same steps (oracle paths of validation templates), measured in
 one run; prints the ratio. Both run in this process with the threads torch picks.
 
+Part ``sizes``: network sizes by measurement (layers x width), same prepared data, a few epochs each.
+
 Part ``real``: the real-screen benchmark (benchmarks/real_screens/labels.json over the dumps in
 ../shared/data/uiautomator): top-1 / top-3 of each verifier (``--verifier NAME=DIR``; ``compact``
 and ``llm`` name the shipped ones) and of a uniformly random pick, and the share of items whose right
@@ -17,6 +19,8 @@ action is among the candidates (coverage). Items start with an empty memory, as 
         --records validation=DATA/eval.jsonl --records train-unseen=DATA/train_unseen.jsonl
     python benchmarks/compact_verifier.py --part speed --steps 40
     python benchmarks/compact_verifier.py --part real --verifier compact --verifier llm
+    python benchmarks/compact_verifier.py --part sizes --records train=DATA/train.jsonl --records eval=DATA/eval.jsonl \
+        --size 0x128 --size 1x64 --size 2x128 --epochs 4
 """
 
 from __future__ import annotations
@@ -60,7 +64,8 @@ def part_steps(args: argparse.Namespace) -> None:
     for spec in args.records:
         name, _, path = spec.partition("=")
         recs = read_records(path)
-        if args.max_records:
+        if args.max_records:  # as train_verifier.py --part steps picks its records: shuffled with seed 0
+            random.Random(0).shuffle(recs)
             recs = recs[: args.max_records]
         examples = trainer.examples(recs)
         scores = trainer.score_views([ex.view for ex in examples])
@@ -79,6 +84,40 @@ def part_steps(args: argparse.Namespace) -> None:
         print(f"{name}: top-1 by app {m['top1_by_app']}")
     if args.json:
         Path(args.json).write_text(json.dumps(details, indent=1))
+
+
+def part_sizes(args: argparse.Namespace) -> None:
+    """Network sizes by measurement: each ``--size LAYERSxWIDTH`` trains ``--epochs`` epochs on the
+    same prepared records (prepared and embedded once) and reports held-out top-1 per epoch and
+    seconds per epoch."""
+    from droidverify.training.compact import CompactConfig, CompactTrainer
+
+    train_file, eval_file = args.records[0].partition("=")[2], args.records[1].partition("=")[2]
+    base = None
+    rows = []
+    for size in args.size:
+        layers, _, width = size.partition("x")
+        out = Path(args.work) / f"size-{size}"
+        cfg = CompactConfig(output_dir=str(out), train_file=train_file, eval_file=eval_file,
+                            layers=int(layers), d_model=int(width), ff=2 * int(width), epochs=args.epochs,
+                            input_dropout=args.input_dropout)
+        trainer = CompactTrainer(cfg, log=print)
+        if base is None:
+            trainer.load_data()
+            base = trainer
+        else:
+            trainer.train_examples, trainer.eval_examples = base.train_examples, base.eval_examples
+            trainer.encoder = base.encoder
+        t0 = time.perf_counter()
+        result = trainer.train(resume=False)
+        n_params = sum(p.numel() for p in trainer.net.parameters())
+        rows.append((size, n_params, (time.perf_counter() - t0) / max(result["epochs"], 1),
+                     result["eval"]["top1"], result["eval"]["pairwise"], result["train_fit"]["top1"]))
+    print(f"\n{args.epochs} epochs each; records {train_file} -> {eval_file}")
+    print("| layers x width | parameters | s/epoch | held-out top-1 | pairwise | top-1 on 1,000 trained |")
+    print("|---|---|---|---|---|---|")
+    for size, n, sec, top1, pair, fit in rows:
+        print(f"| {size} | {n:,} | {sec:.0f} | {top1:.3f} | {pair:.3f} | {fit:.3f} |")
 
 
 def _oracle_steps(n: int) -> list[tuple[Any, Any, list[Any]]]:
@@ -190,15 +229,19 @@ def part_real(args: argparse.Namespace) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("steps", "speed", "real"), required=True)
+    ap.add_argument("--part", choices=("steps", "speed", "real", "sizes"), required=True)
+    ap.add_argument("--size", action="append", default=[], help="LAYERSxWIDTH (part sizes; repeatable)")
+    ap.add_argument("--epochs", type=int, default=4, help="epochs per size (part sizes)")
+    ap.add_argument("--input-dropout", type=float, default=0.0, help="part sizes")
     ap.add_argument("--verifier", action="append", help="compact | llm | a verifier directory (repeatable)")
     ap.add_argument("--records", action="append", default=[], help="NAME=FILE of records (part steps)")
-    ap.add_argument("--max-records", type=int, default=None)
+    ap.add_argument("--max-records", type=int, default=None,
+                    help="the first N records after a seed-0 shuffle (the LLM verifier's 160 validation records: 160)")
     ap.add_argument("--steps", type=int, default=40, help="steps timed (part speed)")
     ap.add_argument("--work", default="runs/bench-compact")
     ap.add_argument("--json", default=None, help="also write the step metrics here")
     args = ap.parse_args()
-    {"steps": part_steps, "speed": part_speed, "real": part_real}[args.part](args)
+    {"steps": part_steps, "speed": part_speed, "real": part_real, "sizes": part_sizes}[args.part](args)
 
 
 if __name__ == "__main__":

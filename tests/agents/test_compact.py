@@ -94,7 +94,7 @@ def test_a_checkpoint_adopts_its_memory_and_refuses_another(tmp_path, monkeypatc
         load_compact(path, memory="history")
     with pytest.raises(CheckpointError, match=r"trained with content 'select'"):
         load_compact(path, content="llm")
-    monkeypatch.setattr("droidverify.agents.verifier.compact.scorer.TextEncoder", lambda: hash_encoder())
+    monkeypatch.setattr("droidverify.agents.verifier.compact.scorer.TextEncoder", lambda **kw: hash_encoder())
     agent = load_verifier(path, apps=sim_apps())
     assert agent.memory.name == "diff" and agent.content == "select" and agent.llm is None
     with pytest.raises(CheckpointError, match="memory 'history'"):

@@ -32,6 +32,7 @@ def _question(action: str) -> str:
             "<|im_start|>assistant\n")
 
 
+@pytest.mark.slow
 def test_cached_scoring_equals_naive_scoring(llm_fp32) -> None:
     llm = llm_fp32
     prefix = _prefix(llm)

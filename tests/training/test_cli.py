@@ -14,6 +14,7 @@ from droidverify.cli import app
 runner = CliRunner()
 
 
+@pytest.mark.slow
 def test_train_data_writes_records_and_stats(tmp_path: Path) -> None:
     out = tmp_path / "d.jsonl"
     res = runner.invoke(app, ["train", "data", "--out", str(out), "--oracle-seeds", "0", "--noisy-seeds", ""])

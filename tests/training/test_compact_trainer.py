@@ -67,6 +67,7 @@ def test_listwise_and_pairwise_losses_match_a_hand_computation():
     assert pairwise == pytest.approx(math.log(1 + math.exp(-2)), abs=1e-6)
 
 
+@pytest.mark.slow
 def test_training_on_a_small_set_drives_the_loss_down_and_fits_it(tmp_path, records):
     trainer = CompactTrainer(_config(tmp_path, records), encoder=hash_encoder())
     result = trainer.train()

@@ -103,6 +103,7 @@ def test_training_prompt_is_the_agents_prompt() -> None:
         assert out.action is not None
 
 
+@pytest.mark.slow
 def test_noisy_policy_yields_self_correction_pairs_that_reverse_the_mistake() -> None:
     tasks = registry.tasks_for("train", [3])[:25]
     recs = list(collect(tasks, split_of=registry.split_of, apps=sim_apps(), policy="noisy", epsilon=0.5,
@@ -186,6 +187,7 @@ def test_records_validate_round_trip_and_load_with_datasets(tmp_path: Path) -> N
     VerifierStepRecord.model_validate(good)
 
 
+@pytest.mark.slow
 def test_build_dataset_writes_stats_with_a_small_self_correction_share(tmp_path: Path) -> None:
     # (start_seeds=(): the mid-task starts of the default data are tested in test_starts.py)
     stats = build_dataset(tmp_path / "d.jsonl", DataSpec(oracle_seeds=(0,), noisy_seeds=(100, 101), start_seeds=()))

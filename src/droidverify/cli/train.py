@@ -278,7 +278,7 @@ def default_command(
     max_minutes: Annotated[float | None, typer.Option(help="Training time budget (llm default: the recipe's; "
                                                       f"the CPU recipe stops at {CPU_RECIPE['max_minutes']:g}).",
                                                       min=0.1)] = None,
-    workers: Annotated[str, _WORKERS] = "1",
+    workers: Annotated[str, _WORKERS] = "auto",
 ) -> None:
     """From scratch: collect data, train, export OUT/verifier (compact) or OUT/loop/... (llm).
 
@@ -297,7 +297,7 @@ def default_command(
                 build_dataset(train, DataSpec(), progress=_say, backend=backend)
             if not ev.exists():
                 _say("collecting held-out records (validation templates)")
-                build_dataset(ev, DataSpec(split="validation", oracle_seeds=(0,), noisy_seeds=(100,)),
+                build_dataset(ev, DataSpec(split="validation", oracle_seeds=(0,), noisy_seeds=(100,), start_seeds=()),
                               progress=_say, backend=backend)
             if backbone == "compact":
                 if rounds == 0:

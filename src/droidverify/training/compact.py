@@ -46,12 +46,15 @@ class CompactConfig:
     apps: list[str] | None = None  # what open_app may name (default: the simulator's apps)
     content: str = "select"
     memory: str = "diff"  # the working memory the records were collected with
-    d_model: int = 128
-    layers: int = 2
+    # Sizes by measurement (docs/training.md, "Sizes"): 1 layer x 64 matched 2 x 128 and an MLP on
+    # held-out records at a third of the time; held-out top-1 peaks by ~6 epochs, then it memorises.
+    d_model: int = 64
+    layers: int = 1
     heads: int = 4
-    ff: int = 256
+    ff: int = 128
     dropout: float = 0.1
-    epochs: int = 30
+    input_dropout: float = 0.0
+    epochs: int = 6
     batch_size: int = 32
     learning_rate: float = 1e-3
     weight_decay: float = 0.01
@@ -60,6 +63,9 @@ class CompactConfig:
     eval_records: int | None = None  # evaluate on the first N eval records (None: all)
     seed: int = 0
     workers: int = 2  # processes that prepare the records (screen parsing, value proposals)
+    # torch threads for the network: its matrices are small, and a second thread that waits for a
+    # busy core stalls every operation (measured: one thread is faster on a shared 2-core machine)
+    threads: int = 1
 
     def validate(self) -> None:
         if self.loss not in LOSSES:
@@ -235,11 +241,13 @@ class CompactTrainer:
 
             config.apps = sim_apps()
         self.encoder = encoder or TextEncoder()
-        self.encoder.load(self.out / "embeddings.npz")
+        self.cache_file = self.out / f"embeddings-{getattr(self.encoder, 'dtype', 'float32')}.npz"
+        self.encoder.load(self.cache_file)
         torch.manual_seed(config.seed)
         self.net = CompactNet(NetConfig(emb_dim=self._emb_dim(), n_numeric=len(NUMERIC_NAMES),
                                         d_model=config.d_model, layers=config.layers, heads=config.heads,
-                                        ff=config.ff, dropout=config.dropout))
+                                        ff=config.ff, dropout=config.dropout,
+                                        input_dropout=config.input_dropout))
         self.opt = torch.optim.AdamW(self.net.parameters(), lr=config.learning_rate,
                                      weight_decay=config.weight_decay)
         self.epoch = 0
@@ -280,15 +288,18 @@ class CompactTrainer:
         strings = [s for ex in (*train, *ev) for s in ex.view.strings()]
         unique = len(set(strings))
         self.say(f"{len(train)} train / {len(ev)} eval records; embedding {unique} distinct strings")
-        last = [0.0]
+        last = [0.0, time.perf_counter()]
 
         def progress(done: int, total: int) -> None:
             if time.perf_counter() - last[0] > 10:
                 last[0] = time.perf_counter()
                 self.say(f"  embedded {done}/{total}")
+            if time.perf_counter() - last[1] > 120:  # an interrupted run keeps what it embedded
+                last[1] = time.perf_counter()
+                self.encoder.save(self.cache_file)
 
         self.encoder.encode(strings, progress=progress)
-        self.encoder.save(self.out / "embeddings.npz")
+        self.encoder.save(self.cache_file)
         self.train_examples = [ex for ex in train if ex.correct]
         self.eval_examples = ev
         self.data_stats = {"train_records": len(train), "train_uncovered": len(train) - len(self.train_examples),
@@ -331,6 +342,7 @@ class CompactTrainer:
         from droidverify.agents.verifier.compact.scorer import batch_tensors
 
         cfg = self.config
+        torch.set_num_threads(cfg.threads)
         if not self.train_examples:
             self.load_data()
         if not self.train_examples:
@@ -350,6 +362,7 @@ class CompactTrainer:
             random.Random(f"{cfg.seed}:{self.epoch}").shuffle(order)
             self.net.train()
             tot, n = 0.0, 0
+            shown = time.perf_counter()
             for start in range(0, len(order), cfg.batch_size):
                 batch = [self.train_examples[i] for i in order[start:start + cfg.batch_size]]
                 scores = self.net(**batch_tensors([ex.view for ex in batch], self.encoder))
@@ -362,6 +375,9 @@ class CompactTrainer:
                 self.step += 1
                 tot += float(loss.detach()) * len(batch)
                 n += len(batch)
+                if time.perf_counter() - shown > 30:
+                    shown = time.perf_counter()
+                    self.say(f"  epoch {self.epoch + 1}: {n}/{len(order)} records, loss {tot / n:.4f}")
             self.epoch += 1
             entry: dict[str, Any] = {"type": "epoch", "epoch": self.epoch, "step": self.step,
                                      "loss": tot / max(n, 1), "lr": sched.get_last_lr()[0],
@@ -398,7 +414,7 @@ class CompactTrainer:
 
         state = torch.load(path, map_location="cpu", weights_only=False)
         saved = {k: v for k, v in state["config"].items()
-                 if k not in ("max_minutes", "epochs", "output_dir", "workers")}
+                 if k not in ("max_minutes", "epochs", "output_dir", "workers", "threads")}
         mine = {k: v for k, v in self.config.to_dict().items() if k in saved}
         if saved != mine:
             diff = sorted(k for k in saved if saved[k] != mine.get(k))

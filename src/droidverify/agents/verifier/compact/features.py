@@ -16,7 +16,7 @@ from droidverify.actions.model import Action
 from droidverify.agents.screen import needs_completion, sanitize_screen_text
 from droidverify.ui.element import UIElement
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 3  # 2: the value is embedded on its own; 3: how much of the goal the screen shows
 
 # The action kinds the scorer tells apart; anything else maps to "other".
 KINDS = ("click", "long_press", "input_text", "clear_text", "scroll_up", "scroll_down", "scroll_left",
@@ -37,7 +37,13 @@ NUMERIC_NAMES: tuple[str, ...] = (
     "goal_wants_on_checked", "goal_wants_off_checked",
     "taken_before", "same_as_last", "steps_so_far", "memory_empty", "last_no_change",
     "on_launcher", "app_in_goal",
+    # the step as a whole (the same for every candidate): how much of the goal is already visible or
+    # typed, so "is it done?" can be read off the screen and the memory
+    "goal_numbers_on_screen", "goal_quoted_on_screen", "goal_words_on_screen", "goal_quoted_in_memory",
+    "value_is_goal_quoted", "label_has_goal_quoted",
 )
+# "x", “x” or 'x' (a single quote only after a space, so that "don't ... it's" is no quote)
+_QUOTED_RE = re.compile(r"\"([^\"]{1,80})\"|“([^”]{1,80})”|(?:^|\s)'([^']{1,80})'")
 
 
 def tokens(text: str | None) -> list[str]:
@@ -99,6 +105,7 @@ class CandidateView:
 
     text: str  # what it does to which element (embedded)
     context: str  # the row or card around the element (embedded)
+    value: str  # typed text, answer or app name it carries ("" for none; embedded)
     numeric: list[float]
 
 
@@ -112,11 +119,12 @@ class StepView:
 
     def strings(self) -> list[str]:
         return [self.goal, *self.memory, *(c.text for c in self.candidates),
-                *(c.context for c in self.candidates)]
+                *(c.context for c in self.candidates), *(c.value for c in self.candidates)]
 
 
 def candidate_text(action: Action, elements: Sequence[UIElement]) -> str:
-    """A short, model-agnostic description: verb, element class, label, id, hint, value."""
+    """A short, model-agnostic description: verb, element class, label, id, hint. The value is
+    embedded on its own (a field's text repeats across the values proposed for it)."""
     verb = action.action_type.replace("_", " ")
     if action.action_type == "scroll":
         verb = f"scroll {action.direction}"
@@ -136,10 +144,7 @@ def candidate_text(action: Action, elements: Sequence[UIElement]) -> str:
             parts.append(f"hint '{sanitize_screen_text(el.hint_text, max_len=40)}'")
         if el.is_checkable:
             parts.append("checked" if el.is_checked else "unchecked")
-    value = _value(action)
-    if value is not None:
-        parts.append(f"value '{sanitize_screen_text(value, max_len=80)}'")
-    elif needs_completion(action):
+    if needs_completion(action):
         parts.append("value to be generated")
     return " ".join(parts)
 
@@ -163,6 +168,16 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
     wants_on = any(w in goal_low for w in ("turn on", "enable", "switch on", "activate"))
     wants_off = any(w in goal_low for w in ("turn off", "disable", "switch off", "deactivate"))
     screen = _screen_texts(elements)
+    screen_blob = " | ".join(sorted(screen))
+    screen_tok = set(tokens(screen_blob))
+    quoted = [q.strip().lower() for m in _QUOTED_RE.findall(goal_s) for q in m if q.strip()]
+    content = [t for t in goal_tok if len(t) > 2]
+    step_level = [
+        _frac_in(sorted(goal_nums), set(_NUM_RE.findall(screen_blob))) if goal_nums else -1.0,
+        (sum(q in screen_blob for q in quoted) / len(quoted)) if quoted else -1.0,
+        _frac_in(sorted(content), screen_tok),
+        (sum(q in mem_low for q in quoted) / len(quoted)) if quoted else -1.0,
+    ]
     pkgs = {(e.package_name or "").lower() for e in elements[:3]}
     on_launcher = float(any(p.endswith("launcher") or ".launcher" in p for p in pkgs))
     if screen_size is None:
@@ -213,8 +228,12 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
             float("did not change" in last),
             on_launcher,
             float(kind == "open_app" and bool(value_low) and value_low in goal_low),
+            *step_level,
+            float(bool(value_low) and value_low in quoted),
+            float(bool(label) and any(q in label.lower() for q in quoted)),
         ]
         view.candidates.append(CandidateView(text=candidate_text(action, elements),
-                                             context=_row_context(el, rows) if el is not None else "", numeric=nums))
+                                             context=_row_context(el, rows) if el is not None else "",
+                                             value=sanitize_screen_text(value, max_len=120), numeric=nums))
     return view
 

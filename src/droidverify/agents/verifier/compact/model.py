@@ -24,6 +24,7 @@ class NetConfig:
     ff: int = 256
     dropout: float = 0.1
     max_memory: int = 12
+    input_dropout: float = 0.0  # on the embeddings and numbers going in (against memorising templates)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -39,9 +40,10 @@ class CompactNet(nn.Module):
         self.goal_proj = nn.Linear(e, d)
         self.mem_proj = nn.Linear(e, d)
         self.mem_recency = nn.Embedding(cfg.max_memory, d)
-        # text, row context, their products with the goal (what matches the goal), numbers, 2 cosines
-        self.cand_proj = nn.Sequential(nn.Linear(4 * e + cfg.n_numeric + 2, d), nn.GELU(), nn.Linear(d, d))
+        # text, row context, value, their products with the goal (what matches it), numbers, 3 cosines
+        self.cand_proj = nn.Sequential(nn.Linear(6 * e + cfg.n_numeric + 3, d), nn.GELU(), nn.Linear(d, d))
         self.kind = nn.Embedding(3, d)
+        self.drop_in = nn.Dropout(cfg.input_dropout)
         if cfg.layers > 0:
             layer = nn.TransformerEncoderLayer(d, cfg.heads, cfg.ff, cfg.dropout, batch_first=True, norm_first=True)
             self.encoder: nn.Module | None = nn.TransformerEncoder(layer, cfg.layers, enable_nested_tensor=False)
@@ -50,14 +52,16 @@ class CompactNet(nn.Module):
         self.out = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d), nn.GELU(), nn.Linear(d, 1))
 
     def forward(self, goal: torch.Tensor, mem: torch.Tensor, mem_mask: torch.Tensor, text: torch.Tensor,
-                ctx: torch.Tensor, num: torch.Tensor, cand_mask: torch.Tensor) -> torch.Tensor:
-        """goal [B,E]; mem [B,M,E] with mem_mask [B,M] (True = present, newest last); text/ctx [B,N,E],
-        num [B,N,F], cand_mask [B,N] (True = present). Returns [B,N] scores (-inf where absent)."""
+                ctx: torch.Tensor, value: torch.Tensor, num: torch.Tensor, cand_mask: torch.Tensor) -> torch.Tensor:
+        """goal [B,E]; mem [B,M,E] with mem_mask [B,M] (True = present, newest last); text/ctx/value
+        [B,N,E], num [B,N,F], cand_mask [B,N] (True = present). Returns [B,N] scores (-inf where absent)."""
         b, m = mem.shape[0], mem.shape[1]
         g = goal.unsqueeze(1)
-        cos_t = (text * g).sum(-1, keepdim=True)
-        cos_c = (ctx * g).sum(-1, keepdim=True)
-        cand = self.cand_proj(torch.cat([text, ctx, text * g, ctx * g, num, cos_t, cos_c], -1))
+        cos = [(x * g).sum(-1, keepdim=True) for x in (text, ctx, value)]
+        # unit-norm embeddings have entries ~1/sqrt(E): scale them to ~1, like the numbers beside them
+        s = self.cfg.emb_dim ** 0.5
+        goal, mem, text, ctx, value, g = goal * s, mem * s, text * s, ctx * s, value * s, g * s
+        cand = self.cand_proj(self.drop_in(torch.cat([text, ctx, value, text * g, ctx * g, value * g, num, *cos], -1)))
         cand = cand + self.kind.weight[self.CANDIDATE]
         tokens = [self.goal_proj(goal).unsqueeze(1) + self.kind.weight[self.GOAL]]
         masks = [torch.ones(b, 1, dtype=torch.bool, device=goal.device)]

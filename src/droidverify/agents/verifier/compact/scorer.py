@@ -52,6 +52,7 @@ def batch_tensors(views: Sequence[StepView], encoder: TextEncoder) -> dict[str, 
     mem_mask = np.zeros((b, m), bool)
     text = np.zeros((b, n, e), np.float32)
     ctx = np.zeros((b, n, e), np.float32)
+    value = np.zeros((b, n, e), np.float32)
     num = np.zeros((b, n, f), np.float32)
     cand_mask = np.zeros((b, n), bool)
     pos = 0
@@ -67,11 +68,13 @@ def batch_tensors(views: Sequence[StepView], encoder: TextEncoder) -> dict[str, 
         pos += c
         ctx[i, :c] = emb[pos:pos + c]
         pos += c
+        value[i, :c] = emb[pos:pos + c]
+        pos += c
         num[i, :c] = np.asarray([cv.numeric for cv in v.candidates], np.float32).reshape(c, f)
         cand_mask[i, :c] = True
     t = torch.from_numpy
     return {"goal": t(goal), "mem": t(mem), "mem_mask": t(mem_mask), "text": t(text), "ctx": t(ctx),
-            "num": t(num), "cand_mask": t(cand_mask)}
+            "value": t(value), "num": t(num), "cand_mask": t(cand_mask)}
 
 
 class CompactScorer:
@@ -123,7 +126,8 @@ class CompactScorer:
                   str(tmp / "model.safetensors"))
         meta = {"format": FORMAT, "version": FORMAT_VERSION, "backbone": BACKBONE,
                 "feature_version": FEATURE_VERSION, "numeric": list(NUMERIC_NAMES), "max_memory": MAX_MEMORY,
-                "encoder": EMBEDDER_NAME, "net": self.net.cfg.to_dict(), "memory": self.memory,
+                "encoder": EMBEDDER_NAME, "encoder_dtype": getattr(self.encoder, "dtype", "float32"),
+                "net": self.net.cfg.to_dict(), "memory": self.memory,
                 "content": self.content, "train_config": train_config or {}}
         (tmp / "verifier.json").write_text(json.dumps(meta, indent=1))
         if provenance is not None:
@@ -147,6 +151,8 @@ class CompactScorer:
             net.load_state_dict(load_file(str(directory / "model.safetensors")))
         except (OSError, TypeError, KeyError, RuntimeError, ValueError) as exc:
             raise CheckpointError(f"cannot load the compact verifier in {directory}: {exc}") from exc
+        # the embeddings it was trained on came from this dtype: score with the same
+        encoder = encoder or TextEncoder(dtype=meta.get("encoder_dtype", "float32"))
         return cls(net, encoder, memory=meta.get("memory", "diff"), content=meta.get("content", "select"),
                    meta=meta)
 
