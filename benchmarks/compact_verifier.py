@@ -58,8 +58,8 @@ def part_steps(args: argparse.Namespace) -> None:
 
     cfg.apps = sim_apps()
     print(f"verifier: {directory}")
-    print("| records | n | top-1 | pairwise | coverage |")
-    print("|---|---|---|---|---|")
+    print("| records | n | top-1 | pairwise | coverage | entropy ROC AUC (argmax wrong) |")
+    print("|---|---|---|---|---|---|")
     details = {}
     for spec in args.records:
         name, _, path = spec.partition("=")
@@ -78,7 +78,8 @@ def part_steps(args: argparse.Namespace) -> None:
             by_app[app][1] += 1
         m["top1_by_app"] = {a: round(v[0] / v[1], 3) for a, v in sorted(by_app.items())}
         details[name] = m
-        print(f"| {name} | {m['records']} | {m['top1']:.3f} | {m['pairwise']:.3f} | {m['coverage']:.3f} |")
+        auc = "n/a" if m["entropy_auc"] is None else f"{m['entropy_auc']:.3f}"
+        print(f"| {name} | {m['records']} | {m['top1']:.3f} | {m['pairwise']:.3f} | {m['coverage']:.3f} | {auc} |")
     for name, m in details.items():
         print(f"\n{name}: top-1 by action type {m['top1_by_kind']} (n {m['records_by_kind']})")
         print(f"{name}: top-1 by app {m['top1_by_app']}")
@@ -149,7 +150,7 @@ def part_speed(args: argparse.Namespace) -> None:
 
     steps = _oracle_steps(args.steps)
     rows = []
-    for name in ("compact", "llm"):
+    for name in (args.verifier or ["compact", "llm"]):
         t0 = time.perf_counter()
         agent = load_verifier(_shipped(name), apps=sim_apps())
         load = time.perf_counter() - t0
@@ -168,7 +169,7 @@ def part_speed(args: argparse.Namespace) -> None:
     print("|---|---|---|---|")
     for name, load, mean, med in rows:
         print(f"| {name} | {load:.1f} | {mean:.1f} | {med:.1f} |")
-    print(f"\nspeed-up of compact over llm (mean): {rows[1][2] / rows[0][2]:.1f}x")
+    print(f"\nspeed-up of {rows[0][0]} over {rows[-1][0]} (mean): {rows[-1][2] / rows[0][2]:.1f}x")
 
 
 def _matches(action: Any, el: Any, spec: dict[str, Any]) -> bool:

@@ -80,7 +80,8 @@ def test_train_loop_and_default_run_rollouts_on_the_workers_asked_for(tmp_path: 
     data.mkdir(parents=True)
     (data / "train.jsonl").write_text("")
     (data / "eval.jsonl").write_text("")
-    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--workers", "2"])
+    res = runner.invoke(app, ["train", "default", "--backbone", "llm", "--out", str(tmp_path / "d"),
+                              "--workers", "2"])
     assert res.exit_code == 0, res.output
     assert isinstance(seen[-1], LocalBackend)
     bad = runner.invoke(app, ["train", "loop", "--train", str(train), "--out", str(tmp_path / "l"),
@@ -145,3 +146,21 @@ def test_run_records_the_verifier_by_absolute_path_and_digest(tmp_path: Path, mo
     assert changed["verifier_digest"] != config["verifier_digest"]
     with pytest.raises(RunError, match="verifier_digest"):
         _check_compatible(tmp_path / "r", {"config": config}, changed)
+
+
+def test_train_default_trains_the_compact_verifier_unless_told_otherwise(tmp_path: Path, monkeypatch) -> None:
+    import droidverify.cli.train as train_cli
+
+    seen: list[tuple] = []
+    monkeypatch.setattr(train_cli, "_train_compact",
+                        lambda out, train, ev, export, overrides, prov: seen.append((out, train, ev, export)) or {})
+    data = tmp_path / "d" / "data"
+    data.mkdir(parents=True)
+    (data / "train.jsonl").write_text("")
+    (data / "eval.jsonl").write_text("")
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert seen == [(tmp_path / "d" / "compact", data / "train.jsonl", data / "eval.jsonl", tmp_path / "d" / "verifier")]
+    assert res.output.strip().endswith(str(tmp_path / "d" / "verifier"))
+    bad = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--backbone", "gpt"])
+    assert bad.exit_code == 2 and "unknown --backbone 'gpt'" in bad.output

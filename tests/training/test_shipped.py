@@ -36,3 +36,44 @@ def test_shipped_verifier_scores_with_its_head_on_the_bundled_model() -> None:
     assert out.info["score_kind"] == "head" and out.action is not None
     scores = [c["score"] for c in out.info["candidates"]]
     assert len(set(scores)) > len(scores) // 2  # a trained head separates candidates
+
+
+def test_the_shipped_compact_verifier_is_small_documented_and_acts_without_a_language_model() -> None:
+    from droidverify.agents.verifier.trained import load_verifier, shipped_compact_path, verifier_backbone
+    from droidverify.env.sim import SimEnv
+    from droidverify.tasks import registry
+    from droidverify.training.loop import sim_apps
+
+    d = shipped_compact_path()
+    assert verifier_backbone(d) == "compact"
+    for f in d.rglob("*"):
+        if f.is_file():
+            assert f.stat().st_size < 20_000_000, f
+    prov = json.loads((d / "provenance.json").read_text())
+    for key in ("command", "commit", "data", "metrics"):
+        assert prov.get(key), f"provenance.json lacks {key!r}"
+    agent = load_verifier(d, apps=sim_apps())
+    assert agent.llm is None and agent.content == "select"
+    task = registry.get_template("clock_create_alarm").instantiate(0)
+    agent.reset(task.goal)
+    out = agent.act(SimEnv(task=task, seed=0).reset(), [])
+    assert out.info["score_kind"] == "compact" and out.action is not None
+    scores = [c["score"] for c in out.info["candidates"]]
+    assert len(set(scores)) > len(scores) // 2
+
+
+def test_run_defaults_to_the_compact_verifier_and_refuses_another_memory(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from droidverify.agents.verifier.trained import shipped_compact_path, shipped_verifier_path
+    from droidverify.cli import app
+    from droidverify.runner.factories import ADB_DEFAULT_BACKBONE, resolve_verifier
+
+    assert resolve_verifier(None, None) == shipped_compact_path()
+    assert resolve_verifier("llm", None) == shipped_verifier_path()
+    assert resolve_verifier(None, None, "adb") == (shipped_compact_path() if ADB_DEFAULT_BACKBONE == "compact"
+                                                   else shipped_verifier_path())
+    res = CliRunner().invoke(app, ["run", "--agent", "verifier", "--memory", "history", "--tasks",
+                                   "clock_create_alarm", "--out", str(tmp_path / "r"), "--no-progress"])
+    assert res.exit_code == 2
+    assert "trained with memory 'diff'; it cannot run with memory 'history'" in " ".join(res.output.split())

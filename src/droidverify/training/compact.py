@@ -214,8 +214,21 @@ def rank_metrics(scores: Sequence[Sequence[float]], examples: Sequence[Example])
             pair_won += sum(s[ex.positive] > x for x in negs)
             pair_n += len(negs)
     n = max(len(examples), 1)
+    from droidverify.training.loop import roc_auc
+
+    # V-Droid's triage signal: does a high (normalised) entropy flag the steps whose argmax is wrong?
+    ent, wrong = [], []
+    for s, ex in zip(scores, examples, strict=True):
+        if len(s) > 1:
+            m = max(s)
+            p = [math.exp(x - m) for x in s]
+            z = sum(p)
+            ent.append(-sum(q / z * math.log(q / z) for q in p if q > 0) / math.log(len(s)))
+            wrong.append(max(range(len(s)), key=lambda i: (s[i], -i)) not in ex.correct)
+    auc = roc_auc(ent, wrong) if any(wrong) and not all(wrong) else None
     return {"records": len(examples), "top1": top / n, "pairwise": pair_won / max(pair_n, 1),
-            "coverage": covered / n,
+            "coverage": covered / n, "entropy_auc": auc,
+            "entropy_median": sorted(ent)[len(ent) // 2] if ent else None,
             "top1_by_kind": {k: round(v[0] / v[1], 4) for k, v in sorted(by_kind.items())},
             "records_by_kind": {k: v[1] for k, v in sorted(by_kind.items())}}
 
