@@ -13,6 +13,10 @@ def test_shipped_verifier_is_small_and_has_its_provenance() -> None:
     d = shipped_verifier_path()
     meta = read_verifier_meta(d)
     assert meta["base_model"]["name"] == "smollm2-135m-instruct" and meta["base_model"].get("gguf_digest")
+    _assert_small_with_provenance(d)
+
+
+def _assert_small_with_provenance(d) -> None:
     for f in d.rglob("*"):
         if f.is_file():
             assert f.stat().st_size < 20_000_000, f
@@ -46,12 +50,7 @@ def test_the_shipped_compact_verifier_is_small_documented_and_acts_without_a_lan
 
     d = shipped_compact_path()
     assert verifier_backbone(d) == "compact"
-    for f in d.rglob("*"):
-        if f.is_file():
-            assert f.stat().st_size < 20_000_000, f
-    prov = json.loads((d / "provenance.json").read_text())
-    for key in ("command", "commit", "data", "metrics"):
-        assert prov.get(key), f"provenance.json lacks {key!r}"
+    _assert_small_with_provenance(d)
     agent = load_verifier(d, apps=sim_apps())
     assert agent.llm is None and agent.content == "select"
     task = registry.get_template("clock_create_alarm").instantiate(0)

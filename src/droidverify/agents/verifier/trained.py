@@ -43,16 +43,10 @@ BACKBONES = ("llm", "compact")
 
 def verifier_backbone(directory: str | Path) -> str:
     """``"llm"`` or ``"compact"``: what a verifier directory's ``verifier.json`` says it is."""
-    path = Path(directory) / "verifier.json"
-    try:
-        meta = json.loads(path.read_text())
-    except FileNotFoundError as exc:
-        raise CheckpointError(f"{directory} is not a trained verifier: no verifier.json") from exc
-    except (OSError, ValueError) as exc:
-        raise CheckpointError(f"cannot read {path}: {exc}") from exc
-    backbone = meta.get("backbone", "llm") if isinstance(meta, dict) else None
+    backbone = read_verifier_json(directory).get("backbone", "llm")
     if backbone not in BACKBONES:
-        raise CheckpointError(f"{path}: unknown backbone {backbone!r}; this droidverify knows {BACKBONES}")
+        raise CheckpointError(f"{Path(directory) / 'verifier.json'}: unknown backbone {backbone!r}; "
+                              f"this droidverify knows {BACKBONES}")
     return str(backbone)
 
 
@@ -115,14 +109,23 @@ def save_verifier(directory: str | Path, *, peft_model: Any, head: Any, llm: Any
     return directory
 
 
-def read_verifier_meta(directory: str | Path) -> dict[str, Any]:
-    directory = Path(directory)
+def read_verifier_json(directory: str | Path) -> dict[str, Any]:
+    """A verifier directory's ``verifier.json`` (either backbone), or a :class:`CheckpointError`."""
+    path = Path(directory) / "verifier.json"
     try:
-        meta = json.loads((directory / "verifier.json").read_text())
+        meta = json.loads(path.read_text())
     except FileNotFoundError as exc:
         raise CheckpointError(f"{directory} is not a trained verifier: no verifier.json") from exc
     except (OSError, ValueError) as exc:
-        raise CheckpointError(f"cannot read {directory / 'verifier.json'}: {exc}") from exc
+        raise CheckpointError(f"cannot read {path}: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{path} holds no JSON object")
+    return meta
+
+
+def read_verifier_meta(directory: str | Path) -> dict[str, Any]:
+    directory = Path(directory)
+    meta = read_verifier_json(directory)
     if meta.get("format") != FORMAT or meta.get("version") != FORMAT_VERSION:
         raise CheckpointError(f"{directory}: unknown verifier format {meta.get('format')!r} "
                               f"version {meta.get('version')!r}")

@@ -159,13 +159,10 @@ class CompactScorer:
 
 def read_compact_meta(directory: str | Path) -> dict[str, Any]:
     """``verifier.json`` of a compact verifier, checked against what this code computes."""
+    from droidverify.agents.verifier.trained import read_verifier_json
+
     directory = Path(directory)
-    try:
-        meta = json.loads((directory / "verifier.json").read_text())
-    except FileNotFoundError as exc:
-        raise CheckpointError(f"{directory} is not a trained verifier: no verifier.json") from exc
-    except (OSError, ValueError) as exc:
-        raise CheckpointError(f"cannot read {directory / 'verifier.json'}: {exc}") from exc
+    meta = read_verifier_json(directory)
     if meta.get("format") != FORMAT or meta.get("version") != FORMAT_VERSION or meta.get("backbone") != BACKBONE:
         raise CheckpointError(f"{directory}: not a compact verifier (format {meta.get('format')!r}, "
                               f"backbone {meta.get('backbone')!r})")
