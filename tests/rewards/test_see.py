@@ -5,12 +5,12 @@ from rewards_doubles import ScriptedLLM
 
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv
+from droidverify.llm.embeddings import embedder_path
 from droidverify.rewards.see import (
     SEEJudge,
     SemanticEstimator,
     actions_equivalent,
     cosine,
-    embedder_path,
     equivalent_forms,
     sample_pairs,
     see_rl_reward,
