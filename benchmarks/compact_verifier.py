@@ -46,17 +46,13 @@ def _shipped(name: str) -> Path:
 
 def part_steps(args: argparse.Namespace) -> None:
     from droidverify.agents.verifier.compact.scorer import CompactScorer
-    from droidverify.training.compact import CompactConfig, CompactTrainer, rank_metrics
+    from droidverify.training.compact import examples_of, rank_metrics
+    from droidverify.training.loop import sim_apps
     from droidverify.training.records import read_records
 
     directory = _shipped(args.verifier[0] if args.verifier else "compact")
     scorer = CompactScorer.load(directory)
-    cfg = CompactConfig(output_dir=str(Path(args.work) / "steps"), train_file="-", content=scorer.content)
-    trainer = CompactTrainer.__new__(CompactTrainer)  # a scorer, not a trainer: no optimiser, no data
-    trainer.config, trainer.net, trainer.encoder = cfg, scorer.net, scorer.encoder
-    from droidverify.training.loop import sim_apps
-
-    cfg.apps = sim_apps()
+    apps = sim_apps()
     print(f"verifier: {directory}")
     print("| records | n | top-1 | pairwise | coverage | entropy ROC AUC (argmax wrong) |")
     print("|---|---|---|---|---|---|")
@@ -67,8 +63,8 @@ def part_steps(args: argparse.Namespace) -> None:
         if args.max_records:  # as train_verifier.py --part steps picks its records: shuffled with seed 0
             random.Random(0).shuffle(recs)
             recs = recs[: args.max_records]
-        examples = trainer.examples(recs)
-        scores = trainer.score_views([ex.view for ex in examples])
+        examples = examples_of(recs, apps, scorer.content)
+        scores = scorer.score_views([ex.view for ex in examples])
         m = rank_metrics(scores, examples)
         by_app: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for s, ex in zip(scores, examples, strict=True):

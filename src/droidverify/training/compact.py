@@ -169,7 +169,8 @@ def record_example(rec: VerifierStepRecord, apps: Sequence[str] | None, content:
     return Example(rec.record_id, view, cands, correct, positive, kind, rec.split, rec.task_id)
 
 
-def _examples_of(records: Sequence[VerifierStepRecord], apps: Sequence[str] | None, content: str) -> list[Example]:
+def examples_of(records: Sequence[VerifierStepRecord], apps: Sequence[str] | None, content: str = "select") -> list[Example]:
+    """Records as the scorer sees them, in this process."""
     return [record_example(r, apps, content) for r in records]
 
 
@@ -284,7 +285,7 @@ class CompactTrainer:
 
         size = math.ceil(len(records) / (4 * self.config.workers))
         chunks = [records[i:i + size] for i in range(0, len(records), size)]
-        work = functools.partial(_examples_of, apps=self.config.apps, content=self.config.content)
+        work = functools.partial(examples_of, apps=self.config.apps, content=self.config.content)
         with concurrent.futures.ProcessPoolExecutor(self.config.workers,
                                                     mp_context=multiprocessing.get_context("spawn")) as pool:
             return [ex for part in pool.map(work, chunks) for ex in part]
@@ -320,19 +321,11 @@ class CompactTrainer:
                            "seconds_data": round(time.perf_counter() - t0, 1)}
 
     # ---- scoring ----------------------------------------------------------------------------
-    def score_views(self, views: Sequence[StepView], batch: int = 64) -> list[list[float]]:
-        import torch
+    def score_views(self, views: Sequence[StepView]) -> list[list[float]]:
+        """The network's scores as the agent computes them (the scorer's own loop)."""
+        from droidverify.agents.verifier.compact.scorer import CompactScorer
 
-        from droidverify.agents.verifier.compact.scorer import batch_tensors
-
-        self.net.eval()
-        out: list[list[float]] = []
-        with torch.inference_mode():
-            for start in range(0, len(views), batch):
-                chunk = views[start:start + batch]
-                s = self.net(**batch_tensors(chunk, self.encoder))
-                out.extend(s[i, :len(v.candidates)].tolist() for i, v in enumerate(chunk))
-        return out
+        return CompactScorer(self.net, self.encoder).score_views(views)
 
     def score_record(self, rec: VerifierStepRecord) -> list[float]:
         """Scores of a record's expanded candidates, exactly as the agent scores that step."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,23 +83,33 @@ def save_verifier(directory: str | Path, *, peft_model: Any, head: Any, llm: Any
     """Write adapter (cast to ``adapter_dtype`` to keep it small), head and metadata atomically."""
     import torch
 
+    def weights(tmp: Path) -> None:
+        peft_model.save_pretrained(str(tmp / "adapter"))
+        if adapter_dtype != "float32":
+            from safetensors.torch import load_file, save_file
+
+            f = tmp / "adapter" / "adapter_model.safetensors"
+            tensors = load_file(str(f))
+            save_file({k: v.to(getattr(torch, adapter_dtype)).contiguous() for k, v in tensors.items()}, str(f))
+        from droidverify.agents.verifier.head import save_head
+
+        save_head(head, tmp / "head.safetensors")
+
+    meta = {"format": FORMAT, "version": FORMAT_VERSION, "base_model": _base_identity(llm),
+            "head": head.kind, "ui_style": "html", "memory": config.get("memory", "diff"),
+            "adapter_dtype": adapter_dtype, "train_config": config}
+    return write_verifier_dir(directory, weights, meta, provenance)
+
+
+def write_verifier_dir(directory: str | Path, weights: Callable[[Path], None], meta: dict[str, Any],
+                       provenance: dict[str, Any] | None) -> Path:
+    """Write a verifier directory of either backbone atomically: ``weights(tmp)`` writes the weight
+    files, then verifier.json and provenance.json; a crash never leaves half a directory."""
     directory = Path(directory)
     tmp = directory.with_name(directory.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    peft_model.save_pretrained(str(tmp / "adapter"))
-    if adapter_dtype != "float32":
-        from safetensors.torch import load_file, save_file
-
-        f = tmp / "adapter" / "adapter_model.safetensors"
-        tensors = load_file(str(f))
-        save_file({k: v.to(getattr(torch, adapter_dtype)).contiguous() for k, v in tensors.items()}, str(f))
-    from droidverify.agents.verifier.head import save_head
-
-    save_head(head, tmp / "head.safetensors")
-    meta = {"format": FORMAT, "version": FORMAT_VERSION, "base_model": _base_identity(llm),
-            "head": head.kind, "ui_style": "html", "memory": config.get("memory", "diff"),
-            "adapter_dtype": adapter_dtype, "train_config": config}
+    weights(tmp)
     (tmp / "verifier.json").write_text(json.dumps(meta, indent=1))
     if provenance is not None:
         (tmp / "provenance.json").write_text(json.dumps(provenance, indent=1))

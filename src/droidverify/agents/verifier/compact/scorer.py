@@ -10,8 +10,6 @@ Layout of a compact verifier directory (the same ``verifier.json`` format as the
 
 from __future__ import annotations
 
-import json
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -98,14 +96,18 @@ class CompactScorer:
              descriptions: Sequence[str] | None = None) -> StepView:
         return step_view(goal, memory_text, elements, candidates, descriptions)
 
-    def score_views(self, views: Sequence[StepView]) -> list[list[float]]:
+    def score_views(self, views: Sequence[StepView], batch: int = 64) -> list[list[float]]:
+        """Scores of each step's candidates, ``batch`` steps per forward pass."""
         import torch
 
-        if not views:
-            return []
+        self.net.eval()
+        out: list[list[float]] = []
         with torch.inference_mode():
-            out = self.net(**batch_tensors(views, self.encoder))
-        return [out[i, :len(v.candidates)].tolist() for i, v in enumerate(views)]
+            for start in range(0, len(views), batch):
+                chunk = views[start:start + batch]
+                s = self.net(**batch_tensors(chunk, self.encoder))
+                out.extend(s[i, :len(v.candidates)].tolist() for i, v in enumerate(chunk))
+        return out
 
     def score(self, goal: str, memory_text: str, elements: Sequence[UIElement], candidates: Sequence[Action],
               descriptions: Sequence[str] | None = None) -> list[float]:
@@ -118,24 +120,18 @@ class CompactScorer:
         """Write the checkpoint atomically (a crash never leaves half a directory)."""
         from safetensors.torch import save_file
 
-        directory = Path(directory)
-        tmp = directory.with_name(directory.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        save_file({k: v.detach().contiguous() for k, v in self.net.state_dict().items()},
-                  str(tmp / "model.safetensors"))
+        from droidverify.agents.verifier.trained import write_verifier_dir
+
+        def weights(tmp: Path) -> None:
+            save_file({k: v.detach().contiguous() for k, v in self.net.state_dict().items()},
+                      str(tmp / "model.safetensors"))
+
         meta = {"format": FORMAT, "version": FORMAT_VERSION, "backbone": BACKBONE,
                 "feature_version": FEATURE_VERSION, "numeric": list(NUMERIC_NAMES), "max_memory": MAX_MEMORY,
                 "encoder": EMBEDDER_NAME, "encoder_dtype": getattr(self.encoder, "dtype", "float32"),
                 "net": self.net.cfg.to_dict(), "memory": self.memory,
                 "content": self.content, "train_config": train_config or {}}
-        (tmp / "verifier.json").write_text(json.dumps(meta, indent=1))
-        if provenance is not None:
-            (tmp / "provenance.json").write_text(json.dumps(provenance, indent=1))
-        if directory.exists():
-            shutil.rmtree(directory)
-        tmp.rename(directory)
-        return directory
+        return write_verifier_dir(directory, weights, meta, provenance)
 
     @classmethod
     def load(cls, directory: str | Path, encoder: TextEncoder | None = None) -> CompactScorer:
