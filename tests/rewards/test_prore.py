@@ -114,3 +114,85 @@ def test_claim_parsing_and_self_action_filter() -> None:
     assert not is_self_action({"statement": "The list shows Ann Lee"})
     with pytest.raises(JudgeInputError):
         ProReJudge(ScriptedLLM(["x"]), k=0)
+
+
+class Scripted:
+    """Evaluator double that plays a fixed list of actions, then declares done."""
+
+    name = "scripted-probe"
+    plan: list[Action] = []
+
+    def reset(self, goal: str) -> None:
+        self.n = 0
+
+    def act(self, observation, history):
+        action = self.plan[self.n] if self.n < len(self.plan) else Action(action_type="status", goal_status="complete")
+        self.n += 1
+        return AgentOutput(action=action, raw_output=action.to_json())
+
+
+def _recording_llm(probes: list[str]):
+    """Reasoner: the given probes. Records every evaluator-claims prompt; the judge says SUCCESS."""
+    seen: list[str] = []
+
+    def fn(messages, i):
+        system, user = messages[0]["content"], messages[-1]["content"]
+        if "<probe>" in system:
+            return "".join(f"<probe>{p}</probe>" for p in probes)
+        if "<claim>" in system:
+            if "Trace of the evaluator" in user:
+                seen.append(user)
+                return f"<claim><steps>0</steps><reasoning>r</reasoning><statement>fact {len(seen)}</statement></claim>"
+            return "<claim><steps>0</steps><reasoning>r</reasoning><statement>done</statement></claim>"
+        return '<label claim="1">confirmed</label><reasoning>ok</reasoning><verdict>SUCCESS</verdict>'
+
+    return ScriptedLLM(reply_fn=fn), seen
+
+
+def test_each_probe_is_read_with_its_own_screens() -> None:
+    class TwoApps(Scripted):
+        calls = 0
+
+        def reset(self, goal: str) -> None:
+            super().reset(goal)
+            app = "Contacts" if "Contacts" in goal else "Settings"
+            self.plan = [Action(action_type="open_app", app_name=app)]
+
+    llm, seen = _recording_llm(["Open Contacts", "Open Settings"])
+    j = ProReJudge(llm, evaluator=TwoApps, k=2).judge(episode("oracle"))
+    assert len(seen) == 2  # one claims call per probe
+    contacts_trace, settings_trace = (u.split("Trace of the evaluator:")[1] for u in seen)
+    assert NAME in contacts_trace and "Network & internet" not in contacts_trace
+    assert "Network & internet" in settings_trace and NAME not in settings_trace
+    assert [c["probe"] for c in j.details["evaluator_claims"]] == ["1", "2"]
+    assert all(p["changed_state_at"] is None for p in j.details["probes"])
+
+
+def test_a_probe_that_changes_the_phone_stops_and_only_earlier_screens_count() -> None:
+    class Toggles(Scripted):
+        plan = [Action(action_type="open_app", app_name="Settings"), Action(action_type="click", index=3),
+                Action(action_type="click", index=5),  # Airplane mode: app data changes here
+                Action(action_type="navigate_back")]
+
+    llm, seen = _recording_llm(["Check airplane mode"])
+    traj = episode("oracle")
+    j = ProReJudge(llm, evaluator=Toggles).judge(traj)
+    probe = j.details["probes"][0]
+    assert probe["changed_state_at"] == 2 and len(probe["steps"]) == 3  # stopped right after the toggle
+    trace = seen[0].split("Trace of the evaluator:")[1]
+    assert "Round 2" not in trace and "Round 1" in trace  # the toggle and what followed are not evidence
+    assert "Airplane mode" in trace  # the screen it saw before toggling is
+
+
+@pytest.mark.parametrize("statement, dropped", [
+    ("I opened the Contacts app", True),  # what it did, nothing observed
+    ("I tapped the Contacts icon", True),
+    ("I turned on Wi-Fi and it is now on", True),  # an outcome it caused
+    ("I deleted the note, so it is gone", True),
+    ("I opened Contacts and saw Ann Lee listed", False),  # an observation, however it got there
+    ("I scrolled the list and the note Trip ideas is there", False),
+    ("The list shows Ann Lee", False),
+    ("Wi-Fi is on", False),
+])
+def test_self_action_filter_drops_only_the_evaluators_own_doing(statement: str, dropped: bool) -> None:
+    assert is_self_action({"statement": statement}) is dropped

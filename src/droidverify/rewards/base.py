@@ -24,8 +24,9 @@ ParseStatus = Literal["strict", "tolerant", "failed", "error", "not_applicable"]
 class Judgement(BaseModel):
     """One judge's verdict on one episode (the single record every method returns).
 
-    ``reward`` is the method's scalar (SmartSnap: -1/0/+1 minus penalties; passive/ProRe: 1/0;
-    rule: the checker score); ``components`` names every part it was built from. ``raw_outputs``
+    ``reward`` is the method's scalar (SmartSnap: -1/0/+1 minus penalties; passive: 1 success, 0
+    otherwise; ProRe: 1 success, 0 failure, -1 undecided, the authors' mapping; rule: the checker
+    score); ``components`` names every part it was built from. ``raw_outputs``
     holds every model reply verbatim (bounded), ``parse_status`` the worst parse among them.
     """
 

@@ -6,7 +6,10 @@
    *clone* of the final phone state: the saved state after the fact, or the live phone of a
    simulator ``env`` passed right after the episode; a live device (adb ``env``) is probed as it is.
 3. Claims (1-4 each: supporting rounds, reasoning, statement) are extracted separately from the
-   policy's trace and the evaluator's trace; evaluator claims about its own actions are dropped.
+   policy's trace and from each probe's trace, every round read with the screen that round itself
+   reached. Evaluator claims about the evaluator's own doing are dropped: a bare report of what it
+   did ("I opened Contacts"), an outcome it caused ("I turned Wi-Fi on"), and, on a simulator, every
+   screen after the first action of the probe that changed app data (the probe stops there).
 4. The judge labels every policy claim confirmed / contradicted / complementary / unsupported and
    gives SUCCESS or FAILURE. Authors' mapping: success 1, failure 0, unreadable -1 (``undecided``).
 """
@@ -29,9 +32,16 @@ from droidverify.rewards.prompts import prore as prompt
 from droidverify.rewards.prompts.common import escape_tags, quote
 from droidverify.rewards.rule import final_phone
 
-_SELF_ACTION = re.compile(
-    r"^\s*(?:i|we|the evaluator|evaluator)\b.{0,40}?\b(?:click|tap|open|scroll|type|press|navigat|went|"
-    r"swip|launch|went back)", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"^\s*(?:i|we|the evaluator|evaluator)\b", re.IGNORECASE)
+# What the evaluator did to the phone: an outcome it caused is not evidence about the policy.
+_MUTATED = re.compile(
+    r"\b(?:turn(?:ed)?|toggl\w*|switch(?:ed)?|enabl\w*|disabl\w*|delet\w*|remov\w*|creat\w*|add(?:ed)?|"
+    r"sav(?:e|ed)|typ(?:e|ed)|enter(?:ed)?|set|chang\w*|renam\w*|mov(?:e|ed)|sen[dt]|edit\w*|check(?:ed)?|"
+    r"uncheck\w*|mark(?:ed)?|star(?:red)?)\b", re.IGNORECASE)
+# What the evaluator saw: a claim that reports an observation carries evidence however it got there.
+_OBSERVED = re.compile(
+    r"\b(?:saw|see|seen|shows?|showed|shown|showing|found|finds?|display\w*|list(?:s|ed)|contains?|"
+    r"reads?|is|are|was|were|has|have|had|appears?|appeared|no longer)\b", re.IGNORECASE)
 _LABEL = re.compile(r'<label\s+claim\s*=\s*"?(\d+)"?\s*>\s*(\w+)\s*</label>', re.IGNORECASE)
 
 
@@ -59,8 +69,24 @@ def parse_claims(text: str | None, *, limit: int = 4) -> list[dict[str, str]]:
 
 
 def is_self_action(claim: dict[str, str]) -> bool:
-    """An evaluator claim that only reports what the evaluator itself did (ProRe discards these)."""
-    return bool(_SELF_ACTION.match(claim["statement"]))
+    """An evaluator claim about the evaluator's own doing, which ProRe discards: a first-person report
+    of an outcome it caused ("I turned on Wi-Fi"), or of what it did with nothing it observed ("I
+    opened the Contacts app"). "I opened Contacts and saw Ann Lee listed" is an observation: kept."""
+    statement = claim["statement"]
+    if not _FIRST_PERSON.match(statement):
+        return False
+    return bool(_MUTATED.search(statement)) or not _OBSERVED.search(statement)
+
+
+def data_fingerprint(phone: Any) -> str:
+    """A digest of a simulated phone's app data (every SQL row), to see whether a probe changed it."""
+    import hashlib
+
+    phone.conn.commit()
+    h = hashlib.sha256()
+    for line in phone.conn.iterdump():
+        h.update(line.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
 
 
 def _live_phone(env: Any) -> Any | None:
@@ -73,11 +99,18 @@ def _live_phone(env: Any) -> Any | None:
     return phone if isinstance(phone, Phone) else None
 
 
-def probe(agent: Agent, env: Any, goal: str, *, max_steps: int) -> tuple[list[Step], Observation | None, str | None]:
-    """Run ``agent`` on ``goal`` in ``env`` (already in the state to inspect); (steps, final, error)."""
+def probe(agent: Agent, env: Any, goal: str, *, max_steps: int,
+          fingerprint: Callable[[], str] | None = None) -> tuple[list[Step], Observation | None, str | None, int | None]:
+    """Run ``agent`` on ``goal`` in ``env`` (already in the state to inspect).
+
+    Returns (steps, final observation, error, changed_at). ``fingerprint`` (a simulator's app data
+    digest): the probe stops after the first action that changed it; ``changed_at`` is that step's
+    index and ``final`` the screen *before* it, since what came after is the evaluator's own outcome.
+    """
     steps: list[Step] = []
     try:
         obs = env.observe()
+        before = fingerprint() if fingerprint is not None else None
         agent.reset(goal)
         for i in range(max_steps):
             out = agent.act(obs, list(steps))
@@ -89,12 +122,16 @@ def probe(agent: Agent, env: Any, goal: str, *, max_steps: int) -> tuple[list[St
             if out.action.is_terminal or out.action.action_type == "answer":
                 break
             try:
-                obs = env.step(out.action)
+                nxt = env.step(out.action)
             except (ActionValidationError, EnvError) as exc:
                 step.error = f"env rejected {out.action.describe()}: {exc}"
-        return steps, obs, None
+                continue
+            if fingerprint is not None and fingerprint() != before:
+                return steps, obs, None, i
+            obs = nxt
+        return steps, obs, None, None
     except Exception as exc:  # noqa: BLE001 -- a crashing evaluator is recorded; the judge goes on
-        return steps, None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
+        return steps, None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}", None
 
 
 class ProReJudge:
@@ -149,10 +186,9 @@ class ProReJudge:
         probe_target = ("live_clone" if live_phone is not None else "live_env" if env is not None
                         else "saved_state" if phone is not None else "none")
         probes: list[dict[str, Any]] = []
-        ev_steps_all: list[Step] = []
-        ev_final: Observation | None = None
+        traces: list[tuple[int, list[Step], Observation | None]] = []  # (probe, steps it can speak for, final)
         evaluator_name: str | None = None
-        for g in goals:
+        for n, g in enumerate(goals, start=1):
             if phone is not None:
                 from droidverify.env.sim import SimEnv
 
@@ -164,17 +200,21 @@ class ProReJudge:
                 continue
             agent = self.evaluator()
             evaluator_name = evaluator_name or str(getattr(agent, "name", None) or type(agent).__name__)
-            steps, final, err = probe(agent, target, g, max_steps=self.max_probe_steps)
+            sim = _live_phone(target)
+            watch = (lambda ph=sim: data_fingerprint(ph)) if sim is not None else None
+            steps, final, err, changed_at = probe(agent, target, g, max_steps=self.max_probe_steps, fingerprint=watch)
             for s in steps:
                 tally.add(s.usage)
-            probes.append({"goal": g, "error": err, "steps": [
+            probes.append({"goal": g, "error": err, "changed_state_at": changed_at, "steps": [
                 {"action": s.action.to_json() if s.action else None, "error": s.error,
                  "xml": s.observation.xml} for s in steps],
                 "final_xml": final.xml if final is not None else None})
-            base = len(ev_steps_all)
-            ev_steps_all += [Step(index=base + i, observation=s.observation, action=s.action, error=s.error)
-                             for i, s in enumerate(steps)]
-            ev_final = final if final is not None else ev_final
+            # Each probe is read on its own: its rounds with the screens it reached, up to (not
+            # including) an action of its own that changed the phone's data.
+            usable = steps[:changed_at] if changed_at is not None else steps
+            if usable or final is not None:
+                traces.append((n, [Step(index=i, observation=s.observation, action=s.action, error=s.error)
+                                   for i, s in enumerate(usable)], final))
             if target is not env:
                 target.close()
         if phone is not None and own_phone:
@@ -189,17 +229,19 @@ class ProReJudge:
             done = "declared the task complete" if trajectory.declared_done else "did not finish"
             policy_claims = [{"steps": "", "reasoning": "fallback", "statement": f"The agent {done}: {trajectory.goal}"}]
         evaluator_claims: list[dict[str, str]] = []
-        if ev_steps_all or ev_final is not None:
-            re_ = call(self.llm, prompt.claims_messages(trajectory.goal, "evaluator", ev_steps_all, ev_final),
+        for n, ev_steps, ev_final in traces:
+            re_ = call(self.llm, prompt.claims_messages(trajectory.goal, "evaluator", ev_steps, ev_final),
                        tally, max_tokens=self.max_tokens)
-            evaluator_claims = parse_claims(re_.text)
-            statuses.append("error" if re_.text is None else "strict" if evaluator_claims else "failed")
+            found = parse_claims(re_.text)
+            statuses.append("error" if re_.text is None else "strict" if found else "failed")
+            evaluator_claims += [{**c, "probe": str(n)} for c in found]
         kept = [c for c in evaluator_claims if not is_self_action(c)]
         discarded = [c for c in evaluator_claims if is_self_action(c)]
         # 4. judge
         rj = call(self.llm, prompt.judge_messages(
             trajectory.goal, [quote(c["statement"], max_len=300) for c in policy_claims],
-            [quote(c["statement"], max_len=300) for c in kept], goals), tally, max_tokens=self.max_tokens)
+            [f"(probe {c['probe']}) {quote(c['statement'], max_len=300)}" for c in kept], goals), tally,
+            max_tokens=self.max_tokens)
         labels: dict[int, str] = {}
         verdict = None
         if rj.text is not None:
