@@ -78,7 +78,7 @@ def test_verifier_on_simulator_through_runner(tmp_path: Path) -> None:
     assert steps[0]["step"]["agent_info"]["completion"]["value"] == "Clock"
     assert steps[0]["step"]["raw_output"] == "Clock"
     question = llm.generate_calls[0][-1]["content"]
-    assert "Known apps: " + ", ".join(apps) + "." in question and len(apps) == 8
+    assert "Known apps: " + ", ".join(apps) + "." in question and len(apps) == 9
     # Declared done, but the alarm is still on: the checker says no, so not solved.
     assert episode["termination"] == "complete" and episode["declared_done"] is True
     assert episode["success"] == 0.0 and episode["checker_score"] == 0.0

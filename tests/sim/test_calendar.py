@@ -19,7 +19,7 @@ MULTI = ["multi_note_from_first_event_tomorrow", "multi_event_from_note", "multi
 
 
 def test_enough_templates() -> None:
-    assert len(CAL) >= 14
+    assert len(CAL) >= 23
 
 
 def _solved(name: str, seed: int = 1):
@@ -122,6 +122,111 @@ def test_time_query_accepts_24h_answer() -> None:
     env = fresh(task, 0)
     h, m = task.params["hour"], task.params["minute"]
     assert task.is_successful(env.phone, f"{h:02d}:{m:02d}") == 1.0
+
+
+# ---- templates added with goal phrasings -------------------------------------------------------------
+def _only_row(p: Phone, title: str):
+    rows = event_by_title(p, title)
+    assert len(rows) == 1
+    return rows[0]
+
+
+def test_set_description_near_misses() -> None:
+    task, env = _solved("calendar_set_event_description")
+    assert task.is_successful(env.phone) == 1.0
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET description=? WHERE title=?",
+                      ("Added by you. " + task.params["description"], task.params["title"]))
+    assert task.is_successful(env.phone) == 0.0  # appended to the old text, not replaced
+    env.phone.restore(snap)
+    _move(env.phone, task.params["title"], timedelta(days=1))
+    assert task.is_successful(env.phone) == 0.0  # the event moved along the way
+
+
+def test_extend_event_near_misses() -> None:
+    task, env = _solved("calendar_extend_event")
+    assert task.is_successful(env.phone) == 1.0
+    ev = _only_row(env.phone, task.params["title"])
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET dtend=? WHERE _id=?", (ev["dtend"] - 15 * 60_000, ev["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # a quarter short
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET dtstart=? WHERE _id=?", (ev["dtstart"] + 30 * 60_000, ev["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # the start moved too
+
+
+def test_make_all_day_near_misses() -> None:
+    task, env = _solved("calendar_make_event_all_day")
+    assert task.is_successful(env.phone) == 1.0
+    ev = _only_row(env.phone, task.params["title"])
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET dtend=? WHERE _id=?", (ev["dtend"] + 86_400_000, ev["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # spills into the next day
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET allDay=0 WHERE _id=?", (ev["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # a timed midnight-to-midnight event is not all-day
+
+
+def test_multi_day_event_near_misses() -> None:
+    task, env = _solved("calendar_create_multi_day_event")
+    assert task.is_successful(env.phone) == 1.0
+    ev = _only_row(env.phone, task.params["title"])
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET dtend=? WHERE _id=?", (ev["dtend"] - 86_400_000, ev["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # the last day missing
+    env.phone.restore(snap)
+    add_event(env.phone, task.params["title"], from_ms(ev["dtstart"]), from_ms(ev["dtend"]), all_day=True)
+    assert task.is_successful(env.phone) == 0.0  # two copies
+
+
+def test_copy_event_near_misses() -> None:
+    task, env = _solved("calendar_copy_event_to_date")
+    assert task.is_successful(env.phone) == 1.0
+    copy = event_by_title(env.phone, task.params["title"])[1]
+    env.phone.execute("UPDATE events SET eventLocation='Somewhere else' WHERE _id=?", (copy["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # same time, other place
+    task = registry.get_template("calendar_copy_event_to_date").instantiate(0)
+    env = fresh(task, 0)
+    new_day = date.fromisoformat(task.params["new_date"]) - date.fromisoformat(task.params["date"])
+    _move(env.phone, task.params["title"], new_day)
+    assert task.is_successful(env.phone) == 0.0  # moved the original instead of copying it
+
+
+def test_cancel_occurrence_near_misses() -> None:
+    task = registry.get_template("calendar_cancel_event_occurrence").instantiate(0)
+    env = fresh(task, 0)
+    rows = event_by_title(env.phone, task.params["title"])
+    assert len(rows) == 2
+    keep = to_ms(datetime.fromisoformat(task.params["other_date"]).replace(hour=task.params["hour"],
+                                                                            minute=task.params["minute"]))
+    other = next(r for r in rows if r["dtstart"] == keep)
+    target = next(r for r in rows if r["dtstart"] != keep)
+    snap = env.phone.snapshot()
+    env.phone.execute("DELETE FROM events WHERE _id=?", (other["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # the twin on the other day deleted
+    env.phone.execute("DELETE FROM events WHERE _id=?", (target["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # both deleted
+    env.phone.restore(snap)
+    env.phone.execute("DELETE FROM events WHERE _id=?", (target["_id"],))
+    assert task.is_successful(env.phone) == 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_duration_and_count_queries(seed: int) -> None:
+    task = registry.get_template("calendar_query_event_duration").instantiate(seed)
+    env = fresh(task, seed)
+    d, other = task.params["duration"], task.params["other_duration"]
+    assert task.is_successful(env.phone, f"It lasts {d} minutes.") == 1.0
+    assert task.is_successful(env.phone, f"{other} minutes") == 0.0  # the same event on the other day
+    assert task.is_successful(env.phone, None) == 0.0
+    task = registry.get_template("calendar_query_event_count").instantiate(seed)
+    env = fresh(task, seed)
+    n = task.params["count"]
+    assert len(event_by_title(env.phone, task.params["title"])) == n
+    assert task.is_successful(env.phone, str(n)) == 1.0
+    assert task.is_successful(env.phone, f"There are {n} of them.") == 1.0
+    assert task.is_successful(env.phone, str(n + 2)) == 0.0  # counted the look-alikes the search also shows
+    assert task.is_successful(env.phone, str(n + 1)) == 0.0
 
 
 # ---- screens ------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ NAMES = [t.name for t in registry.all_templates() if t.name.startswith("contacts
 
 
 def test_enough_contacts_templates() -> None:
-    assert len(NAMES) >= 15
+    assert len(NAMES) >= 25
 
 
 # ---- checker cases: (make it right, make it almost right) applied by SQL after set-up -----------
@@ -115,7 +115,72 @@ def _cases(name: str, params: dict) -> tuple[Callable[[Phone, dict], None], Call
         return (lambda p, q: _star(p, q["name"], 1), lambda p, q: _star(p, q["decoy"], 1))
     if name == "contacts_remove_from_favorites":
         return (lambda p, q: _star(p, q["name"], 0), lambda p, q: (_star(p, q["name"], 0), _star(p, q["decoy"], 0)))
+    if name in NEW_CASES:
+        return NEW_CASES[name]
     raise KeyError(name)
+
+
+def _set_company(who: str, key: str) -> Callable[[Phone, dict], None]:
+    return lambda p, q: p.execute("UPDATE data SET data1=? WHERE raw_contact_id=? AND mimetype=?",
+                                  (q[key], _cid(p, q[who]), MIME_ORG))
+
+
+def _drop(who: str, *mimes: str) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for mime in mimes:
+            p.execute("DELETE FROM data WHERE raw_contact_id=? AND mimetype=?", (_cid(p, q[who]), mime))
+    return go
+
+
+def _rename_first(p: Phone, q: dict) -> None:
+    cid = _cid(p, q["wrong_name"])
+    p.execute("UPDATE raw_contacts SET display_name=? WHERE _id=?", (q["name"], cid))
+    p.execute("UPDATE data SET data1=?, data2=? WHERE raw_contact_id=? AND mimetype LIKE '%/name'",
+              (q["name"], q["first"], cid))
+
+
+def _entry(p: Phone, q: dict, key: str) -> int:
+    (cid,) = [c for c in find_contacts(p, q["name"])
+              if normalize_number(contact_info(p, c)["phones"][0][0]) == normalize_number(q[key])]
+    return cid
+
+
+def _colleagues(p: Phone, q: dict) -> list[int]:
+    return [c["_id"] for c in live_contacts(p) if contact_info(p, c["_id"])["company"] == q["company"]]
+
+
+def _star_colleagues(extra: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        team = _colleagues(p, q)
+        for cid in team:
+            p.execute("UPDATE raw_contacts SET starred=1 WHERE _id=?", (cid,))
+        if extra:  # somebody from another company starred too
+            other = next(c["_id"] for c in live_contacts(p) if c["_id"] not in team and not c["starred"])
+            p.execute("UPDATE raw_contacts SET starred=1 WHERE _id=?", (other,))
+    return go
+
+
+def _unstar_all_but(keep: int) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, _q: dict) -> None:
+        starred = [c["_id"] for c in live_contacts(p) if c["starred"]]
+        for cid in starred[keep:]:
+            p.execute("UPDATE raw_contacts SET starred=0 WHERE _id=?", (cid,))
+    return go
+
+
+NEW_CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "contacts_update_company": (_set_company("name", "new_company"),
+                                lambda p, q: (_set_company("name", "new_company")(p, q),
+                                              _set_company("decoy", "new_company")(p, q))),  # namesake too
+    "contacts_remove_email": (_drop("name", MIME_EMAIL), _drop("name", MIME_EMAIL, MIME_PHONE)),  # number lost
+    "contacts_fix_first_name_typo": (_rename_first,  # a fresh correct entry beside the misspelt one:
+                                     lambda p, q: add_contact(p, q["first"], q["last"], number=q["number"])),
+    "contacts_delete_duplicate_contact": (
+        lambda p, q: p.execute("UPDATE raw_contacts SET deleted=1 WHERE _id=?", (_entry(p, q, "old_number"),)),
+        lambda p, q: p.execute("UPDATE raw_contacts SET deleted=1 WHERE _id=?", (_entry(p, q, "number"),))),
+    "contacts_clear_favorites": (_unstar_all_but(0), _unstar_all_but(1)),  # one favourite left
+    "contacts_favorite_company_colleagues": (_star_colleagues(False), _star_colleagues(True)),
+}
 
 
 QUERY_ANSWERS: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
@@ -125,6 +190,8 @@ QUERY_ANSWERS: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
     "contacts_query_company": lambda p, q: (f"{q['company']}.", "Initrode"),
     "contacts_query_company_count": lambda p, q: (f"{q['count']} contacts", str(q["count"] + 1)),
     "contacts_query_favorites_count": lambda p, q: (str(q["count"]), str(q["count"] - 1)),
+    "contacts_query_name_by_number": lambda p, q: (f"That's {q['name']}.", q["decoy"]),  # similar number
+    "contacts_query_work_number": lambda p, q: (q["work_number"], q["number"]),  # the mobile one
 }
 OPERATIONS = [n for n in NAMES if n not in QUERY_ANSWERS]
 
@@ -174,6 +241,47 @@ def test_company_count_ignores_deleted_contacts() -> None:
                               (MIME_ORG, task.params["company"]))
     env.phone.execute("UPDATE raw_contacts SET deleted=1 WHERE _id=?", (row[0],))
     assert task.is_successful(env.phone, str(task.params["count"] - 1)) == 1.0
+
+
+def test_clear_favorites_by_deleting_them_fails() -> None:
+    task = registry.get_template("contacts_clear_favorites").instantiate(0)
+    env = fresh(task, 0)
+    for c in live_contacts(env.phone):
+        if c["starred"]:
+            _delete(env.phone, c["display_name"])
+    assert env.is_successful() == 0.0
+
+
+def test_remove_email_from_the_namesake_fails() -> None:
+    task = registry.get_template("contacts_remove_email").instantiate(1)
+    env = fresh(task, 1)
+    _drop("name", MIME_EMAIL)(env.phone, task.params)
+    _drop("decoy", MIME_EMAIL)(env.phone, task.params)
+    assert env.is_successful() == 0.0
+
+
+def test_update_company_of_the_namesake_only_fails() -> None:
+    task = registry.get_template("contacts_update_company").instantiate(2)
+    env = fresh(task, 2)
+    _set_company("decoy", "new_company")(env.phone, task.params)
+    assert env.is_successful() == 0.0
+
+
+def test_query_answers_naming_both_candidates_fail() -> None:
+    for name, keys in (("contacts_query_name_by_number", ("name", "decoy")),
+                       ("contacts_query_work_number", ("work_number", "number"))):
+        task = registry.get_template(name).instantiate(3)
+        env = fresh(task, 3)
+        both = " or ".join(task.params[k] for k in keys)
+        assert task.is_successful(env.phone, both) == 0.0, name
+
+
+def test_duplicate_setup_saves_the_name_twice() -> None:
+    for seed in range(4):
+        task = registry.get_template("contacts_delete_duplicate_contact").instantiate(seed)
+        env = fresh(task, seed)
+        ids = find_contacts(env.phone, task.params["name"])
+        assert len(ids) == 2 and ids == sorted(ids)
 
 
 # ---- screens -------------------------------------------------------------------------------------

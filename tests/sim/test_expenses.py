@@ -30,7 +30,7 @@ NAMES = [t.name for t in TEMPLATES]
 
 
 def test_enough_templates_with_both_kinds() -> None:
-    assert len(NAMES) >= 15
+    assert len(NAMES) >= 25
     kinds = {t.kind for t in TEMPLATES}
     assert kinds == {"operation", "query"}
 
@@ -115,6 +115,53 @@ OPS: dict[str, tuple[Callable, Callable]] = {
 }
 
 
+def _update_decoy(p: Phone, pr: dict) -> None:
+    p.execute("UPDATE expense SET note=? WHERE name=?", (pr["note"], pr["decoy"]))
+
+
+def _delete_on(day_key: str):
+    def f(p: Phone, pr: dict) -> None:
+        p.execute("DELETE FROM expense WHERE name=? AND date(created_date / 1000, 'unixepoch')=?",
+                  (pr["name"], pr[day_key]))
+    return f
+
+
+def _add_again(day_key: str | None = None, cents_delta: int = 0):
+    def f(p: Phone, pr: dict) -> None:
+        when = datetime.fromisoformat(pr[day_key]).replace(hour=9) if day_key else _today(p)
+        add_expense(p, pr["name"], _cents(pr["amount"]) + cents_delta, pr["category"], when)
+    return f
+
+
+OPS.update({
+    "expenses_add_note": (_update(note=lambda p, pr: pr["note"]), _update_decoy),  # the look-alike got it
+    "expenses_delete_expense_on_date": (_delete_on("day"), _delete_on("other_day")),  # the other one
+    "expenses_edit_amount_and_category": (
+        _update(amount_cents=lambda p, pr: _cents(pr["new_amount"]),
+                category_id=lambda p, pr: category_id(p, pr["new_category"])),
+        _update(amount_cents=lambda p, pr: _cents(pr["new_amount"]))),  # category forgotten
+    "expenses_split_expense_in_half": (_update(amount_cents=lambda p, pr: _cents(pr["amount"]) // 2),
+                                       _update(amount_cents=lambda p, pr: _cents(pr["amount"]) // 2 + 1)),
+    "expenses_repeat_expense": (_add_again(), _add_again(cents_delta=100)),  # not the same price
+})
+
+
+def test_new_templates_more_near_misses() -> None:
+    """Second near misses: note plus another field changed, both look-alikes deleted, old date re-used."""
+    cases: dict[str, Callable[[Phone, dict], None]] = {
+        "expenses_add_note": _update(note=lambda p, pr: pr["note"], amount_cents=lambda p, pr: 1),
+        "expenses_delete_expense_on_date": _delete_named,
+        "expenses_edit_amount_and_category": _update(category_id=lambda p, pr: category_id(p, pr["new_category"])),
+        "expenses_split_expense_in_half": _update(amount_cents=lambda p, pr: _cents(pr["amount"]) // 4),
+        "expenses_repeat_expense": _add_again("day"),  # a copy on the old day, not today
+    }
+    for name, bad in cases.items():
+        task = registry.get_template(name).instantiate(2)
+        env = fresh(task, 2)
+        bad(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 0.0, name
+
+
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_operation_checker_success_and_near_miss(name: str) -> None:
     good, bad = OPS[name]
@@ -173,6 +220,52 @@ QUERIES: dict[str, tuple[Callable[[Phone, dict], list[str]], Callable[[Phone, di
         lambda p, pr: [registry.get_template("expenses_query_top_category").expected(p, pr)],
         lambda p, pr: ["Food, Transport, Shopping, Bills, Entertainment, Health, Education or Other"]),
 }
+
+
+def _day_texts(d: date) -> list[str]:
+    return [f"{d:%B} {d.day}, {d.year}", f"{d:%b} {d.day}{'th' if d.day > 3 else ''}", d.isoformat(),
+            f"{d.month}/{d.day}/{d.year}", f"On {d:%A}, {d:%B} {d.day}, {d.year} at 12:30 PM"]
+
+
+def _shift(iso: str, days: int) -> date:
+    return date.fromisoformat(iso) + timedelta(days=days)
+
+
+def _day_cents(p: Phone, iso: str) -> int:
+    return sum(e["amount_cents"] for e in expenses(p) if e["date"].date().isoformat() == iso)
+
+
+def _share(p: Phone, pr: dict) -> int:
+    return int(registry.get_template("expenses_query_category_share").expected(p, pr).rstrip("%"))
+
+
+def _in_category(p: Phone, pr: dict) -> list[str]:
+    return [e["name"] for e in expenses(p, "c.name = ?", (pr["category"],))]
+
+
+def _older_name(p: Phone, pr: dict) -> str:
+    names = _in_category(p, pr)
+    return next((n for n in names[1:] if n != names[0]), "Nothing")
+
+
+QUERIES.update({
+    "expenses_query_expense_date": (
+        lambda p, pr: _day_texts(date.fromisoformat(pr["day"])),
+        lambda p, pr: [_day_texts(_shift(pr["day"], 1))[0], _day_texts(_shift(pr["day"], -1))[0],  # the decoy's day
+                       f"{_day_texts(_shift(pr['day'], 0))[0]} or {_day_texts(_shift(pr['day'], 1))[0]}",
+                       _day_texts(_shift(pr["day"], 31))[0]]),
+    "expenses_query_day_total": (
+        lambda p, pr: [format_money(_day_cents(p, pr["day"])), f"{_day_cents(p, pr['day']) / 100:.2f} dollars"],
+        lambda p, pr: [format_money(_day_cents(p, pr["day"]) - _cents(pr["amount"])),  # planted one left out
+                       format_money(_day_cents(p, pr["day"]) + 1)]),
+    "expenses_query_category_share": (
+        lambda p, pr: [f"{_share(p, pr)}%", f"About {_share(p, pr)} percent", f"{_share(p, pr)} %"],
+        lambda p, pr: [f"{_share(p, pr) + 1}%", f"{_share(p, pr)}% or {_share(p, pr) + 1}%",
+                       f"{_share(p, pr) - 1} percent"]),
+    "expenses_query_latest_in_category": (
+        lambda p, pr: [_in_category(p, pr)[0], f"It was {_in_category(p, pr)[0]}."],
+        lambda p, pr: [_older_name(p, pr), f"{_in_category(p, pr)[0]} or {_older_name(p, pr)}"]),
+})
 
 
 @pytest.mark.parametrize("name", sorted(QUERIES))
@@ -291,3 +384,15 @@ def test_detail_delete_needs_confirmation_and_stats_switch_months() -> None:
     sep = month_expenses(env.phone, 2024, 9)
     assert find(obs, text="Total spent") is not None
     assert find(obs, text=format_money(sum(e["amount_cents"] for e in sep)), resource_id="summary") is not None
+
+
+def test_date_answers() -> None:
+    from droidverify.tasks.expenses import date_matches
+
+    d = date(2024, 10, 3)
+    for ok in ("October 3, 2024", "Oct 3rd", "oct. 3", "2024-10-03", "10/3/2024", "I decided on Oct 3",
+               "Thu, Oct 3, 2024, 12:30 PM"):
+        assert date_matches(ok, d), ok
+    for bad in ("October 13, 2024", "Oct 3, 2023", "Sep 3", "Oct 3 or Oct 4", "3/10/2024", "October", None,
+                "October 3 or November 3"):
+        assert not date_matches(bad, d), bad

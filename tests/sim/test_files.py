@@ -4,7 +4,7 @@ Files x Expenses multi-app tasks (oracle solves, do-nothing fails, success + nea
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 from simhelpers import fresh
@@ -12,10 +12,11 @@ from simhelpers import fresh
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv, storage
 from droidverify.env.sim.apps.expenses import add_expense, parse_money
+from droidverify.env.sim.apps.files import short_date
 from droidverify.env.sim.phone import Phone
 from droidverify.env.sim.storage import ROOT
 from droidverify.tasks import registry
-from droidverify.tasks.files import size_matches
+from droidverify.tasks.files import date_matches, size_matches
 from droidverify.tasks.oracle_utils import find, find_all
 
 TEMPLATES = [t for t in registry.all_templates() if t.name.startswith("files_") or t.name in (
@@ -24,7 +25,7 @@ NAMES = [t.name for t in TEMPLATES]
 
 
 def test_enough_templates() -> None:
-    assert len([n for n in NAMES if n.startswith("files_")]) >= 12
+    assert len([n for n in NAMES if n.startswith("files_")]) >= 22
     assert len([n for n in NAMES if n.startswith("multi_")]) == 3
 
 
@@ -152,6 +153,108 @@ def test_size_matching() -> None:
     assert size_matches("1,412,345 bytes", 1_412_345)
     assert not size_matches("1.5 MB", 1_412_345) and not size_matches("1.4 kB", 1_412_345)
     assert not size_matches(None, 10) and not size_matches("big", 10)
+
+
+# ---- newer templates ------------------------------------------------------------------------------
+def _download_files(p: Phone) -> list[storage.FileEntry]:
+    return [e for e in _entries(p, "Download") if not e.is_dir]
+
+
+def _camera(p: Phone) -> list[str]:
+    return sorted(e.path for e in _entries(p, "DCIM/Camera"))
+
+
+def _pdfs_to(p: Phone, pr: dict) -> None:
+    for e in _download_files(p):
+        if e.name.endswith(".pdf"):
+            storage.move(p, e.path, f"{ROOT}/Documents/{pr['folder_name']}")
+
+
+def _move_contents_only(p: Phone, pr: dict) -> None:
+    storage.mkdir(p, f"{ROOT}/{pr['dest']}/{pr['folder_name']}")
+    for f in pr["files"]:
+        storage.move(p, f"{ROOT}/{pr['folder']}/{pr['folder_name']}/{f}", f"{ROOT}/{pr['dest']}/{pr['folder_name']}")
+
+
+NEW_OPS: dict[str, tuple[Callable, Callable]] = {
+    "files_delete_large_downloads": (
+        lambda p, pr: [storage.delete(p, e.path) for e in _download_files(p) if e.size > pr["limit"] * 1_000_000],
+        lambda p, pr: [storage.delete(p, e.path) for e in _download_files(p)  # the file just under the limit too
+                       if e.size > pr["limit"] * 1_000_000 or e.name == pr["small"][0]]),
+    "files_move_pdfs_to_folder": (
+        _pdfs_to,
+        _both(_pdfs_to, lambda p, pr: storage.move(p, f"{ROOT}/Download/{pr['decoy']}",  # the non-PDF look-alike
+                                                   f"{ROOT}/Documents/{pr['folder_name']}"))),
+    "files_rename_folder": (
+        lambda p, pr: storage.rename(p, f"{ROOT}/Documents/{pr['folder_name']}", pr["new_name"]),
+        lambda p, pr: storage.rename(p, f"{ROOT}/Documents/{pr['decoy']}", pr["new_name"])),  # the look-alike
+    "files_copy_latest_photo": (
+        lambda p, pr: storage.copy(p, _camera(p)[-1], f"{ROOT}/{pr['dest']}"),
+        lambda p, pr: storage.copy(p, _camera(p)[0], f"{ROOT}/{pr['dest']}")),  # the oldest photo
+    "files_delete_duplicate": (
+        lambda p, pr: storage.delete(p, f"{ROOT}/{pr['folder']}/{pr['dup']}"),
+        lambda p, pr: storage.delete(p, _src(pr))),  # the original went, the copy stayed
+    "files_find_and_delete": (
+        lambda p, pr: storage.delete(p, _src(pr)),
+        lambda p, pr: storage.delete(p, f"{ROOT}/{pr['decoy_folder']}/{pr['decoy']}")),  # similar name
+    "files_move_folder": (
+        lambda p, pr: storage.move(p, f"{ROOT}/{pr['folder']}/{pr['folder_name']}", f"{ROOT}/{pr['dest']}"),
+        _move_contents_only),  # the emptied folder stays behind
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_OPS))
+def test_new_operation_checker_success_and_near_miss(name: str) -> None:
+    good, bad = NEW_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        env2 = fresh(task, seed)
+        bad(env2.phone, task.params)
+        assert task.is_successful(env2.phone, None) == 0.0, (name, seed)
+
+
+def test_partial_selections_fail() -> None:
+    task = registry.get_template("files_move_pdfs_to_folder").instantiate(1)
+    env = fresh(task, 1)
+    pdfs = [e.path for e in _download_files(env.phone) if e.name.endswith(".pdf")]
+    for path in pdfs[1:]:  # one PDF left in Download
+        storage.move(env.phone, path, f"{ROOT}/Documents/{task.params['folder_name']}")
+    assert task.is_successful(env.phone, None) == 0.0
+    task = registry.get_template("files_delete_large_downloads").instantiate(2)
+    env = fresh(task, 2)
+    big = sorted(e.path for e in _download_files(env.phone) if e.size > task.params["limit"] * 1_000_000)
+    for path in big[1:]:  # one large file kept
+        storage.delete(env.phone, path)
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+def test_modified_date_answers() -> None:
+    tmpl = registry.get_template("files_query_modified_date")
+    for seed in range(3):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        when = storage.stat(env.phone, _src(task.params)).modified_dt
+        good = [short_date(storage.stat(env.phone, _src(task.params)).modified), f"{when:%B} {when.day}",
+                f"on the {when.day}th of {when:%B} {when.year}", f"{when:%Y-%m-%d}"]
+        for a in good:
+            assert task.is_successful(env.phone, a) == 1.0, (seed, a)
+        other = when - timedelta(days=1)
+        bad = [f"{other:%b} {other.day}, {other.year}", f"{when:%b} {when.day}, {when.year - 1}",
+               f"{when:%b} {when.day} or {other:%b} {other.day}", "last week", None]
+        for a in bad:
+            assert task.is_successful(env.phone, a) == 0.0, (seed, a)
+
+
+def test_date_matching() -> None:
+    when = datetime(2024, 3, 9, 7, 41)
+    assert date_matches("Mar 9, 2024", when) and date_matches("9 March", when) and date_matches("2024-03-09", when)
+    assert date_matches("It was modified on March 9th, 2024.", when)
+    assert not date_matches("Mar 19, 2024", when) and not date_matches("May 9", when)
+    assert not date_matches("Mar 9, 2023", when) and not date_matches("Mar 9 or Mar 10", when)
 
 
 # ---- screens ------------------------------------------------------------------------------------

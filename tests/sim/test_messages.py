@@ -19,6 +19,7 @@ from droidverify.env.sim.apps.messages import (
     delete_thread,
     display_name,
     mark_thread_read,
+    refresh_thread,
     thread_for,
 )
 from droidverify.env.sim.phone import Phone
@@ -31,7 +32,7 @@ NAMES = [t.name for t in registry.all_templates() if t.name.startswith(MINE)]
 
 
 def test_enough_templates() -> None:
-    assert len([n for n in NAMES if n.startswith("messages_")]) >= 12
+    assert len([n for n in NAMES if n.startswith("messages_")]) >= 22
     assert len([n for n in NAMES if n.startswith("multi_")]) >= 4
 
 
@@ -77,6 +78,34 @@ def _other(number: str) -> str:
     return f"({d[:3]}) {d[3:6]}-{(int(d[6:]) + 7) % 10000:04d}"
 
 
+def _sms_id(p: Phone, number: str, body: str) -> int:
+    (sid,) = [m["_id"] for m in p.query("SELECT _id, body FROM sms WHERE thread_id=?", (_tid(p, number),))
+              if m["body"] == body]
+    return sid
+
+
+def _delete_sms(body_key: str) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        p.execute("DELETE FROM sms WHERE _id=?", (_sms_id(p, q["number"], q[body_key]),))
+        refresh_thread(p, _tid(p, q["number"]))
+    return go
+
+
+def _retry(p: Phone, q: dict) -> None:
+    p.execute("UPDATE sms SET type=? WHERE type=? AND thread_id=?", (TYPE_SENT, TYPE_FAILED, _tid(p, q["number"])))
+
+
+def _mark_all_read(p: Phone, _q: dict) -> None:
+    for t in p.query("SELECT _id FROM threads"):
+        mark_thread_read(p, t["_id"])
+
+
+def _all_but_one_read(p: Phone, q: dict) -> None:
+    unread = p.query("SELECT _id FROM threads WHERE read=0")
+    _mark_all_read(p, q)
+    mark_thread_read(p, unread[-1]["_id"], read=False)
+
+
 CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
     "messages_send_to_contact": (_send("number", "body"), _send("decoy_number", "body")),  # namesake
     "messages_send_to_number": (_send("number", "body"),
@@ -93,6 +122,15 @@ CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], No
                                                                "FROM sms WHERE read=0)")),
     "messages_mark_conversation_unread": (lambda p, q: mark_thread_read(p, _tid(p, q["number"]), read=False),
                                           lambda p, q: None),
+    "messages_mark_all_read": (_mark_all_read, _all_but_one_read),
+    "messages_delete_single_message": (_delete_sms("body"), _delete_sms("fix")),  # the correction deleted
+    "messages_forward_message": (_send("number_b", "body"), _send("number", "body")),  # back to the sender
+    "messages_resend_failed_message": (_retry, _both(_retry, _send("number", "body"))),  # delivered twice
+    "messages_delete_spam_conversation": (lambda p, q: delete_thread(p, _tid(p, q["spam_number"])),
+                                          lambda p, q: delete_thread(p, _tid(p, q["number"]))),  # the friend's
+    "messages_send_door_code": (_send("number_b", lambda q: f"It's {q['code']}"),
+                                _send("number_b", lambda q: f"It's {q['old_code']}")),  # the old code
+    "messages_reply_to_keyword_sender": (_send("number", "body"), _send("decoy_number", "body")),
     "multi_send_contact_number_by_sms": (_send("num_b", "num_a"),
                                          _send("num_a", "num_a")),  # number texted to the wrong person
     "multi_add_message_sender_as_contact": (_new_contact("new_name", "number"),
@@ -116,6 +154,7 @@ QUERY_ANSWERS: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
     "messages_query_latest_sender": lambda p, q: (q["name"], display_name(
         p, p.query("SELECT address FROM sms WHERE type=1 ORDER BY date DESC, _id DESC")[1]["address"])),
     "messages_search_parking_spot": lambda p, q: (f"Spot {q['spot']}", q["spot"][0] + "99"),
+    "messages_query_last_received": lambda p, q: (f"They said: {q['last_in']}", q["reply"]),  # my own reply
 }
 
 
@@ -155,6 +194,30 @@ def test_unread_count_is_read_from_state_not_params() -> None:
     for t in env.phone.query("SELECT _id FROM threads"):
         mark_thread_read(env.phone, t["_id"])
     assert task.is_successful(env.phone, str(task.params["count"])) == 0.0
+
+
+def test_resend_by_typing_it_again_passes_but_to_the_namesake_fails() -> None:
+    task = registry.get_template("messages_resend_failed_message").instantiate(0)
+    env = fresh(task, 0)
+    _send("number", "body")(env.phone, task.params)  # typed again instead of tapping retry
+    assert env.is_successful() == 1.0
+    env = fresh(task, 0)
+    _send("decoy_number", "body")(env.phone, task.params)
+    assert env.is_successful() == 0.0
+
+
+def test_delete_single_message_by_deleting_the_thread_fails() -> None:
+    task = registry.get_template("messages_delete_single_message").instantiate(1)
+    env = fresh(task, 1)
+    delete_thread(env.phone, _tid(env.phone, task.params["number"]))
+    assert env.is_successful() == 0.0
+
+
+def test_door_code_with_both_codes_fails() -> None:
+    task = registry.get_template("messages_send_door_code").instantiate(2)
+    env = fresh(task, 2)
+    _send("number_b", lambda q: f"old {q['old_code']}, new {q['code']}")(env.phone, task.params)
+    assert env.is_successful() == 0.0
 
 
 # ---- screens -------------------------------------------------------------------------------------
@@ -282,3 +345,57 @@ def test_search_finds_message_text_and_opens_thread() -> None:
     _click(env, desc="Navigate up")
     _type(env, "qqqqzz", "search_text")
     assert find(_obs(env), text="No results") is not None
+
+
+def test_long_press_message_selects_it_then_delete_or_forward() -> None:
+    env = _open(6)
+    p = env.phone
+    number = "(503) 555-0123"
+    add_sms(p, number, "first line", when=p.now - timedelta(hours=3))
+    add_sms(p, number, "second line", kind=TYPE_SENT, when=p.now - timedelta(hours=2))
+    add_sms(p, number, "third line", when=p.now - timedelta(hours=1))
+    env.step(Action(action_type="navigate_back"))
+    env.step(Action(action_type="open_app", app_name="Messages"))
+    _click(env, text=number, resource_id="swipeableContainer")
+    i = find(_obs(env), text="second line", resource_id="message_content")
+    assert i is not None
+    env.step(Action(action_type="long_press", index=i))
+    assert find(_obs(env), text="1 selected") is not None
+    env.step(Action(action_type="navigate_back"))  # back clears the selection, stays in the chat
+    assert p.location == "messages/thread" and find(_obs(env), text="1 selected") is None
+    env.step(Action(action_type="long_press", index=find(_obs(env), text="second line",
+                                                          resource_id="message_content")))
+    _click(env, desc="Delete")
+    assert p.dialog is not None and p.dialog.data["title"] == "Delete message?"
+    _click(env, text="Delete", resource_id="button1")
+    bodies = [m["body"] for m in p.query("SELECT body FROM sms WHERE thread_id=?", (thread_for(p, number),))]
+    assert bodies == ["first line", "third line"]
+    assert find(_obs(env), text="1 selected") is None
+    env.step(Action(action_type="long_press", index=find(_obs(env), text="third line",
+                                                          resource_id="message_content")))
+    _click(env, desc="Forward")
+    assert p.location == "messages/compose"
+    add_contact(p, "Zelda", "Fitzgerald", number="(212) 555-0142")
+    _type(env, "Zelda", "recipient_text_view")
+    _click(env, text="Zelda Fitzgerald", resource_id="contact_picker_row")
+    assert p.location == "messages/thread" and p.screen.fields.get("message") == "third line"
+    _click(env, desc="Send SMS")
+    row = p.query_one("SELECT * FROM sms ORDER BY _id DESC")
+    assert (row["body"], row["type"], normalize_number(row["address"])) == ("third line", TYPE_SENT, "2125550142")
+
+
+def test_tap_failed_message_retries_unless_airplane_mode() -> None:
+    env = _open(7)
+    p = env.phone
+    number = "(617) 555-0188"
+    add_sms(p, number, "are you there?", kind=TYPE_FAILED, when=p.now - timedelta(hours=1))
+    env.step(Action(action_type="navigate_back"))
+    env.step(Action(action_type="open_app", app_name="Messages"))
+    _click(env, text=number, resource_id="swipeableContainer")
+    p.put_setting("global", "airplane_mode_on", 1)
+    _click(env, text="Not sent · Tap to retry", resource_id="message_content")
+    assert p.query_one("SELECT type FROM sms ORDER BY _id DESC")[0] == TYPE_FAILED
+    p.put_setting("global", "airplane_mode_on", 0)
+    _click(env, text="Not sent · Tap to retry", resource_id="message_content")
+    assert p.query_one("SELECT type FROM sms ORDER BY _id DESC")[0] == TYPE_SENT
+    assert find(_obs(env), text="Not sent · Tap to retry") is None

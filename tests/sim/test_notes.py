@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from simhelpers import act, fresh, run_oracle
 
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv
 from droidverify.env.sim import storage as st
-from droidverify.env.sim.apps.notes import MARKOR_DIR, note_path
+from droidverify.env.sim.apps.notes import MARKOR_DIR, note_path, sort_order
+from droidverify.env.sim.phone import Phone
 from droidverify.tasks import registry
+from droidverify.tasks.notes import SORT_LABELS, note_lines, without_ext
 from droidverify.tasks.oracle_utils import click, find
 
 NOTES = sorted(t.name for t in registry.all_templates() if t.name.startswith("notes_"))
 
 
 def test_enough_templates() -> None:
-    assert len(NOTES) >= 13
+    assert len(NOTES) >= 22
     assert len(NOTES) + len([t for t in registry.all_templates() if t.name.startswith("calendar_")]) >= 27
 
 
@@ -103,6 +107,124 @@ def test_multi_near_misses() -> None:
     path = _only(env, task.params["note"])
     st.write_file(env.phone, path, str(int(st.read_file(env.phone, path)) + 1))
     assert task.is_successful(env.phone) == 0.0
+
+
+# ---- newer templates: success and a near miss each, on fresh phones of three seeds ---------------
+def _write(name_key: str, text: Callable[[dict], str], ext: str = ".md") -> Callable[[Phone, dict], object]:
+    return lambda p, pr: st.write_file(p, note_path(pr[name_key] + ext), text(pr))
+
+
+def _sort(key: Callable[[dict], str]) -> Callable[[Phone, dict], object]:
+    return lambda p, pr: p.execute("INSERT OR REPLACE INTO markor_prefs(name, value) VALUES('sort', ?)",
+                                   (SORT_LABELS[key(pr)],))
+
+
+def _tick(item_key: Callable[[dict], str]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        item = item_key(pr)
+        st.write_file(p, note_path(pr["note"] + ".md"), pr["body"].replace(f"- [ ] {item}", f"- [x] {item}"))
+    return f
+
+
+def _other_open_item(pr: dict) -> str:  # an unticked item that is not the one asked for
+    return next(line[6:] for line in pr["body"].splitlines()[1:]
+                if line.startswith("- [ ]") and line[6:] != pr["item"])
+
+
+def _merge(delete_second: bool) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        st.write_file(p, note_path(pr["first"] + ".md"), pr["body1"] + "\n" + pr["body2"])
+        if delete_second:
+            st.delete(p, note_path(pr["second"] + ".md"))
+    return f
+
+
+NEW_OPS: dict[str, tuple[Callable[[Phone, dict], object], Callable[[Phone, dict], object]]] = {
+    "notes_create_plain_text_note": (_write("note", lambda pr: pr["text"], ".txt"),
+                                     _write("note", lambda pr: pr["text"], ".md")),  # Markdown, not plain text
+    "notes_change_sort_order": (_sort(lambda pr: pr["order"]),
+                                _sort(lambda pr: next(k for k in ("name", "date", "size")
+                                                      if k not in (pr["order"], pr["current"])))),
+    "notes_check_off_todo": (_tick(lambda pr: pr["item"]), _tick(_other_open_item)),  # the wrong box ticked
+    "notes_duplicate_note": (_write("copy", lambda pr: pr["body"]),
+                             lambda p, pr: st.rename(p, note_path(pr["file"]), pr["copy"] + ".md")),
+    "notes_rename_folder": (lambda p, pr: st.rename(p, note_path(pr["folder"]), pr["new_folder"]),
+                            lambda p, pr: st.mkdir(p, note_path(pr["new_folder"]))),  # old one kept
+    "notes_merge_notes": (_merge(True), _merge(False)),  # "{second}" not deleted
+    "notes_create_list_note": (_write("note", lambda pr: "\n".join(f"- {x}" for x in pr["list"])),
+                               _write("note", lambda pr: pr["items"])),  # all on one line
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_OPS))
+def test_new_operation_checker_success_and_near_miss(name: str) -> None:
+    good, bad = NEW_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone) == 1.0, (name, seed)
+        env = fresh(task, seed)
+        bad(env.phone, task.params)
+        assert task.is_successful(env.phone) == 0.0, (name, seed)
+
+
+def test_list_note_accepts_any_list_marker_but_not_a_missing_item() -> None:
+    task = registry.get_template("notes_create_list_note").instantiate(3)
+    env = fresh(task, 3)
+    items = task.params["list"]
+    st.write_file(env.phone, note_path(task.params["note"] + ".md"),
+                  "\n".join(f"{i}. {x.upper()}" for i, x in enumerate(items, 1)))
+    assert task.is_successful(env.phone) == 1.0
+    st.write_file(env.phone, note_path(task.params["note"] + ".md"), "\n".join(f"* {x}" for x in items[:-1]))
+    assert task.is_successful(env.phone) == 0.0
+    assert note_lines("- [ ] milk\n\n2) eggs") == ["milk", "eggs"]
+
+
+def test_plain_text_note_with_a_markdown_twin_fails() -> None:
+    task = registry.get_template("notes_create_plain_text_note").instantiate(0)
+    env = fresh(task, 0)
+    for ext in (".txt", ".md"):
+        st.write_file(env.phone, note_path(task.params["note"] + ext), task.params["text"])
+    assert task.is_successful(env.phone) == 0.0
+
+
+def test_sort_order_near_miss_is_a_real_change() -> None:
+    task = registry.get_template("notes_change_sort_order").instantiate(0)
+    env = fresh(task, 0)
+    assert sort_order(env.phone) == SORT_LABELS[task.params["current"]] != SORT_LABELS[task.params["order"]]
+
+
+NEW_QUERIES: dict[str, tuple[Callable[[dict], list[str]], Callable[[dict], list[str]]]] = {
+    "notes_query_latest_in_folder": (
+        lambda pr: [pr["latest"], pr["latest"] + ".md", f"It is {pr['folder']}/{pr['latest']}.md"],
+        lambda pr: [next(n for n, _ in pr["notes"] if n != pr["latest"]),  # an older note
+                    " or ".join(n for n, _ in pr["notes"])]),  # listing every note
+    "notes_query_note_folder": (
+        lambda pr: [pr["folder"], f"It's in Markor/{pr['folder']}", f"{pr['folder']}/{pr['note']}.md"],
+        lambda pr: [pr["decoy_folder"], f"{pr['folder']} or {pr['decoy_folder']}"]),  # the look-alike's folder
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_QUERIES))
+def test_new_query_checker_success_and_near_miss(name: str) -> None:
+    good, bad = NEW_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        for a in good(task.params):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(task.params) + [None, ""]:
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+def test_latest_note_is_the_first_row_when_sorted_by_date() -> None:
+    task = registry.get_template("notes_query_latest_in_folder").instantiate(4)
+    env = fresh(task, 4)
+    rows = st.list_dir(env.phone, note_path(task.params["folder"]), sort="modified")
+    assert without_ext(rows[0].name) == task.params["latest"]
 
 
 # ---- screens ------------------------------------------------------------------------------------

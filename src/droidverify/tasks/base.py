@@ -19,12 +19,13 @@ from droidverify.env.interface import MAX_SEED, check_seed
 from droidverify.env.records import Observation
 from droidverify.errors import TaskError
 
-__all__ = ["MAX_SEED", "Task", "TaskKind", "TaskTemplate"]
+__all__ = ["MAX_SEED", "Phrasing", "Task", "TaskKind", "TaskTemplate"]
 
 if TYPE_CHECKING:  # the simulator sits beside tasks; templates receive its Phone
     from droidverify.env.sim.phone import Phone
 
 TaskKind = Literal["operation", "query"]
+Phrasing = int | Literal["canonical", "seeded"]
 
 
 class TaskTemplate(ABC):
@@ -36,6 +37,10 @@ class TaskTemplate(ABC):
     complexity: ClassVar[int] = 1  # 1 easy .. 3 hard
     optimal_steps: ClassVar[int]  # oracle step count on a typical seed
     goal_template: ClassVar[str]  # str.format template over the params
+    # Other wordings of the same goal over the same params (phrasing 1, 2, ...). The canonical
+    # ``goal_template`` (phrasing 0) is what published splits and figures use; training data draws
+    # among all of them so a model does not learn one sentence per template.
+    goal_phrasings: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
@@ -74,20 +79,45 @@ class TaskTemplate(ABC):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         """The correct next action for the current screen (ends with status complete / answer)."""
 
-    def goal(self, params: dict[str, Any]) -> str:
-        return self.goal_template.format(**params)
+    @property
+    def phrasings(self) -> tuple[str, ...]:
+        """Every wording of the goal: the canonical ``goal_template`` first, then ``goal_phrasings``."""
+        return (self.goal_template, *self.goal_phrasings)
+
+    def goal(self, params: dict[str, Any], phrasing: int = 0) -> str:
+        """The goal sentence in wording ``phrasing`` (0 = canonical; see :attr:`phrasings`)."""
+        options = self.phrasings
+        if isinstance(phrasing, bool) or not isinstance(phrasing, int) or not 0 <= phrasing < len(options):
+            raise TaskError(f"task template {self.name!r} has phrasings 0..{len(options) - 1}, got {phrasing!r}")
+        return options[phrasing].format(**params)
+
+    def phrasing_for(self, seed: int, phrasing: Phrasing) -> int:
+        """The phrasing index ``phrasing`` names for ``seed``: an index as given, ``"canonical"`` (0) or
+        ``"seeded"`` (drawn from the template name and seed, so it does not consume the params' draws)."""
+        if phrasing == "canonical":
+            return 0
+        if phrasing == "seeded":
+            return random.Random(f"{self.name}:{seed}:phrasing").randrange(len(self.phrasings))
+        if isinstance(phrasing, int) and not isinstance(phrasing, bool):
+            return phrasing
+        raise TaskError(f"phrasing must be an index, 'canonical' or 'seeded', got {phrasing!r}")
 
     @property
     def max_steps(self) -> int:
         """Step limit for agents: generous relative to the optimal path (AndroidWorld uses ~2x)."""
         return max(10, 2 * self.optimal_steps + 5)
 
-    def instantiate(self, seed: int) -> Task:
-        """The task for ``seed`` (0..MAX_SEED; anything else raises :class:`TaskError`)."""
+    def instantiate(self, seed: int, *, phrasing: Phrasing = 0) -> Task:
+        """The task for ``seed`` (0..MAX_SEED; anything else raises :class:`TaskError`).
+
+        ``phrasing`` picks the goal's wording (:meth:`phrasing_for`); parameters, set-up and
+        checker do not depend on it.
+        """
         check_seed(seed, error=TaskError)
+        index = self.phrasing_for(seed, phrasing)
         rng = random.Random(f"{self.name}:{seed}")
         params = self.generate_params(rng)
-        return Task(template=self, seed=seed, params=params, goal=self.goal(params))
+        return Task(template=self, seed=seed, params=params, goal=self.goal(params, index), phrasing=index)
 
 
 _TAKES_RNG: dict[type, bool] = {}
@@ -112,6 +142,7 @@ class Task:
     params: dict[str, Any]
     goal: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    phrasing: int = 0  # index into ``template.phrasings`` the goal was written with
 
     @property
     def id(self) -> str:

@@ -1,4 +1,5 @@
-"""Calendar tasks: create/reschedule/edit/delete events and questions about the schedule.
+"""Calendar tasks: create (timed, all-day, multi-day, copies)/reschedule/edit/delete events and questions
+about the schedule (times, places, durations, counts).
 
 Set-ups insert the events a goal names (titles chosen so no seeded event shares them) and remove
 anything that would already satisfy the goal. Checkers read the ``events`` table.
@@ -14,7 +15,7 @@ from droidverify.actions.model import Action
 from droidverify.env.records import Observation
 from droidverify.env.sim.apps.calendar import KEY, add_event, event_by_title, events_on, fmt_day
 from droidverify.env.sim.phone import DEFAULT_NOW, Phone
-from droidverify.env.sim.timeutil import MONTHS, WEEKDAYS, to_ms
+from droidverify.env.sim.timeutil import MONTHS, WEEKDAYS, day_label, from_ms, to_ms
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.helpers import (
     BACK,
@@ -24,6 +25,7 @@ from droidverify.tasks.helpers import (
     click,
     click_or_scroll,
     navigate,
+    scroll_toward,
     type_into,
 )
 from droidverify.tasks.registry import register_task
@@ -144,6 +146,8 @@ def fill_form(phone: Phone, obs: Observation, want: dict[str, Any]) -> Action:
     state = scr.state
     if dlg is not None and dlg.name in ("date_picker", "time_picker") and dlg.app == KEY:
         which = dlg.data.get("args", {}).get("which", "start")
+        if which not in want:
+            return click(obs, text="Cancel") or BACK  # a picker this task has no value for (a detour)
         target: datetime = want[which]
         d = dlg.data
         if dlg.name == "date_picker":
@@ -184,6 +188,34 @@ def fill_form(phone: Phone, obs: Observation, want: dict[str, Any]) -> Action:
         if not all_day and (end.hour, end.minute) != (want["end"].hour, want["end"].minute):
             return click(obs, resource_id="event_end_time") or BACK
     return click(obs, desc="Save") or BACK
+
+
+def open_event_row(phone: Phone, obs: Observation, ev: Any) -> Action | None:
+    """Next step toward the form of the event row ``ev`` when others share its title (found in the search
+    results by its date); None once its form is open."""
+    scr = phone.screen
+    if phone.foreground == KEY and scr is not None and scr.name == "edit" and scr.args.get("event_id") == ev["_id"]:
+        return None
+    step = to_search_result(phone, obs, ev["title"])
+    if step is not None:
+        return step
+    label = day_label(from_ms(ev["dtstart"]).date())
+    for i, el in enumerate(obs.elements):
+        parts = (el.text or "").split(" | ")
+        if (el.resource_id or "").endswith("search_result") and parts[0] == ev["title"] and label in el.text:
+            return Action(action_type="click", index=i)
+    return scroll_toward(phone, obs, text_contains=label, resource_id="search_result") or BACK
+
+
+def delete_event_row(phone: Phone, obs: Observation, ev: Any) -> Action:
+    """Next step deleting the event row ``ev`` (an extra copy left by a detour)."""
+    step = open_event_row(phone, obs, ev)
+    if step is not None:
+        return step
+    dlg = phone.dialog
+    if dlg is not None and dlg.name == "confirm":
+        return click(obs, text="Delete") or BACK
+    return BACK if dlg is not None else (click(obs, desc="Delete") or BACK)
 
 
 def only_event(phone: Phone, title: str):  # -> sqlite3.Row | None
@@ -248,6 +280,11 @@ class CreateEvent(CreateTemplate):
     optimal_steps = 16
     goal_template = ("In Simple Calendar Pro, create an event titled \"{title}\" on {date_text} "
                      "from {start_text} to {end_text}.")
+    goal_phrasings = (
+        "Could you put \"{title}\" in my calendar for {date_text}, {start_text} to {end_text}?",
+        "Schedule \"{title}\" from {start_text} to {end_text} on {date_text} in Simple Calendar Pro.",
+        "New calendar event \"{title}\": {date_text}, {start_text} to {end_text}.",
+    )
 
 
 @register_task
@@ -258,6 +295,11 @@ class CreateEventWithLocation(CreateTemplate):
     with_location = True
     goal_template = ("Add a calendar event \"{title}\" at {location} on {date_text}, "
                      "{start_text} to {end_text}.")
+    goal_phrasings = (
+        "Please schedule \"{title}\" on {date_text} from {start_text} until {end_text}; it's at {location}.",
+        "Could you add \"{title}\" at {location} ({date_text}, {start_text} to {end_text}) to my calendar?",
+        "Calendar: \"{title}\", {date_text}, {start_text}-{end_text}, at {location}.",
+    )
 
 
 @register_task
@@ -268,6 +310,11 @@ class CreateEventFull(CreateTemplate):
     with_location = with_description = True
     goal_template = ("Create a calendar event \"{title}\" on {date_text} from {start_text} to {end_text}, "
                      "location \"{location}\", description \"{description}\".")
+    goal_phrasings = (
+        "Please add \"{title}\" to my calendar on {date_text}, {start_text} to {end_text}, at \"{location}\", with the description \"{description}\".",
+        "Could you schedule \"{title}\" at \"{location}\" for {date_text} from {start_text} to {end_text} and put \"{description}\" in its description?",
+        "New event \"{title}\": {date_text}, {start_text} to {end_text}; location \"{location}\"; description \"{description}\".",
+    )
 
 
 @register_task
@@ -277,6 +324,11 @@ class CreateAllDayEvent(TaskTemplate):
     complexity = 2
     optimal_steps = 9
     goal_template = "In Simple Calendar Pro, add an all-day event \"{title}\" on {date_text}."
+    goal_phrasings = (
+        "Put \"{title}\" on my calendar as an all-day event on {date_text}.",
+        "Could you mark {date_text} with an all-day event called \"{title}\"?",
+        "All-day event \"{title}\" on {date_text}, in Simple Calendar Pro.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         d = future_day(rng, 1, 40)
@@ -338,6 +390,11 @@ class RescheduleEvent(ExistingTemplate):
     complexity = 2
     optimal_steps = 9
     goal_template = "Move my \"{title}\" event to {new_date_text}, keeping the same time."
+    goal_phrasings = (
+        "Could you reschedule \"{title}\" to {new_date_text}? Same time as now.",
+        "Push \"{title}\" in my calendar to {new_date_text}; don't change the time.",
+        "\"{title}\" is now on {new_date_text} at the same time - please update the calendar.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base_params(rng)
@@ -370,6 +427,11 @@ class ChangeEventTime(ExistingTemplate):
     optimal_steps = 10
     goal_template = ("Change the start time of \"{title}\" on {date_text} to {new_time_text}; "
                      "keep its length the same.")
+    goal_phrasings = (
+        "Could you make \"{title}\" on {date_text} start at {new_time_text} instead? It should last just as long.",
+        "Start \"{title}\" ({date_text}) at {new_time_text}, same duration.",
+        "In my calendar on {date_text}, move the start of \"{title}\" to {new_time_text} without changing its length.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base_params(rng)
@@ -391,6 +453,11 @@ class RenameEvent(ExistingTemplate):
     complexity = 1
     optimal_steps = 7
     goal_template = "Rename the calendar event \"{title}\" on {date_text} to \"{new_title}\"."
+    goal_phrasings = (
+        "Could you change the title of \"{title}\" on {date_text} to \"{new_title}\"?",
+        "Calendar, {date_text}: \"{title}\" should be called \"{new_title}\" now.",
+        "Retitle my {date_text} event \"{title}\" as \"{new_title}\".",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base_params(rng)
@@ -422,6 +489,11 @@ class SetEventLocation(ExistingTemplate):
     complexity = 1
     optimal_steps = 7
     goal_template = "Set the location of my \"{title}\" event to \"{new_location}\"."
+    goal_phrasings = (
+        "Could you change where \"{title}\" happens to \"{new_location}\" in my calendar?",
+        "\"{title}\" is moving to \"{new_location}\" - update the event's location.",
+        "Location for my \"{title}\" event: \"{new_location}\".",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base_params(rng)
@@ -445,6 +517,11 @@ class DeleteEvent(ExistingTemplate):
     complexity = 1
     optimal_steps = 7
     goal_template = "Delete the \"{title}\" event from my calendar."
+    goal_phrasings = (
+        "Please remove \"{title}\" from the calendar.",
+        "Could you cancel my \"{title}\" event? Just delete it.",
+        "Calendar: get rid of the \"{title}\" event.",
+    )
 
     def setup(self, phone: Phone, params: dict[str, Any]) -> None:
         super().setup(phone, params)
@@ -473,6 +550,11 @@ class DeleteEventsOnDate(TaskTemplate):
     complexity = 3
     optimal_steps = 11
     goal_template = "Delete all events on {date_text} from my calendar; leave other days alone."
+    goal_phrasings = (
+        "Clear my calendar for {date_text}: remove every event that day and nothing else.",
+        "Could you delete everything scheduled on {date_text}? Other days stay as they are.",
+        "Wipe all of the events on {date_text} from the calendar, but only that day.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         d = future_day(rng, 2, 20)
@@ -532,6 +614,11 @@ class QueryAppointmentTime(QueryTemplate):
     name = "calendar_query_appointment_time"
     optimal_steps = 5
     goal_template = "What time is my appointment with {person} on {date_text}?"
+    goal_phrasings = (
+        "When on {date_text} am I seeing {person}? Give me the time.",
+        "Check my calendar: what time is the appointment with {person} on {date_text}?",
+        "Appointment with {person}, {date_text} - what time does it start?",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base_params(rng)
@@ -548,6 +635,11 @@ class QueryEventLocation(QueryTemplate):
     name = "calendar_query_event_location"
     optimal_steps = 5
     goal_template = "Where is the \"{title}\" event taking place?"
+    goal_phrasings = (
+        "What's the location of \"{title}\" in my calendar?",
+        "Could you look up where \"{title}\" is being held?",
+        "\"{title}\" - where is it?",
+    )
 
     def expected(self, phone: Phone, params: dict[str, Any]) -> list[str]:
         return [params["location"]]
@@ -558,6 +650,11 @@ class QueryEventDate(QueryTemplate):
     name = "calendar_query_event_date"
     optimal_steps = 5
     goal_template = "On what date is my {kind} appointment? Answer with the month and day."
+    goal_phrasings = (
+        "When is my {kind} appointment? Just tell me the month and day.",
+        "Could you check the calendar for the date of my {kind} appointment (month and day)?",
+        "Date of my {kind} appointment? Month and day, please.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base_params(rng)
@@ -577,6 +674,11 @@ class QueryCountOnDay(TaskTemplate):
     complexity = 2
     optimal_steps = 4
     goal_template = "How many events do I have on {date_text}? Answer with a number."
+    goal_phrasings = (
+        "Count my calendar events on {date_text} and reply with just the number.",
+        "Could you tell me how many things are scheduled for {date_text}? A number is enough.",
+        "Number of events on {date_text}?",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         d = future_day(rng, 1, 12)
@@ -609,6 +711,11 @@ class QueryFirstEventOfDay(TaskTemplate):
     complexity = 2
     optimal_steps = 4
     goal_template = "What is my earliest event (not counting all-day events) on {date_text}? Answer with its title."
+    goal_phrasings = (
+        "Which timed event comes first on {date_text}? Give me its title; ignore all-day ones.",
+        "Could you check what my first event on {date_text} is called, skipping all-day events?",
+        "First event of {date_text} (all-day ones don't count) - what's its title?",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         d = future_day(rng, 1, 12)
@@ -632,6 +739,323 @@ class QueryFirstEventOfDay(TaskTemplate):
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         return to_day(phone, obs, date.fromisoformat(params["date"])) or answer(self.expected(phone, params))
+
+
+# ---- more edits on one existing event -------------------------------------------------------------
+@register_task
+class SetEventDescription(ExistingTemplate):
+    name = "calendar_set_event_description"
+    complexity = 1
+    optimal_steps = 7
+    goal_template = "Change the description of my \"{title}\" event to \"{description}\"."
+    goal_phrasings = (
+        "Could you replace the notes on \"{title}\" in my calendar with \"{description}\"?",
+        "\"{title}\" event description: \"{description}\".",
+        "In the calendar, set the description of \"{title}\" to \"{description}\" (replace what's there).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base_params(rng)
+        p["description"] = rng.choice(DESCRIPTIONS)
+        return p
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ev = self.current(phone, params)
+        ok = ev is not None and (ev["description"] or "").strip() == params["description"] and \
+            ev["dtstart"] == to_ms(self.start(params)) and ev["eventLocation"] == params["location"]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        s = self.start(params)  # also undoes a detour's change to the time or place
+        want = {"description": params["description"], "location": params["location"], "start": s,
+                "end": s + timedelta(minutes=params["duration"])}
+        return open_event(phone, obs, params["title"]) or fill_form(phone, obs, want)
+
+
+@register_task
+class ExtendEvent(ExistingTemplate):
+    name = "calendar_extend_event"
+    complexity = 2
+    optimal_steps = 10
+    goal_template = "Make \"{title}\" on {date_text} end at {new_end_text} instead; the start time stays the same."
+    goal_phrasings = (
+        "Could you extend my \"{title}\" event on {date_text} so it finishes at {new_end_text}?",
+        "\"{title}\", {date_text}: new end time {new_end_text}, same start.",
+        "In my calendar, let \"{title}\" on {date_text} run until {new_end_text} without moving its start.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base_params(rng)
+        end = self.start(p) + timedelta(minutes=p["duration"] + rng.choice((15, 30, 45, 60, 90)))
+        p.update(new_end_hour=end.hour, new_end_minute=end.minute, new_end_text=time_text(end.hour, end.minute))
+        return p
+
+    def new_end(self, params: dict[str, Any]) -> datetime:
+        return at(date.fromisoformat(params["date"]), params["new_end_hour"], params["new_end_minute"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ev = self.current(phone, params)
+        ok = ev is not None and not ev["allDay"] and ev["dtstart"] == to_ms(self.start(params)) and \
+            ev["dtend"] == to_ms(self.new_end(params))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return open_event(phone, obs, params["title"]) or fill_form(
+            phone, obs, {"start": self.start(params), "end": self.new_end(params)})
+
+
+@register_task
+class MakeEventAllDay(ExistingTemplate):
+    name = "calendar_make_event_all_day"
+    complexity = 1
+    optimal_steps = 7
+    goal_template = "Turn \"{title}\" on {date_text} into an all-day event."
+    goal_phrasings = (
+        "Could you make my \"{title}\" event on {date_text} all-day instead of timed?",
+        "\"{title}\" ({date_text}) should take the whole day - switch it to all-day.",
+        "In Simple Calendar Pro, mark the \"{title}\" event on {date_text} as all-day.",
+    )
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ev = self.current(phone, params)
+        d = date.fromisoformat(params["date"])
+        ok = ev is not None and ev["allDay"] == 1 and ev["dtstart"] == to_ms(at(d, 0)) and \
+            ev["dtend"] == to_ms(at(d + timedelta(days=1), 0))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        d = at(date.fromisoformat(params["date"]), 0)
+        return open_event(phone, obs, params["title"]) or fill_form(phone, obs, {"all_day": True, "start": d, "end": d})
+
+
+# ---- multi-day, copies and one of several look-alikes -------------------------------------------------
+TRIPS = ("Vacation in Lisbon", "Conference trip", "Family reunion", "Ski trip", "Sales kickoff offsite",
+         "Camping at Lake Tahoe")
+
+
+@register_task
+class CreateMultiDayEvent(TaskTemplate):
+    name = "calendar_create_multi_day_event"
+    apps = ("Calendar",)
+    complexity = 3
+    optimal_steps = 13
+    goal_template = "Block out {start_date_text} through {end_date_text} as one all-day event called \"{title}\"."
+    goal_phrasings = (
+        ("Could you add \"{title}\" to my calendar as a single all-day event from {start_date_text} to "
+         "{end_date_text}?"),
+        "All-day event \"{title}\": {start_date_text} - {end_date_text} (one event spanning the days).",
+        ("I'm away for \"{title}\" from {start_date_text} until {end_date_text}; put it in the calendar as one "
+         "all-day event."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        start = future_day(rng, 3, 35)
+        end = start + timedelta(days=rng.randint(1, 5))
+        return {"title": rng.choice(TRIPS), "start_date": start.isoformat(), "end_date": end.isoformat(),
+                "start_date_text": date_text(start), "end_date_text": date_text(end)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM events WHERE title=?", (params["title"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ev = only_event(phone, params["title"])
+        s, e = date.fromisoformat(params["start_date"]), date.fromisoformat(params["end_date"])
+        ok = ev is not None and ev["allDay"] == 1 and ev["dtstart"] == to_ms(at(s, 0)) and \
+            ev["dtend"] == to_ms(at(e + timedelta(days=1), 0))  # all-day ends are exclusive
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        want = {"title": params["title"], "all_day": True, "start": at(date.fromisoformat(params["start_date"]), 0),
+                "end": at(date.fromisoformat(params["end_date"]), 0)}
+        rows = event_by_title(phone, params["title"])
+        if len(rows) > 1:  # a detour saved an extra copy: remove it, then fix the one left
+            return delete_event_row(phone, obs, rows[-1])
+        if rows:
+            return open_event_row(phone, obs, rows[0]) or fill_form(phone, obs, want)
+        return open_new_form(phone, obs) or fill_form(phone, obs, want)
+
+
+@register_task
+class CopyEventToDate(ExistingTemplate):
+    name = "calendar_copy_event_to_date"
+    complexity = 3
+    optimal_steps = 15
+    goal_template = ("Schedule another \"{title}\" on {new_date_text}, at the same time and place as the one on "
+                     "{date_text}.")
+    goal_phrasings = (
+        "Could you repeat my {date_text} \"{title}\" event on {new_date_text}? Same times, same location.",
+        "Copy \"{title}\" from {date_text} to {new_date_text} (keep the time and location; the original stays).",
+        ("I need a second \"{title}\" on {new_date_text} - look up the time and place of the {date_text} one and "
+         "use those."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base_params(rng)
+        new = date.fromisoformat(p["date"]) + timedelta(days=rng.choice((1, 2, 6, 7, 14)))
+        p.update(new_date=new.isoformat(), new_date_text=date_text(new))
+        return p
+
+    def copy_start(self, params: dict[str, Any]) -> datetime:
+        return at(date.fromisoformat(params["new_date"]), params["hour"], params["minute"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        rows = event_by_title(phone, params["title"])
+        if len(rows) != 2:
+            return 0.0
+        dur = timedelta(minutes=params["duration"])
+        want = [(to_ms(s), to_ms(s + dur)) for s in (self.start(params), self.copy_start(params))]
+        got = [(r["dtstart"], r["dtend"]) for r in rows]  # ordered by start, like ``want``
+        places = all((r["eventLocation"] or "").strip() == params["location"] and not r["allDay"] for r in rows)
+        return 1.0 if got == want and places else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        dur = timedelta(minutes=params["duration"])
+        rows = event_by_title(phone, params["title"])
+        if not rows:
+            return COMPLETE  # the original is gone: nothing left to copy from
+        original, extras = min(rows, key=lambda r: r["_id"]), sorted(rows, key=lambda r: r["_id"])[1:]
+        first = {"title": params["title"], "location": params["location"], "start": self.start(params),
+                 "end": self.start(params) + dur}
+        if (original["dtstart"], original["dtend"], original["eventLocation"], original["allDay"]) != (
+                to_ms(first["start"]), to_ms(first["end"]), params["location"], 0):
+            return open_event_row(phone, obs, original) or fill_form(phone, obs, first)  # a detour changed it
+        want = {**first, "start": self.copy_start(params), "end": self.copy_start(params) + dur}
+        if len(extras) > 1:
+            return delete_event_row(phone, obs, extras[-1])
+        if extras:
+            return open_event_row(phone, obs, extras[0]) or fill_form(phone, obs, want)
+        return open_new_form(phone, obs) or fill_form(phone, obs, want)
+
+
+@register_task
+class CancelEventOccurrence(ExistingTemplate):
+    name = "calendar_cancel_event_occurrence"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "Delete the \"{title}\" event on {date_text} only; keep the one on {other_date_text}."
+    goal_phrasings = (
+        "Could you cancel \"{title}\" on {date_text}? The \"{title}\" on {other_date_text} is still on.",
+        "Remove {date_text}'s \"{title}\" from my calendar, but leave the {other_date_text} one alone.",
+        "\"{title}\" on {date_text} is off - delete just that one (not {other_date_text}).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base_params(rng)
+        other = date.fromisoformat(p["date"]) + timedelta(days=rng.choice((-1, 1, 2, 7)))
+        p.update(other_date=other.isoformat(), other_date_text=date_text(other))
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        super().setup(phone, params)
+        s = at(date.fromisoformat(params["other_date"]), params["hour"], params["minute"])  # the twin to keep
+        add_event(phone, params["title"], s, s + timedelta(minutes=params["duration"]), location=params["location"],
+                  description="Added by you.")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        rows = event_by_title(phone, params["title"])
+        keep = to_ms(at(date.fromisoformat(params["other_date"]), params["hour"], params["minute"]))
+        return 1.0 if len(rows) == 1 and rows[0]["dtstart"] == keep else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        d = date.fromisoformat(params["date"])
+        target = [e for e in events_on(phone, d) if e["title"] == params["title"]]
+        if not target:
+            return COMPLETE  # nothing left to delete on that day (the twin went too: cannot be undone)
+        scr = phone.screen
+        if phone.foreground == KEY and scr is not None and scr.name == "edit":
+            if scr.args.get("event_id") == target[0]["_id"]:
+                dlg = phone.dialog
+                if dlg is not None and dlg.name == "confirm":
+                    return click(obs, text="Delete") or BACK
+                return BACK if dlg is not None else (click(obs, desc="Delete") or BACK)
+            return BACK
+        return to_day(phone, obs, d) or click_or_scroll(phone, obs, text=params["title"], resource_id="event_item")
+
+
+# ---- more questions ---------------------------------------------------------------------------------
+@register_task
+class QueryEventDuration(QueryTemplate):
+    name = "calendar_query_event_duration"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "How long is my \"{title}\" event on {date_text}? Answer in minutes."
+    goal_phrasings = (
+        "How many minutes does \"{title}\" on {date_text} last?",
+        "Could you check my calendar and tell me the length of \"{title}\" on {date_text}, in minutes?",
+        "\"{title}\", {date_text}: duration in minutes?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base_params(rng)
+        p["duration"] = rng.choice((45, 75, 90, 120, 150))
+        p["other_duration"] = rng.choice([x for x in (30, 60, 105, 180) if x != p["duration"]])
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        super().setup(phone, params)
+        s = self.start(params) + timedelta(days=7)  # the same event a week later runs for another length
+        add_event(phone, params["title"], s, s + timedelta(minutes=params["other_duration"]),
+                  location=params["location"], description="Added by you.")
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> list[str]:
+        return [str(params["duration"])]
+
+
+RECURRING = ("Spanish class", "Choir rehearsal", "Swim practice", "Physio session", "Chess club", "Pottery class")
+
+
+@register_task
+class QueryEventCount(TaskTemplate):
+    name = "calendar_query_event_count"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "How many events titled exactly \"{title}\" are in my calendar? Answer with a number."
+    goal_phrasings = (
+        "Count the \"{title}\" events in my calendar (exact title only) and give me the number.",
+        "Could you tell me how many times \"{title}\" is scheduled? Only events with exactly that title count.",
+        "Number of \"{title}\" events in the calendar (exact title)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        n = rng.randint(2, 5)
+        days = sorted(rng.sample(range(-10, 30), n + 2))
+        return {"title": rng.choice(RECURRING), "count": n, "days": days, "hour": rng.choice((7, 17, 18, 19))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t = params["title"]
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE ?", (f"%{t.lower()}%",))
+        for i, off in enumerate(params["days"]):
+            d = TODAY + timedelta(days=off)
+            # the last two days get look-alikes that the search also finds but that do not count
+            title = t if i < params["count"] else (f"{t} (cancelled)" if i == params["count"] else f"{t} sign-up")
+            add_event(phone, title, at(d, params["hour"]), at(d, params["hour"] + 1), location="")
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        return str(len(event_by_title(phone, params["title"])))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        exp = self.expected(phone, params)
+        words = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+        opts = [exp] + ([words[int(exp)]] if int(exp) < len(words) else [])
+        return 1.0 if matches_any(answer, opts) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        # the search lists the exact titles and their look-alikes together (all fit on one screen)
+        return to_search_result(phone, obs, params["title"]) or answer(self.expected(phone, params))
 
 
 __all__ = [

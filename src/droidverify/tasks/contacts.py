@@ -1,5 +1,6 @@
-"""Contacts tasks: create (with type/email/company), edit number/email/type/name, delete, favourites,
-and queries (a number, an email, an employer, head counts).
+"""Contacts tasks: create (with type/email/company), edit number/email/type/name/company, clear an
+email, fix a misspelt name, delete (one, two, a duplicate entry), favourites (one, a whole company,
+clear all), and queries (a number, a work number, an email, an employer, whose number, head counts).
 
 Set-ups insert the contacts a goal names (removing any seeded namesake first, so names are
 unambiguous) plus a *decoy* sharing the first name; checkers require the decoy untouched, so
@@ -18,6 +19,7 @@ from droidverify.env.sim.apps.contacts import (
     FIRST_NAMES,
     LAST_NAMES,
     MIME_ORG,
+    MIME_PHONE,
     PHONE_TYPE_LABELS,
     PHONE_TYPES,
     add_contact,
@@ -27,17 +29,22 @@ from droidverify.env.sim.apps.contacts import (
     normalize_number,
     random_number,
     remove_contacts_named,
+    remove_contacts_with_number,
 )
 from droidverify.env.sim.phone import Phone
+from droidverify.errors import TaskError
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
     answer,
     answer_matches,
+    baseline_rows,
     click,
     click_or_scroll,
+    find_all,
     navigate,
+    scroll_toward,
     type_into,
 )
 from droidverify.tasks.registry import register_task
@@ -241,6 +248,9 @@ class AddContact(AddContactTemplate):
     name = "contacts_add_contact"
     optimal_steps = 7
     goal_template = "Create a new contact named {name} with the phone number {number}."
+    goal_phrasings = ("Add {name} to my contacts with the number {number}.",
+                      "Could you save {number} as a new contact called {name}?",
+                      "New contact: {name}, {number}")
 
 
 @register_task
@@ -250,6 +260,9 @@ class AddContactTyped(AddContactTemplate):
     with_type = True
     optimal_steps = 9
     goal_template = "Add a contact {name} whose {ptype_lower} phone number is {number}."
+    goal_phrasings = ("Save {number} as {name}'s {ptype_lower} number in a new contact.",
+                      "Could you create a contact called {name} with the {ptype_lower} phone {number}?",
+                      "New contact {name}: {ptype_lower} number {number}")
 
 
 @register_task
@@ -259,6 +272,9 @@ class AddContactEmail(AddContactTemplate):
     with_email = True
     optimal_steps = 8
     goal_template = "Add {name} to my contacts: phone {number}, email {email}."
+    goal_phrasings = ("Create a contact named {name} with the phone number {number} and the email address {email}.",
+                      "Could you save a new contact for {name}? Email {email}, phone {number}.",
+                      "New contact: {name} / {number} / {email}")
 
 
 @register_task
@@ -268,6 +284,9 @@ class AddContactCompany(AddContactTemplate):
     with_company = True
     optimal_steps = 8
     goal_template = "Save a new contact: {name}, who works at {company}, phone number {number}."
+    goal_phrasings = ("Add {name} from {company} to my contacts with the number {number}.",
+                      "Could you create a contact called {name}? Company: {company}, phone: {number}.",
+                      "New contact {name} ({company}), {number}")
 
 
 class ExistingContactTemplate(TaskTemplate):
@@ -304,6 +323,9 @@ class EditPhone(ExistingContactTemplate):
     complexity = 2
     optimal_steps = 9
     goal_template = "{name} has a new phone number: {new_number}. Update the contact."
+    goal_phrasings = ("Change {name}'s phone number to {new_number}.",
+                      "Could you update the number saved for {name} in Contacts? It's now {new_number}.",
+                      "New number for {name}: {new_number}")
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return dict(self.base_params(rng), new_number=random_number(rng))
@@ -325,6 +347,9 @@ class EditEmail(ExistingContactTemplate):
     complexity = 2
     optimal_steps = 10
     goal_template = "Add the email address {email} to the contact {name}."
+    goal_phrasings = ("Could you save {email} as {name}'s email address?",
+                      "{name}'s email is {email}. Put it on their contact.",
+                      "Email for {name}: {email}")
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base_params(rng)
@@ -348,6 +373,9 @@ class EditPhoneType(ExistingContactTemplate):
     complexity = 2
     optimal_steps = 11
     goal_template = "{name}'s number {number} is a {ptype_lower} number, not mobile. Change its label to {ptype}."
+    goal_phrasings = ("Relabel {name}'s phone number {number} from Mobile to {ptype}; it's their {ptype_lower} line.",
+                      ("Could you change the label on {number} in {name}'s contact to {ptype}? "
+                       "That's a {ptype_lower} number."))
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         ptype = rng.choice(("Work", "Home"))
@@ -371,6 +399,9 @@ class RenameContact(ExistingContactTemplate):
     complexity = 2
     optimal_steps = 9
     goal_template = "{name} changed their last name to {new_last}. Update the contact (keep the number)."
+    goal_phrasings = ("Rename {name} in Contacts: the last name is now {new_last}. Don't change the phone number.",
+                      "Could you update {name}'s last name to {new_last}? Keep their number as it is.",
+                      "Last name change for {name}: {new_last}. Same number.")
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base_params(rng)
@@ -413,6 +444,9 @@ class DeleteContact(ExistingContactTemplate):
     name = "contacts_delete_contact"
     optimal_steps = 7
     goal_template = "Delete the contact {name}."
+    goal_phrasings = ("Remove {name} from my contacts.",
+                      "Could you delete {name}'s contact card?",
+                      "I don't need {name} in Contacts anymore, delete them.")
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         gone = not find_contacts(phone, params["name"])
@@ -431,6 +465,9 @@ class DeleteTwoContacts(TaskTemplate):
     complexity = 2
     optimal_steps = 13
     goal_template = "Remove both {name_a} and {name_b} from my contacts."
+    goal_phrasings = ("Delete the contacts {name_a} and {name_b}.",
+                      "Could you get rid of {name_b} and {name_a} in Contacts?",
+                      "Delete two contacts: {name_a}, {name_b}")
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         a, b = two_people(rng)
@@ -478,6 +515,9 @@ class StarContact(StarTemplate):
     optimal_steps = 6
     want, start_starred = True, False
     goal_template = "Add {name} to my favorite contacts."
+    goal_phrasings = ("Star {name} in Contacts.",
+                      "Could you mark {name} as a favorite?",
+                      "Make {name} one of my favorites.")
 
 
 @register_task
@@ -486,6 +526,9 @@ class UnstarContact(StarTemplate):
     optimal_steps = 7
     want, start_starred = False, True
     goal_template = "Remove {name} from my favorites."
+    goal_phrasings = ("Unstar {name} in Contacts.",
+                      "Could you take {name} off my favorite contacts?",
+                      "{name} shouldn't be a favorite anymore.")
 
 
 class ContactQuery(ExistingContactTemplate):
@@ -512,6 +555,9 @@ class QueryPhone(ContactQuery):
     name = "contacts_query_phone_number"
     optimal_steps = 7
     goal_template = "What is {name}'s phone number?"
+    goal_phrasings = ("Look up {name} in Contacts and tell me their number.",
+                      "Can you find the phone number I have saved for {name}?",
+                      "{name}'s number?")
 
     def expected(self, phone: Phone, params: dict[str, Any]) -> str:
         return params["number"]
@@ -525,6 +571,9 @@ class QueryEmail(ContactQuery):
     name = "contacts_query_email"
     optimal_steps = 6
     goal_template = "What is the email address of {name}?"
+    goal_phrasings = ("Tell me {name}'s email address.",
+                      "Could you check Contacts for {name}'s email?",
+                      "Email of {name}?")
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base_params(rng)
@@ -542,6 +591,9 @@ class QueryCompanyOf(ContactQuery):
     name = "contacts_query_company"
     optimal_steps = 6
     goal_template = "Which company does {name} work for?"
+    goal_phrasings = ("Where does {name} work, according to my contacts?",
+                      "Look up {name}'s employer in Contacts.",
+                      "{name}'s company?")
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return dict(self.base_params(rng), company=rng.choice(COMPANIES))
@@ -561,6 +613,9 @@ class QueryCompanyCount(TaskTemplate):
     complexity = 2
     optimal_steps = 5
     goal_template = "How many of my contacts work at {company}? Answer with a number."
+    goal_phrasings = ("Count the contacts whose company is {company} and answer with the number.",
+                      "Could you tell me how many people in Contacts are at {company}? Just the number.",
+                      "Number of contacts at {company}?")
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {"company": rng.choice(COMPANIES), "count": rng.randint(1, 5), "pick": rng.randint(0, 10 ** 6)}
@@ -601,6 +656,9 @@ class QueryFavoritesCount(TaskTemplate):
     complexity = 2
     optimal_steps = 8
     goal_template = "How many contacts are marked as favorites? Answer with a number."
+    goal_phrasings = ("Count my starred contacts and tell me the number.",
+                      "Could you check how many favorites I have in Contacts? Reply with a number.",
+                      "Number of favorite contacts?")
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {"count": rng.randint(2, 6), "pick": rng.randint(0, 10 ** 6)}
@@ -630,3 +688,384 @@ class QueryFavoritesCount(TaskTemplate):
         if click(obs, text=last, resource_id="contact_row") is None:
             return click_or_scroll(phone, obs, text=last, resource_id="contact_row")
         return answer(str(self.count(phone)))
+
+
+# ---- more edits: company, clearing a field, a typo in a name ------------------------------------------
+@register_task
+class UpdateCompany(ExistingContactTemplate):
+    name = "contacts_update_company"
+    complexity = 2
+    optimal_steps = 8
+    goal_template = "{name} left {old_company} and now works at {new_company}. Update their contact."
+    goal_phrasings = ("Change {name}'s company from {old_company} to {new_company}.",
+                      "Could you update {name} in Contacts? They moved from {old_company} to {new_company}.",
+                      "Company for {name} is now {new_company} (was {old_company}).")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        old, new = rng.sample(COMPANIES, 2)
+        return dict(self.base_params(rng), old_company=old, new_company=new)
+
+    def target_kwargs(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"number": params["number"], "company": params["old_company"]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # the namesake works at the old company too: "the one at Globex" does not tell them apart
+        first, last = params["decoy"].split(" ", 1)
+        put_contact(phone, first, last, number=params["decoy_number"], company=params["old_company"])
+        put_contact(phone, params["first"], params["last"], **self.target_kwargs(params))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c, d = only(phone, params["name"]), only(phone, params["decoy"])
+        ok = c is not None and c["company"].lower() == params["new_company"].lower() and \
+            len(c["phones"]) == 1 and same_number(c["phones"][0][0], params["number"])
+        ok = ok and d is not None and d["company"] == params["old_company"] and \
+            len(d["phones"]) == 1 and same_number(d["phones"][0][0], params["decoy_number"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return edit_contact(phone, obs, params["name"], {"company": params["new_company"]})
+
+
+@register_task
+class RemoveEmail(ExistingContactTemplate):
+    name = "contacts_remove_email"
+    complexity = 2
+    optimal_steps = 8
+    goal_template = "Remove the email address from {name}'s contact, but keep the phone number."
+    goal_phrasings = ("Delete {name}'s email from Contacts; the number stays.",
+                      "Could you clear the email on {name}'s contact? Don't touch the phone number.",
+                      "Drop the email address from {name}, keep the phone.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base_params(rng)
+        decoy_last = p["decoy"].split(" ", 1)[1]
+        return dict(p, email=email_for(rng, p["first"], p["last"]), decoy_email=email_for(rng, p["first"], decoy_last))
+
+    def target_kwargs(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"number": params["number"], "email": params["email"]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        first, last = params["decoy"].split(" ", 1)
+        put_contact(phone, first, last, number=params["decoy_number"], email=params["decoy_email"])
+        put_contact(phone, params["first"], params["last"], **self.target_kwargs(params))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c, d = only(phone, params["name"]), only(phone, params["decoy"])
+        ok = c is not None and not c["emails"] and len(c["phones"]) == 1 and \
+            same_number(c["phones"][0][0], params["number"])
+        ok = ok and d is not None and d["emails"] == [params["decoy_email"]] and \
+            len(d["phones"]) == 1 and same_number(d["phones"][0][0], params["decoy_number"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return edit_contact(phone, obs, params["name"], {"email": ""})
+
+
+def misspell(rng: random.Random, word: str) -> str:
+    """A plausible typo of ``word`` (a letter dropped, doubled or two swapped) that is no real first name."""
+    while True:
+        i = rng.randrange(1, len(word) - 1)
+        how = rng.choice(("drop", "double", "swap"))
+        if how == "drop":
+            typo = word[:i] + word[i + 1:]
+        elif how == "double":
+            typo = word[:i] + word[i] + word[i:]
+        else:
+            typo = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+        if typo != word and typo not in FIRST_NAMES:
+            return typo
+
+
+@register_task
+class FixFirstNameTypo(TaskTemplate):
+    name = "contacts_fix_first_name_typo"
+    apps = ("Contacts",)
+    complexity = 2
+    optimal_steps = 8
+    goal_template = "I saved {name} as \"{wrong_name}\" by mistake. Fix the spelling of the first name."
+    goal_phrasings = ("The contact \"{wrong_name}\" is misspelled; it should be {name}. Please correct it.",
+                      "Could you rename \"{wrong_name}\" to {name} in my contacts? I typed the first name wrong.",
+                      "Typo in Contacts: \"{wrong_name}\" should read {name}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        while len(first) < 4:  # short names have no middle letter to get wrong
+            first, last = person(rng)
+        wrong = misspell(rng, first)
+        decoy = f"{first} {decoy_of(rng, first, last)}"
+        return {"first": first, "last": last, "name": f"{first} {last}", "wrong_first": wrong,
+                "wrong_name": f"{wrong} {last}", "number": random_number(rng), "decoy": decoy,
+                "decoy_number": random_number(rng)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # a correctly spelt namesake stays as it is; only the misspelt entry changes
+        remove_contacts_named(phone, params["name"])
+        first, last = params["decoy"].split(" ", 1)
+        put_contact(phone, first, last, number=params["decoy_number"])
+        put_contact(phone, params["wrong_first"], params["last"], number=params["number"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c, d = only(phone, params["name"]), only(phone, params["decoy"])
+        ok = c is not None and c["first"] == params["first"] and c["last"] == params["last"] and \
+            not find_contacts(phone, params["wrong_name"]) and len(c["phones"]) == 1 and \
+            same_number(c["phones"][0][0], params["number"])
+        ok = ok and d is not None and len(d["phones"]) == 1 and same_number(d["phones"][0][0], params["decoy_number"])
+        return 1.0 if ok and not deleted_ids(phone) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return edit_contact(phone, obs, params["wrong_name"], {"first": params["first"]})
+
+
+# ---- two entries with one name: tell them apart by number ----------------------------------------
+def to_search(phone: Phone, obs: Observation, query: str) -> Action | None:
+    """Next action toward the search screen showing results for ``query`` (None once there)."""
+    step = leave_edit(phone, obs) or navigate(phone, obs, APP, [("main", {"desc": "Search contacts"}),
+                                                                ("search", None)])
+    if step is not None:
+        return step
+    if phone.dialog is not None or phone.menu_open:
+        return BACK
+    scr = phone.screen
+    assert scr is not None
+    if scr.fields.get("query") != query:
+        return type_into(obs, query, resource_id="search_view") or BACK
+    return None
+
+
+def open_result(phone: Phone, obs: Observation, name: str, cid: int) -> Action:
+    """On search results: open contact ``cid``, the k-th of the rows called ``name`` (rows keep list order)."""
+    k = find_contacts(phone, name).index(cid)
+    rows = find_all(obs, text=name, resource_id="contact_row")
+    if k < len(rows):
+        return Action(action_type="click", index=rows[k])
+    return scroll_toward(phone, obs, text=name, resource_id="contact_row") or BACK
+
+
+@register_task
+class DeleteDuplicate(TaskTemplate):
+    name = "contacts_delete_duplicate_contact"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("I have {name} saved twice. Delete the entry with the old number {old_number} "
+                     "and keep the one with {number}.")
+    goal_phrasings = (("There are two contacts called {name}. Remove the one with {old_number}; "
+                       "the one with {number} is current."),
+                      ("Could you delete the duplicate {name} contact whose number is {old_number}? "
+                       "Keep the entry with {number}."),
+                      "Duplicate {name}: delete {old_number}, keep {number}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        return {"first": first, "last": last, "name": f"{first} {last}", "number": random_number(rng),
+                "old_number": random_number(rng), "old_first": rng.random() < 0.5}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        remove_contacts_named(phone, params["name"])
+        # which entry was saved first decides which row comes first in the list; both orders occur
+        numbers = [params["old_number"], params["number"]]
+        for number in numbers if params["old_first"] else numbers[::-1]:
+            add_contact(phone, params["first"], params["last"], number=number)
+
+    def entry(self, phone: Phone, params: dict[str, Any], key: str) -> int | None:
+        for cid in find_contacts(phone, params["name"]):
+            phones = contact_info(phone, cid)["phones"]
+            if phones and same_number(phones[0][0], params[key]):
+                return cid
+        return None
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c = only(phone, params["name"])
+        ok = c is not None and len(c["phones"]) == 1 and same_number(c["phones"][0][0], params["number"])
+        return 1.0 if ok and len(deleted_ids(phone)) == 1 else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        dlg = phone.dialog
+        if dlg is not None and dlg.data.get("on_ok") == "delete_contact":
+            return click(obs, text="Delete") or BACK
+        old = self.entry(phone, params, "old_number")
+        if old is None:
+            raise TaskError("oracle: the entry with the old number is gone but the task is not done")
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "detail":
+            if scr.args.get("contact_id") == old and dlg is None:
+                return menu_item(phone, obs, "Delete")
+            return BACK  # the entry to keep (or a popup over the right one)
+        step = to_search(phone, obs, params["name"])
+        if step is not None:
+            return step
+        return open_result(phone, obs, params["name"], old)
+
+
+# ---- several contacts at once -------------------------------------------------------------------------
+@register_task
+class ClearFavorites(TaskTemplate):
+    name = "contacts_clear_favorites"
+    apps = ("Contacts",)
+    complexity = 2
+    optimal_steps = 12
+    goal_template = "Remove everyone from my favorites in Contacts."
+    goal_phrasings = ("Unstar all of my favorite contacts.",
+                      "Could you clear my favorites list? Nobody should be starred anymore.",
+                      "Empty my Contacts favorites.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"count": rng.randint(2, 4), "pick": rng.randint(0, 10 ** 6)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("UPDATE raw_contacts SET starred=0")
+        ids = [c["_id"] for c in live_contacts(phone)]
+        for cid in random.Random(params["pick"]).sample(ids, params["count"]):
+            phone.execute("UPDATE raw_contacts SET starred=1 WHERE _id=?", (cid,))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        # deleting a favourite also empties the list, but is not what was asked
+        starred = [c for c in live_contacts(phone) if c["starred"]]
+        return 1.0 if not starred and not deleted_ids(phone) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        starred = [c for c in live_contacts(phone) if c["starred"]]
+        if not starred:
+            return COMPLETE
+        scr = phone.screen
+        ids = {c["_id"] for c in starred}
+        on_fav = phone.foreground == APP and scr is not None and scr.name == "detail" and \
+            scr.args.get("contact_id") in ids
+        if not on_fav:
+            return to_detail(phone, obs, starred[0]["display_name"]) or BACK
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return click(obs, desc="Remove from favorites") or BACK
+
+
+@register_task
+class FavoriteColleagues(TaskTemplate):
+    name = "contacts_favorite_company_colleagues"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 10
+    goal_template = "Add everyone who works at {company} to my favorites."
+    goal_phrasings = ("Star all my contacts from {company}.",
+                      "Could you mark every {company} contact as a favorite?",
+                      "Favorites: all the people at {company}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"company": rng.choice(COMPANIES), "count": rng.randint(2, 3), "pick": rng.randint(0, 10 ** 6)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM data WHERE mimetype=? AND data1=?", (MIME_ORG, params["company"]))
+        ids = [c["_id"] for c in live_contacts(phone)]
+        for cid in random.Random(params["pick"]).sample(ids, params["count"]):
+            phone.execute("DELETE FROM data WHERE mimetype=? AND raw_contact_id=?", (MIME_ORG, cid))
+            phone.execute("INSERT INTO data(raw_contact_id, mimetype, data1) VALUES(?,?,?)",
+                          (cid, MIME_ORG, params["company"]))
+            phone.execute("UPDATE raw_contacts SET starred=0 WHERE _id=?", (cid,))
+
+    def colleagues(self, phone: Phone, company: str) -> list[Any]:
+        return [c for c in live_contacts(phone) if contact_info(phone, c["_id"])["company"] == company]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        team = self.colleagues(phone, params["company"])
+        if len(team) != params["count"] or not all(c["starred"] for c in team):
+            return 0.0
+        # everybody else keeps the favourite flag they started with (nobody starred by mistake)
+        before = dict(baseline_rows(phone, self, params, "SELECT _id, starred FROM raw_contacts WHERE deleted=0"))
+        now = {r["_id"]: r["starred"] for r in live_contacts(phone)}
+        team_ids = {c["_id"] for c in team}
+        ok = set(now) == set(before) and all(now[i] == before[i] for i in now if i not in team_ids)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        todo = [c for c in self.colleagues(phone, params["company"]) if not c["starred"]]
+        if not todo:
+            return COMPLETE
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "detail" and \
+                scr.args.get("contact_id") in {c["_id"] for c in todo}:
+            if phone.dialog is not None or phone.menu_open:
+                return BACK
+            return click(obs, desc="Add to favorites") or BACK
+        step = to_search(phone, obs, params["company"])
+        if step is not None:
+            return step
+        return open_result(phone, obs, todo[0]["display_name"], todo[0]["_id"])
+
+
+# ---- more questions -----------------------------------------------------------------------------------
+def similar_number(rng: random.Random, number: str) -> str:
+    """Same area code and exchange as ``number``, other last four digits (a near-miss number)."""
+    d = normalize_number(number)
+    last = (int(d[6:]) + rng.randint(1, 9)) % 10000
+    return f"({d[:3]}) {d[3:6]}-{last:04d}"
+
+
+@register_task
+class QueryNameByNumber(TaskTemplate):
+    name = "contacts_query_name_by_number"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Whose number is {number}? Answer with the contact's name."
+    goal_phrasings = ("Which of my contacts has the phone number {number}? Tell me their name.",
+                      "Could you look up who {number} belongs to in Contacts?",
+                      "Name for {number}?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (a1, a2), (b1, b2) = two_people(rng)
+        number = random_number(rng)
+        return {"name": f"{a1} {a2}", "number": number, "decoy": f"{b1} {b2}",
+                "decoy_number": similar_number(rng, number)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key, num in (("decoy", "decoy_number"), ("name", "number")):
+            remove_contacts_with_number(phone, params[num])
+            remove_contacts_named(phone, params[key])
+        for key, num in (("decoy", "decoy_number"), ("name", "number")):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=params[num])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["name"]) and not answer_matches(answer, params["decoy"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_search(phone, obs, params["number"]) or answer(params["name"])
+
+
+@register_task
+class QueryWorkNumber(ContactQuery):
+    name = "contacts_query_work_number"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "What is {name}'s work phone number?"
+    goal_phrasings = ("Tell me the work number I have saved for {name}.",
+                      "Could you find {name}'s office phone number in Contacts?",
+                      "{name}'s work number?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base_params(rng)
+        return dict(p, work_number=similar_number(rng, p["number"]) if rng.random() < 0.5 else random_number(rng))
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        super().setup(phone, params)
+        # a second number, labelled Work, listed under the mobile one on the detail screen
+        cid = find_contacts(phone, params["name"])[0]
+        phone.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,?)",
+                      (cid, MIME_PHONE, params["work_number"], PHONE_TYPES["Work"]))
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        return params["work_number"]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = number_answer_matches(answer, params["work_number"]) and not number_answer_matches(answer,
+                                                                                                params["number"])
+        return 1.0 if ok else 0.0

@@ -8,6 +8,7 @@ compare money by value ("$42.50" == "42.5"). Oracles act on the current screen.
 from __future__ import annotations
 
 import random
+import re
 from datetime import date, datetime, timedelta
 from typing import Any, ClassVar
 
@@ -22,7 +23,7 @@ from droidverify.env.sim.apps.expenses import (
     parse_money,
 )
 from droidverify.env.sim.phone import Phone
-from droidverify.env.sim.timeutil import MONTHS
+from droidverify.env.sim.timeutil import MONTHS, day_label
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.helpers import (
     BACK,
@@ -35,11 +36,13 @@ from droidverify.tasks.helpers import (
     click_in,
     click_or_scroll,
     diff_rows,
+    dismiss_popups,
     dollars,
     find,
     money_matches,
     navigate,
     open_app,
+    scroll_toward,
     type_in,
 )
 from droidverify.tasks.registry import register_task
@@ -93,8 +96,12 @@ def main_screen(phone: Phone, obs: Observation) -> Action | None:
     return None
 
 
-def open_expense(phone: Phone, obs: Observation, expense_id: int, name: str) -> Action | None:
-    """Next action toward the detail screen of one expense; None once there."""
+def open_expense(phone: Phone, obs: Observation, expense_id: int, name: str,
+                 amount_cents: int | None = None) -> Action | None:
+    """Next action toward the detail screen of one expense; None once there.
+
+    ``amount_cents`` tells apart rows of the same name (the row's label ends with its amount).
+    """
     if phone.foreground != APP:
         return open_app(phone, APP)
     scr = phone.screen
@@ -103,7 +110,8 @@ def open_expense(phone: Phone, obs: Observation, expense_id: int, name: str) -> 
         return None
     if scr.name != "main":
         return BACK
-    return main_screen(phone, obs) or click_or_scroll(phone, obs, text=name, resource_id="expense_item")
+    extra = {} if amount_cents is None else {"text_contains": f"| {format_money(amount_cents)}"}
+    return main_screen(phone, obs) or click_or_scroll(phone, obs, text=name, resource_id="expense_item", **extra)
 
 
 def fill_form(phone: Phone, obs: Observation, *, name: str | None = None, cents: int | None = None,
@@ -248,6 +256,11 @@ class AddExpense(AddTemplate):
     name = "expenses_add_expense"
     optimal_steps = 8
     goal_template = "In the Expenses app, add an expense \"{name}\" of ${amount} in the {category} category."
+    goal_phrasings = (
+        "Could you log \"{name}\" for ${amount} under {category} in Expenses?",
+        "New {category} expense \"{name}\": ${amount}.",
+        "I just spent ${amount} on \"{name}\" ({category}); please record it in the Expenses app.",
+    )
 
 
 @register_task
@@ -257,6 +270,11 @@ class AddExpenseDated(AddTemplate):
     optimal_steps = 11
     with_day = True
     goal_template = "Record an expense \"{name}\" for ${amount} ({category}) dated {day_text} in Expenses."
+    goal_phrasings = (
+        "On {day_text} I paid ${amount} for \"{name}\". Add it to Expenses as {category}.",
+        "Could you add a {category} expense called \"{name}\" of ${amount} with the date {day_text}?",
+        "Expenses: \"{name}\", ${amount}, {category}, {day_text}.",
+    )
 
 
 @register_task
@@ -266,6 +284,11 @@ class AddExpenseWithNote(AddTemplate):
     with_note = True
     goal_template = ("Add a {category} expense named \"{name}\" costing ${amount} with the note \"{note}\" "
                      "in the Expenses app.")
+    goal_phrasings = (
+        "Could you log \"{name}\" (${amount}, {category}) in Expenses and add the note \"{note}\"?",
+        "New expense \"{name}\": ${amount}, category {category}, note \"{note}\".",
+        "In Expenses, record ${amount} for \"{name}\" under {category}; note: \"{note}\".",
+    )
 
 
 @register_task
@@ -276,6 +299,12 @@ class AddTwoExpenses(TaskTemplate):
     optimal_steps = 14
     goal_template = ("In Expenses, log two expenses for today: \"{name1}\" ${amount1} ({category1}) and "
                      "\"{name2}\" ${amount2} ({category2}).")
+    goal_phrasings = (
+        ("Add two of today's purchases to the Expenses app: \"{name1}\" for ${amount1} under {category1}, and "
+         "\"{name2}\" for ${amount2} under {category2}."),
+        "Could you record \"{name2}\" (${amount2}, {category2}) and \"{name1}\" (${amount1}, {category1}) as today's expenses?",
+        "Today's spending: \"{name1}\" ${amount1} {category1}; \"{name2}\" ${amount2} {category2}. Log both in Expenses.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         (n1, c1), (n2, c2) = rng.sample(ITEMS, 2)
@@ -332,6 +361,11 @@ class DeleteExpense(PlantedTemplate):
     complexity = 1
     optimal_steps = 6
     goal_template = "Delete the expense \"{name}\" from the Expenses app."
+    goal_phrasings = (
+        "Remove \"{name}\" from my expenses.",
+        "Could you delete my \"{name}\" expense in Expenses?",
+        "I never bought \"{name}\"; get rid of that entry in the Expenses app.",
+    )
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         added, removed, changed = expense_diff(phone, self, params)
@@ -352,6 +386,11 @@ class DeleteDuplicates(TaskTemplate):
     complexity = 2
     optimal_steps = 12
     goal_template = "I logged \"{name}\" more than once by mistake. Delete every expense named \"{name}\"."
+    goal_phrasings = (
+        "Remove all the \"{name}\" entries from the Expenses app.",
+        "Could you delete each expense called \"{name}\"? They were duplicates.",
+        "Expenses: delete every \"{name}\" entry, not just one.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         name, cat = pick_item(rng)
@@ -423,6 +462,11 @@ class EditAmount(EditTemplate):
     name = "expenses_edit_amount"
     optimal_steps = 7
     goal_template = "The expense \"{name}\" actually cost ${new_amount}. Fix its amount in Expenses."
+    goal_phrasings = (
+        "Change the amount of \"{name}\" to ${new_amount} in the Expenses app.",
+        "Could you correct \"{name}\" so it shows ${new_amount}?",
+        "\"{name}\" should be ${new_amount}; please fix the expense.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = super().generate_params(rng)
@@ -438,6 +482,11 @@ class EditCategory(EditTemplate):
     name = "expenses_edit_category"
     optimal_steps = 8
     goal_template = "Move the expense \"{name}\" to the {new_category} category in Expenses."
+    goal_phrasings = (
+        "Could you recategorise \"{name}\" as {new_category}?",
+        "In the Expenses app, change the category of \"{name}\" to {new_category}.",
+        "\"{name}\" belongs under {new_category}; please update it in Expenses.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = super().generate_params(rng)
@@ -453,6 +502,11 @@ class RenameExpense(EditTemplate):
     name = "expenses_rename_expense"
     optimal_steps = 6
     goal_template = "Rename the expense \"{name}\" to \"{new_name}\" in the Expenses app."
+    goal_phrasings = (
+        "Change the name of my \"{name}\" expense to \"{new_name}\".",
+        "Could you call the \"{name}\" entry \"{new_name}\" instead, in Expenses?",
+        "Expenses: \"{name}\" -> \"{new_name}\" (rename).",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = super().generate_params(rng)
@@ -475,6 +529,11 @@ class EditDate(EditTemplate):
     complexity = 3
     optimal_steps = 9
     goal_template = "I entered \"{name}\" on the wrong day; change its date to {new_day_text} in Expenses."
+    goal_phrasings = (
+        "The expense \"{name}\" should be dated {new_day_text}. Please fix it in the Expenses app.",
+        "Could you move \"{name}\" to {new_day_text}?",
+        "Change the date of \"{name}\" in Expenses to {new_day_text}.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = super().generate_params(rng)
@@ -542,6 +601,11 @@ class QueryCategoryThisMonth(SpendQuery):
     optimal_steps = 4
     months, by_category = (10,), True
     goal_template = "How much did I spend on {category} this month according to the Expenses app?"
+    goal_phrasings = (
+        "What is my {category} spending so far this month?",
+        "Could you check in Expenses how much went to {category} this month?",
+        "This month's {category} total in the Expenses app?",
+    )
 
     def setup(self, phone: Phone, params: dict[str, Any]) -> None:
         # a purchase in that category this month, so the answer is never an empty "$0.00"
@@ -554,6 +618,11 @@ class QueryMonthTotal(SpendQuery):
     name = "expenses_query_month_total"
     optimal_steps = 6
     goal_template = "What was my total spending in {month} {year}? Use the Expenses app."
+    goal_phrasings = (
+        "How much did I spend altogether in {month} {year}?",
+        "Could you look up in Expenses what I spent in total during {month} {year}?",
+        "Expenses total for {month} {year}?",
+    )
 
 
 @register_task
@@ -561,6 +630,11 @@ class QueryLargestInMonth(StatsQuery):
     name = "expenses_query_largest_in_month"
     optimal_steps = 6
     goal_template = "What was my most expensive purchase in {month} {year}? Answer with the expense name."
+    goal_phrasings = (
+        "Which expense was the biggest in {month} {year}? Give its name.",
+        "Could you find my largest expense of {month} {year} in the Expenses app and tell me what it was?",
+        "Name of the priciest thing I bought in {month} {year}?",
+    )
 
     def _names(self, phone: Phone, params: dict[str, Any]) -> list[str]:
         items = self.items(phone, params)
@@ -580,6 +654,11 @@ class QueryCategoryCount(StatsQuery):
     name = "expenses_query_category_count"
     optimal_steps = 6
     goal_template = "How many {category} expenses did I record in {month} {year}?"
+    goal_phrasings = (
+        "Count my {category} expenses from {month} {year}.",
+        "Could you check in Expenses how many {category} purchases I logged in {month} {year}?",
+        "Number of {category} expenses in {month} {year}?",
+    )
 
     def check(self, phone: Phone, params: dict[str, Any], text: str) -> bool:
         n = len(self.items(phone, params, params["category"]))
@@ -594,6 +673,11 @@ class QueryTopCategory(StatsQuery):
     name = "expenses_query_top_category"
     optimal_steps = 6
     goal_template = "On which category did I spend the most money in {month} {year}?"
+    goal_phrasings = (
+        "Which spending category was the largest in {month} {year}?",
+        "Could you look at {month} {year} in Expenses and tell me where most of my money went (the category)?",
+        "Top expense category for {month} {year}?",
+    )
 
     def _tops(self, phone: Phone, params: dict[str, Any]) -> list[str]:
         by: dict[str, int] = {}
@@ -618,6 +702,11 @@ class QueryExpenseAmount(PlantedTemplate):
     complexity = 1
     optimal_steps = 4
     goal_template = "How much did \"{name}\" cost? Check the Expenses app."
+    goal_phrasings = (
+        "What did I pay for \"{name}\"?",
+        "Could you look up the amount of the \"{name}\" expense?",
+        "In Expenses, how much was \"{name}\"?",
+    )
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         e = find_expense(phone, params["name"])
@@ -634,3 +723,392 @@ class QueryExpenseAmount(PlantedTemplate):
             return click_or_scroll(phone, obs, text=params["name"], resource_id="expense_item")
         return answer(format_money(e["amount_cents"]))
 
+
+
+# ---- more templates: notes, look-alike names, multi-field edits, reasoning, reading the screen -------
+DECOY_SUFFIXES = (" refund", " (Sam's)", " deposit", " 2")
+NOTE_CHOICES = ("reimbursable", "split with Sam", "paid in cash", "birthday gift", "work trip", "returned")
+# even cents, so half of the amount is exact
+EVEN_AMOUNTS = tuple(c for c in (parse_money(a) or 0 for a in AMOUNTS) if c % 2 == 0)
+
+
+def day_text(d: date) -> str:
+    """``date(2024, 10, 3)`` -> ``"October 3, 2024"`` (how goals and answers write a day)."""
+    return f"{_month_name(d.month)} {d.day}, {d.year}"
+
+
+_TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
+_DAY_NUM = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\b")
+_YEAR = re.compile(r"\b(\d{4})\b")
+_SLASHED = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?\b")
+
+
+def _months_named(text: str) -> set[int]:
+    found = set()
+    for i, m in enumerate(MONTHS, 1):
+        short = m[:3].lower()
+        if re.search(rf"\b{short}(?:{m[3:].lower()}|t)?\.?(?!\w)", text):
+            found.add(i)
+    return found
+
+
+def date_matches(text: str | None, day: date) -> bool:
+    """Whether an answer names ``day``: "October 3, 2024", "Oct 3rd", "2024-10-03" or "10/3/2024".
+
+    Naming a second day or month (hedging) fails; a time of day ("12:30 PM") is ignored.
+    """
+    if text is None:
+        return False
+    t = _TIME.sub(" ", text.lower())
+    if day.isoformat() in t:
+        return True
+    slashed = _SLASHED.findall(t)
+    if slashed:
+        return len(slashed) == 1 and (int(slashed[0][0]), int(slashed[0][1])) == (day.month, day.day) and (
+            not slashed[0][2] or int(slashed[0][2]) % 100 == day.year % 100)
+    years = {int(y) for y in _YEAR.findall(t)}
+    days = {int(d) for d in _DAY_NUM.findall(t)}
+    return _months_named(t) == {day.month} and days == {day.day} and years <= {day.year}
+
+
+def plant_decoy(phone: Phone, params: dict[str, Any]) -> int:
+    """The look-alike of the planted expense: same category, another amount, a day earlier."""
+    day = (date.fromisoformat(params["day"]) - timedelta(days=1)).isoformat()
+    return plant(phone, params["decoy"], parse_money(params["decoy_amount"]) or 0, params["category"], day)
+
+
+class DecoyTemplate(PlantedTemplate):
+    """A planted expense plus a look-alike (``decoy``: its name with a suffix) that must stay untouched."""
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = super().generate_params(rng)
+        p.update(decoy=p["name"] + rng.choice(DECOY_SUFFIXES),
+                 decoy_amount=dollars(pick_cents(rng, avoid=parse_money(p["amount"]))))
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant_decoy(phone, params)
+        super().setup(phone, params)
+
+
+@register_task
+class AddNoteToExpense(DecoyTemplate):
+    name = "expenses_add_note"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "Add the note \"{note}\" to the expense \"{name}\" in Expenses."
+    goal_phrasings = (
+        "Could you put the note \"{note}\" on my \"{name}\" expense?",
+        "In the Expenses app, the expense \"{name}\" needs the note \"{note}\".",
+        "Note for \"{name}\": \"{note}\".",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = super().generate_params(rng)
+        p["note"] = rng.choice(NOTE_CHOICES)
+        return p
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        eid, _ = self.target(phone, params)
+        if added or removed or len(changed) != 1 or changed[0][0][0] != eid:
+            return 0.0
+        old, new = changed[0]
+        # only the note may differ: a re-typed name, amount, category or date is another change
+        ok = old[:4] == new[:4] and old[5] == new[5] and new[4].strip().lower() == params["note"].lower()
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        eid, name = self.target(phone, params)
+        return edit_form(phone, obs, eid, name, note=params["note"])
+
+
+@register_task
+class DeleteExpenseOnDate(TaskTemplate):
+    name = "expenses_delete_expense_on_date"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("I have two \"{name}\" expenses in Expenses. Delete only the one dated {day_text} and keep "
+                     "the other.")
+    goal_phrasings = (
+        "Remove the \"{name}\" expense from {day_text}; the other \"{name}\" entry is correct.",
+        "Could you delete the {day_text} \"{name}\" in the Expenses app, but not the other one?",
+        "Expenses: delete \"{name}\" ({day_text} only).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        d1, d2 = (TODAY - timedelta(days=d) for d in rng.sample(range(1, 21), 2))
+        cents = pick_cents(rng)
+        return {"name": name, "category": cat, "amount": dollars(cents),
+                "other_amount": dollars(pick_cents(rng, avoid=cents)), "day": d1.isoformat(),
+                "day_text": day_text(d1), "other_day": d2.isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM expense WHERE name=?", (params["name"],))
+        for amount, day in ((params["amount"], params["day"]), (params["other_amount"], params["other_day"])):
+            add_expense(phone, params["name"], parse_money(amount) or 0, params["category"],
+                        datetime.fromisoformat(day).replace(hour=12, minute=30))
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> int:
+        return next(r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL)
+                    if r[1] == params["name"] and r[5] == params["day"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not changed and [r[0] for r in removed] == [self.target(phone, params)]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        eid, cents = self.target(phone, params), parse_money(params["amount"])
+        dlg = phone.dialog
+        if dlg is not None and dlg.name == "confirm" and phone.foreground == APP \
+                and dlg.data.get("args", {}).get("expense_id") == eid:
+            return click_in(obs, "dialog", text="Delete", resource_id="button1") or BACK
+        return open_expense(phone, obs, eid, params["name"], cents) or click(obs, resource_id="btn_delete") or BACK
+
+
+@register_task
+class EditAmountAndCategory(EditTemplate):
+    name = "expenses_edit_amount_and_category"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("Fix the expense \"{name}\" in Expenses: it cost ${new_amount} and belongs in the "
+                     "{new_category} category.")
+    goal_phrasings = (
+        "Could you change \"{name}\" to ${new_amount} and move it to {new_category}?",
+        "In the Expenses app, set the category of \"{name}\" to {new_category} and its amount to ${new_amount}.",
+        "\"{name}\": amount ${new_amount}, category {new_category}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = super().generate_params(rng)
+        p["new_amount"] = dollars(pick_cents(rng, avoid=parse_money(p["amount"])))
+        p["new_category"] = rng.choice([c for c in CATEGORIES if c != p["category"]])
+        return p
+
+    def change(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"cents": parse_money(params["new_amount"]), "category": params["new_category"]}
+
+
+@register_task
+class SplitExpenseInHalf(EditTemplate):
+    name = "expenses_split_expense_in_half"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("I split \"{name}\" evenly with a friend who paid me back. Change its amount in Expenses to "
+                     "my half of what it shows now.")
+    goal_phrasings = (
+        "Could you halve the amount of my \"{name}\" expense? A friend covered the other half.",
+        "\"{name}\" was shared 50/50: update it in the Expenses app so it only counts my half.",
+        "Expenses: cut \"{name}\" to half its current amount.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        day = TODAY - timedelta(days=rng.randint(0, 25))
+        return {"name": name, "category": cat, "amount": dollars(rng.choice(EVEN_AMOUNTS)), "day": day.isoformat()}
+
+    def change(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"cents": (parse_money(params["amount"]) or 0) // 2}
+
+
+@register_task
+class RepeatExpense(PlantedTemplate):
+    name = "expenses_repeat_expense"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("I bought \"{name}\" again today for the same price as last time. Add it as a new expense "
+                     "with the same category.")
+    goal_phrasings = (
+        "Could you log another \"{name}\" for today in Expenses, same amount and category as the existing one?",
+        "Same as before: \"{name}\" again today. Record it in the Expenses app with the old price and category.",
+        "Repeat the \"{name}\" expense for today (same price, same category).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = super().generate_params(rng)
+        p["day"] = (TODAY - timedelta(days=rng.randint(3, 25))).isoformat()  # never today already
+        return p
+
+    def _want(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"name": params["name"], "cents": parse_money(params["amount"]), "category": params["category"],
+                "day": TODAY}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        w = self._want(params)
+        ok = len(added) == 1 and not removed and not changed and row_is(
+            added[0], w["name"], w["cents"], w["category"], w["day"].isoformat())
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return add_form(phone, obs, **self._want(params))
+
+
+@register_task
+class QueryExpenseDate(DecoyTemplate):
+    name = "expenses_query_expense_date"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "On what date did I buy \"{name}\"? Check the Expenses app."
+    goal_phrasings = (
+        "When did I log the expense \"{name}\"? Give the date.",
+        "Could you find out in Expenses which day \"{name}\" was bought?",
+        "Date of the \"{name}\" expense?",
+    )
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        e = find_expense(phone, params["name"])
+        return 1.0 if e is not None and date_matches(answer, e["date"].date()) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        e = find_expense(phone, params["name"])
+        if e is None:
+            return answer("not found")
+        return open_expense(phone, obs, e["expense_id"], e["name"]) or answer(day_text(e["date"].date()))
+
+
+@register_task
+class QueryDayTotal(TaskTemplate):
+    name = "expenses_query_day_total"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "How much did I spend in total on {day_text}? Use the Expenses app."
+    goal_phrasings = (
+        "What was my total spending on {day_text}?",
+        "Could you check in Expenses how much I spent altogether on {day_text}?",
+        "Expenses total for {day_text}?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        day = TODAY - timedelta(days=rng.randint(2, 30))
+        return {"day": day.isoformat(), "day_text": day_text(day), "name": name, "category": cat,
+                "amount": dollars(pick_cents(rng))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # something on that day, so the answer is read off the list, never "nothing"
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def _cents(self, phone: Phone, params: dict[str, Any]) -> int:
+        day = date.fromisoformat(params["day"])
+        return sum(e["amount_cents"] for e in expenses(phone) if e["date"].date() == day)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if money_matches(answer, self._cents(phone, params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = main_screen(phone, obs)
+        if step is not None:
+            return step
+        header = {"text": day_label(date.fromisoformat(params["day"])), "resource_id": "date_header"}
+        if find(obs, **header) is None:
+            return scroll_toward(phone, obs, **header) or answer(format_money(self._cents(phone, params)))
+        return answer(format_money(self._cents(phone, params)))
+
+
+@register_task
+class QueryCategoryShare(StatsQuery):
+    name = "expenses_query_category_share"
+    optimal_steps = 6
+    goal_template = "What percentage of my {month} {year} spending went to {category}? Use the Expenses app."
+    goal_phrasings = (
+        "How big a share of my {month} {year} expenses was {category}, in percent?",
+        "Could you check the Expenses statistics for {month} {year} and tell me the {category} percentage?",
+        "{category} share of {month} {year} spending (percent)?",
+    )
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # one purchase in that category that month, so the share is never an empty 0%
+        name = next(n for n, c in ITEMS if c == params["category"])
+        plant(phone, name, 2450, params["category"], date(params["year"], params["month_num"], 12).isoformat())
+
+    def _pct(self, phone: Phone, params: dict[str, Any]) -> int:
+        total = sum(e["amount_cents"] for e in self.items(phone, params))
+        part = sum(e["amount_cents"] for e in self.items(phone, params, params["category"]))
+        return round(100 * part / total) if total else 0  # as the Statistics screen rounds it
+
+    def check(self, phone: Phone, params: dict[str, Any], text: str) -> bool:
+        pct = self._pct(phone, params)
+        marked = re.findall(r"(\d+(?:\.\d+)?)\s*%", text)  # numbers written as percentages
+        if marked:  # every percentage named must be the right one ("12% or 13%" hedges)
+            return all(float(n) == pct for n in marked)
+        nums = [n.replace(",", "") for n in NUMBER.findall(text)]
+        return len(nums) == 1 and float(nums[0]) == pct  # "about 12 percent"
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        return f"{self._pct(phone, params)}%"
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = stats_screen(phone, obs, params["year"], params["month_num"])
+        if step is not None:
+            return step
+        row = {"text": params["category"], "resource_id": "category_total"}
+        if find(obs, **row) is None:
+            return scroll_toward(phone, obs, **row) or answer(self.expected(phone, params))
+        return answer(self.expected(phone, params))
+
+
+@register_task
+class QueryLatestInCategory(TaskTemplate):
+    name = "expenses_query_latest_in_category"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "What was my most recent {category} expense? Answer with its name."
+    goal_phrasings = (
+        "Which {category} purchase did I log last in Expenses? Give the expense name.",
+        "Could you filter Expenses by {category} and tell me the name of the newest one?",
+        "Latest {category} expense (name)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cat = rng.choice(CATEGORIES)
+        name = rng.choice([n for n, c in ITEMS if c == cat])
+        day = TODAY - timedelta(days=rng.randint(1, 40))
+        return {"category": cat, "name": name, "amount": dollars(pick_cents(rng)), "day": day.isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # at least one expense in the category; whether it is the newest depends on the seed
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def _latest(self, phone: Phone, params: dict[str, Any]) -> list[str]:
+        """Names in the category, newest first, as the filtered list shows them."""
+        return [e["name"] for e in expenses(phone, "c.name = ?", (params["category"],))]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        names = self._latest(phone, params)
+        if answer is None or not names or not answer_matches(answer, names[0]):
+            return 0.0
+        # naming older ones too (hedging) fails, unless that name is part of the right one
+        others = {n for n in names[1:] if not answer_matches(names[0], n)}
+        return 0.0 if any(answer_matches(answer, n) for n in others) else 1.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        cat = params["category"]
+        dlg, scr = phone.dialog, phone.screen
+        if phone.foreground == APP and dlg is not None and dlg.name == "choice" and scr is not None \
+                and scr.name == "main":
+            return click_in(obs, "dialog", text=cat) or BACK
+        step = navigate(phone, obs, APP, [("main", None)]) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        assert scr is not None
+        if scr.state.get("category") != cat:
+            return click(obs, desc="Filter") or BACK
+        if scr.scroll.get("list"):
+            return Action(action_type="scroll", direction="up")
+        names = self._latest(phone, params)
+        return answer(names[0] if names else "none")

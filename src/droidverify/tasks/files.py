@@ -10,12 +10,13 @@ from __future__ import annotations
 import posixpath
 import random
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
 from droidverify.env.sim import storage
+from droidverify.env.sim.apps.files import short_date
 from droidverify.env.sim.phone import Phone
 from droidverify.env.sim.storage import ROOT
 from droidverify.errors import TaskError
@@ -231,6 +232,11 @@ class DeleteFile(PlantTemplate):
     name = "files_delete_file"
     optimal_steps = 6
     goal_template = "Using the Files app, delete the file {name} from the {folder} folder."
+    goal_phrasings = (
+        "Could you remove {name} from my {folder} folder?",
+        "Delete {name} in {folder} (Files app).",
+        "In Files, get rid of {name}, which is in {folder}.",
+    )
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         added, removed, changed = files_diff(phone, self, params)
@@ -247,6 +253,11 @@ class RenameFile(PlantTemplate):
     name = "files_rename_file"
     optimal_steps = 8
     goal_template = "In Files, rename {name} in {folder} to {new_name}."
+    goal_phrasings = (
+        "Could you change the name of {name} (in {folder}) to {new_name} using the Files app?",
+        "Rename {folder}/{name} to {new_name}.",
+        "{name} in the {folder} folder should be called {new_name}; please rename it in Files.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = super().generate_params(rng)
@@ -296,6 +307,11 @@ class MoveFile(TransferTemplate):
     mode = "move"
     optimal_steps = 9
     goal_template = "Move the file {name} from {folder} to the {dest} folder using Files."
+    goal_phrasings = (
+        "In Files, put {name} into {dest}; it's currently in {folder}.",
+        "Could you move {name} out of {folder} and into {dest}?",
+        "Move {folder}/{name} to {dest}.",
+    )
 
 
 @register_task
@@ -304,6 +320,11 @@ class CopyFile(TransferTemplate):
     mode = "copy"
     optimal_steps = 9
     goal_template = "Make a copy of {name} (in {folder}) in the {dest} folder, keeping the original."
+    goal_phrasings = (
+        "Copy {name} from {folder} to {dest} with the Files app; don't move it.",
+        "Could you put a copy of {folder}/{name} in {dest}? The original should stay where it is.",
+        "I need {name} in {dest} too: copy it there from {folder}.",
+    )
 
 
 @register_task
@@ -313,6 +334,11 @@ class CreateFolder(TaskTemplate):
     complexity = 2
     optimal_steps = 7
     goal_template = "Create a new folder called \"{folder_name}\" in {parent_label} with the Files app."
+    goal_phrasings = (
+        "In Files, make a folder named \"{folder_name}\" in {parent_label}.",
+        "Could you add a new folder \"{folder_name}\" to {parent_label}?",
+        "New folder \"{folder_name}\" in {parent_label}, please.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         parent = rng.choice(("", "Documents", "Download", "Pictures"))
@@ -343,6 +369,12 @@ class CreateFolderAndMove(TaskTemplate):
     optimal_steps = 16
     goal_template = ("In Files, create a folder \"{folder_name}\" inside Documents and move {name} from "
                      "Download into it.")
+    goal_phrasings = (
+        "Make a new folder \"{folder_name}\" in Documents, then move {name} there from Download.",
+        "Could you move {name} out of Download into a new Documents folder called \"{folder_name}\"?",
+        ("Using the Files app, put {name} (now in Download) into a folder \"{folder_name}\" that you create "
+         "inside Documents."),
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         _, name, lo, hi = rng.choice([p for p in PLANTS if p[0] == "Download"])
@@ -377,6 +409,11 @@ class DeleteScreenshots(TaskTemplate):
     complexity = 2
     optimal_steps = 9
     goal_template = "Free up space: delete all the screenshots in Pictures/Screenshots (keep the folder itself)."
+    goal_phrasings = (
+        "Delete every screenshot in Pictures/Screenshots, but leave the Screenshots folder in place.",
+        "Could you clear out my screenshots? Remove the files in Pictures/Screenshots, not the folder.",
+        "Empty the Pictures/Screenshots folder in Files (keep the folder).",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {}
@@ -407,6 +444,11 @@ class DeleteFolder(TaskTemplate):
     complexity = 2
     optimal_steps = 7
     goal_template = "Delete the folder \"{folder_name}\" in Documents, including everything in it."
+    goal_phrasings = (
+        "In Files, remove the Documents folder \"{folder_name}\" and all of its contents.",
+        "Could you delete \"{folder_name}\" (a folder in Documents) together with the files inside?",
+        "Get rid of the whole \"{folder_name}\" folder under Documents.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {"folder_name": rng.choice(("Old backups", "Temp", "Scans 2022", "Unsorted")),
@@ -463,6 +505,11 @@ class QueryPdfCount(FileQuery):
     name = "files_query_pdf_count"
     optimal_steps = 4
     goal_template = "How many PDF files are in the Download folder?"
+    goal_phrasings = (
+        "Count the PDFs in Download and tell me the number.",
+        "Could you check how many PDF documents my Download folder has?",
+        "Number of .pdf files in Download?",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {"extra": rng.sample([p[1] for p in PLANTS if p[1].endswith(".pdf")], rng.randint(0, 2))}
@@ -484,6 +531,11 @@ class QueryPhotoCount(QueryPdfCount):
     folder = "DCIM/Camera"
     optimal_steps = 5
     goal_template = "How many photos are in the DCIM/Camera folder?"
+    goal_phrasings = (
+        "Count the pictures in DCIM/Camera.",
+        "Could you tell me how many photos my camera folder (DCIM/Camera) holds?",
+        "Number of photos in DCIM/Camera?",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {}
@@ -502,6 +554,11 @@ class QueryFileSize(PlantTemplate):
     complexity = 1
     optimal_steps = 4
     goal_template = "What is the size of the file {name} in {folder}? Answer as the Files app shows it."
+    goal_phrasings = (
+        "How big is {name} in the {folder} folder? Give the size the Files app shows.",
+        "Could you check the file size of {folder}/{name} in Files?",
+        "Size of {name} ({folder})? Reply with the size as shown in Files.",
+    )
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         if not storage.exists(phone, self.src(params)):
@@ -520,6 +577,11 @@ class QueryNewestPhoto(FileQuery):
     complexity = 2
     optimal_steps = 6
     goal_template = "What is the file name of the most recent photo in DCIM/Camera?"
+    goal_phrasings = (
+        "Which photo in DCIM/Camera was taken last? Give me its file name.",
+        "Could you find the newest picture in the camera folder (DCIM/Camera) and tell me its name?",
+        "Latest photo in DCIM/Camera: what's the file called?",
+    )
 
     def expected(self, phone: Phone, params: dict[str, Any]) -> str:
         photos = [e for e in self.entries(phone, params) if not e.is_dir]
@@ -537,6 +599,11 @@ class QueryLargestSong(FileQuery):
     complexity = 2
     optimal_steps = 4
     goal_template = "Which file in the Music folder is the largest? Answer with its file name."
+    goal_phrasings = (
+        "What's the biggest file in Music? Just the file name.",
+        "Could you find the largest file in my Music folder and tell me its name?",
+        "Largest file in Music, by size: which one is it?",
+    )
 
     def expected(self, phone: Phone, params: dict[str, Any]) -> str:
         files = [e for e in self.entries(phone, params) if not e.is_dir]
@@ -551,6 +618,11 @@ class QueryLocateFile(TaskTemplate):
     complexity = 2
     optimal_steps = 5
     goal_template = "I can't find {name}. Which folder is it in? Answer with the folder name."
+    goal_phrasings = (
+        "Where is {name} stored? Tell me the name of its folder.",
+        "Could you search my files for {name} and tell me which folder holds it?",
+        "Which folder contains {name}?",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         name = rng.choice(("passport_scan.pdf", "insurance_card.jpg", "wifi_password.txt", "lease_signed.pdf",
@@ -583,3 +655,337 @@ class QueryLocateFile(TaskTemplate):
         if scr.name == "main" and not scr.state.get("selected"):
             return click(obs, desc="Search") or BACK
         return BACK
+
+
+# ---- more templates: selections by size or type, folders as a whole, duplicates, dates ----------------
+def changed_exactly(phone: Phone, template: TaskTemplate, params: dict[str, Any], removed: list[str],
+                    added: list[tuple[str, int, int]]) -> bool:
+    """Whether, since set-up, exactly ``removed`` paths went and exactly ``added`` (path, is_dir, size) rows came."""
+    a, r, c = files_diff(phone, template, params)
+    return not c and sorted(x[0] for x in r) == sorted(removed) and sorted(tuple(x) for x in a) == sorted(added)
+
+
+def tree_rows(phone: Phone, template: TaskTemplate, params: dict[str, Any], folder: str) -> list[tuple]:
+    """Starting rows (path, is_dir, size) of ``folder`` and everything below it."""
+    return [r for r in baseline_rows(phone, template, params, FILES_SQL)
+            if r[0] == folder or r[0].startswith(folder + "/")]
+
+
+def moved_rows(rows: list[tuple], src: str, dst: str) -> list[tuple[str, int, int]]:
+    """``rows`` of folder ``src``'s tree as they read once the folder is at ``dst``."""
+    return [(dst + r[0][len(src):], r[1], r[2]) for r in rows]
+
+
+_MONTH_WORD = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+
+
+def dates_in(text: str) -> set[tuple[int, int, int | None]]:
+    """(month, day, year or None) of every date written as "Oct 3, 2024", "3 October", "2024-10-03"."""
+    t = text.lower()
+    months = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+    out: set[tuple[int, int, int | None]] = set()
+    for m in re.finditer(rf"\b{_MONTH_WORD}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", t):
+        out.add((months.index(m.group(1)) + 1, int(m.group(2)), int(m.group(3)) if m.group(3) else None))
+    for m in re.finditer(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}(?:,?\s+(\d{{4}}))?", t):
+        out.add((months.index(m.group(2)) + 1, int(m.group(1)), int(m.group(3)) if m.group(3) else None))
+    for m in re.finditer(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", t):
+        out.add((int(m.group(2)), int(m.group(3)), int(m.group(1))))
+    return out
+
+
+def date_matches(text: str | None, when: datetime) -> bool:
+    """One date is stated and it is ``when``'s day (the year may be left out, not contradicted)."""
+    if not text:
+        return False
+    found = dates_in(text)
+    if len({(mo, d) for mo, d, _ in found}) != 1:
+        return False
+    return all(mo == when.month and d == when.day and y in (None, when.year) for mo, d, y in found)
+
+
+@register_task
+class DeleteLargeDownloads(TaskTemplate):
+    name = "files_delete_large_downloads"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 7
+    goal_template = "In the Files app, delete every file in Download that is larger than {limit} MB."
+    goal_phrasings = (
+        "Free up space: remove all files bigger than {limit} MB from my Download folder, and nothing else.",
+        "Could you delete the downloads over {limit} MB? Smaller files stay.",
+        "Download folder: delete each file above {limit} MB (Files app).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        limit = rng.choice((5, 10, 20))
+        # one file well above the limit and one below it; none near it, so the shown sizes decide
+        big = rng.choice(("photos_export.zip", "screen_recording.mp4", "offline_maps.zip"))
+        small = rng.choice(("presentation_final.pptx", "scanned_contract.pdf", "lecture_slides.pdf"))
+        return {"limit": limit, "big": [big, int(limit * 1_000_000 * rng.uniform(1.3, 3.0))],
+                "small": [small, int(limit * 1_000_000 * rng.uniform(0.5, 0.85))]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, "Download", params["big"][0], params["big"][1], days_ago=6)
+        plant(phone, "Download", params["small"][0], params["small"][1], days_ago=2)
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> list[str]:
+        folder = f"{ROOT}/Download/"
+        return sorted(r[0] for r in baseline_rows(phone, self, params, FILES_SQL)
+                      if r[0].startswith(folder) and "/" not in r[0][len(folder):] and not r[1]
+                      and r[2] > params["limit"] * 1_000_000)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if changed_exactly(phone, self, params, self.targets(phone, params), []) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return delete_action(phone, obs, [p for p in self.targets(phone, params) if storage.exists(phone, p)])
+
+
+@register_task
+class MovePdfsToFolder(TaskTemplate):
+    name = "files_move_pdfs_to_folder"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 15
+    goal_template = "Using Files, move every PDF in Download into the \"{folder_name}\" folder inside Documents."
+    goal_phrasings = (
+        "Could you tidy my downloads by moving all the PDF files into \"{folder_name}\" under Documents?",
+        "Move all PDFs from Download to the Documents folder \"{folder_name}\"; other files stay put.",
+        "With the Files app, put each .pdf file from Download in the \"{folder_name}\" folder of Documents.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        extra = rng.sample([p[1] for p in PLANTS if p[1].endswith(".pdf")], rng.randint(0, 1))
+        return {"folder_name": rng.choice(("Receipts", "Invoices", "Tax documents", "School", "Car")),
+                "extra": extra, "decoy": rng.choice(("invoice_photo.jpg", "receipt_scan.png", "ticket_notes.txt"))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        storage.mkdir(phone, f"{ROOT}/Documents/{params['folder_name']}", exist_ok=True)
+        for i, name in enumerate(params["extra"]):
+            plant(phone, "Download", name, 210_000 + 13_001 * i)
+        plant(phone, "Download", params["decoy"], 95_000, days_ago=1)  # looks like a receipt, not a PDF
+
+    def pdfs(self, phone: Phone, params: dict[str, Any]) -> list[tuple]:
+        folder = f"{ROOT}/Download/"
+        return [r for r in baseline_rows(phone, self, params, FILES_SQL) if r[0].startswith(folder)
+                and "/" not in r[0][len(folder):] and not r[1] and r[0].lower().endswith(".pdf")]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        dest = f"{ROOT}/Documents/{params['folder_name']}"
+        rows = self.pdfs(phone, params)
+        added = [(f"{dest}/{posixpath.basename(r[0])}", 0, r[2]) for r in rows]
+        return 1.0 if rows and changed_exactly(phone, self, params, [r[0] for r in rows], added) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        left = [r[0] for r in self.pdfs(phone, params) if storage.exists(phone, r[0])]
+        return transfer_action(phone, obs, left, f"{ROOT}/Documents/{params['folder_name']}", "move")
+
+
+@register_task
+class QueryModifiedDate(PlantTemplate):
+    name = "files_query_modified_date"
+    kind = "query"
+    complexity = 1
+    optimal_steps = 4
+    goal_template = "When was {name} in the {folder} folder last modified? Answer with the date."
+    goal_phrasings = (
+        "Could you check in Files on what date {name} ({folder}) was last changed?",
+        "What's the modification date of {folder}/{name}?",
+        "Last modified date of {name} in {folder}, please.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = super().generate_params(rng)
+        p["days_ago"] = rng.randint(1, 200)
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["folder"], params["name"], params["size"], days_ago=params["days_ago"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if not storage.exists(phone, self.src(params)):
+            return 0.0
+        return 1.0 if date_matches(answer, storage.stat(phone, self.src(params)).modified_dt) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = show_rows(phone, obs, f"{ROOT}/{params['folder']}", [params["name"]])
+        return step or answer(short_date(storage.stat(phone, self.src(params)).modified))
+
+
+@register_task
+class RenameFolder(TaskTemplate):
+    name = "files_rename_folder"
+    apps = ("Files",)
+    complexity = 2
+    optimal_steps = 8
+    goal_template = "In Files, rename the folder \"{folder_name}\" in Documents to \"{new_name}\"."
+    goal_phrasings = (
+        "Could you change the name of my Documents folder \"{folder_name}\" to \"{new_name}\"?",
+        "Rename \"{folder_name}\" (it's in Documents) to \"{new_name}\", keeping everything inside it.",
+        "The folder \"{folder_name}\" (in Documents) should be called \"{new_name}\" from now on.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        old = rng.choice(("Scans", "Old backups", "Unsorted", "Photos to print"))
+        return {"folder_name": old, "new_name": rng.choice(FOLDER_NAMES),
+                "decoy": f"{old} {rng.choice((2022, 2023))}",
+                "files": rng.sample(["scan_001.pdf", "notes.txt", "photo.jpg", "data.csv", "letter.docx"], 2)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, f in enumerate(params["files"]):
+            plant(phone, f"Documents/{params['folder_name']}", f, 12_000 + 5_003 * i, days_ago=20 + i)
+        plant(phone, f"Documents/{params['decoy']}", params["files"][0], 9_000, days_ago=300)  # look-alike folder
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        src, dst = f"{ROOT}/Documents/{params['folder_name']}", f"{ROOT}/Documents/{params['new_name']}"
+        rows = tree_rows(phone, self, params, src)
+        return 1.0 if changed_exactly(phone, self, params, [r[0] for r in rows], moved_rows(rows, src, dst)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return rename_action(phone, obs, f"{ROOT}/Documents/{params['folder_name']}", params["new_name"])
+
+
+@register_task
+class CopyLatestPhoto(TaskTemplate):
+    name = "files_copy_latest_photo"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 11
+    goal_template = "Copy the most recent photo in DCIM/Camera to the {dest} folder with the Files app."
+    goal_phrasings = (
+        "Could you put a copy of my newest camera photo (DCIM/Camera) in {dest}? Keep the original.",
+        "Find the latest picture in DCIM/Camera and copy it into {dest}.",
+        "{dest} needs a copy of the last photo I took; it's in DCIM/Camera.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"dest": rng.choice(("Pictures", "Documents", "Download"))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        storage.seed_common_files(phone)  # the photos come from the shared seed
+
+    def newest(self, phone: Phone, params: dict[str, Any]) -> tuple:
+        folder = f"{ROOT}/DCIM/Camera/"
+        photos = [r for r in baseline_rows(phone, self, params, FILES_SQL) if r[0].startswith(folder) and not r[1]]
+        # camera names carry the time taken (IMG_YYYYMMDD_HHMMSS), as the seed's modified times do
+        return max(photos, key=lambda r: r[0])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        path, _, size = self.newest(phone, params)
+        want = (f"{ROOT}/{params['dest']}/{posixpath.basename(path)}", 0, size)
+        return 1.0 if changed_exactly(phone, self, params, [], [want]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return transfer_action(phone, obs, [self.newest(phone, params)[0]], f"{ROOT}/{params['dest']}", "copy")
+
+
+@register_task
+class DeleteDuplicate(PlantTemplate):
+    name = "files_delete_duplicate"
+    optimal_steps = 6
+    goal_template = "There are two copies of {name} in {folder}. Delete the extra copy and keep the original."
+    goal_phrasings = (
+        "I downloaded {name} twice; could you remove the duplicate from {folder} but leave the original?",
+        "In Files, {folder} has {name} and a duplicate of it. Delete only the duplicate.",
+        "Clean up the second copy of {name} in the {folder} folder (the original stays).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = super().generate_params(rng)
+        stem, ext = posixpath.splitext(p["name"])
+        p["dup"] = f"{stem} (1){ext}"  # how Android names a second download of the same file
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["folder"], params["name"], params["size"], days_ago=9)
+        plant(phone, params["folder"], params["dup"], params["size"], days_ago=1)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        dup = f"{ROOT}/{params['folder']}/{params['dup']}"
+        return 1.0 if changed_exactly(phone, self, params, [dup], []) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return delete_action(phone, obs, [f"{ROOT}/{params['folder']}/{params['dup']}"])
+
+
+LOST_FILES = (("insurance_claim.pdf", "insurance_claim_final.pdf"), ("old_resume.docx", "old_resume_2019.docx"),
+              ("draft_contract.pdf", "draft_contract_signed.pdf"), ("party_playlist.txt", "party_playlist_v2.txt"))
+
+
+@register_task
+class FindAndDelete(TaskTemplate):
+    name = "files_find_and_delete"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 7
+    goal_template = "Find the file {name} (I don't remember which folder it's in) and delete it with the Files app."
+    goal_phrasings = (
+        "Somewhere on my phone there's {name}. Could you track it down and delete it?",
+        "Delete {name}; you'll have to search for it first since I don't know where it is.",
+        "Using Files, locate {name} wherever it is and remove it (only that file).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, decoy = rng.choice(LOST_FILES)
+        folder = f"{rng.choice(('Documents', 'Download'))}/{rng.choice(FOLDER_NAMES)}"
+        return {"name": name, "folder": folder, "decoy": decoy,
+                "decoy_folder": rng.choice([d for d in ("Documents", "Download") if not folder.startswith(d)])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["folder"], params["name"], 184_320, days_ago=33)
+        plant(phone, params["decoy_folder"], params["decoy"], 201_728, days_ago=12)  # similar name, must stay
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        path = f"{ROOT}/{params['folder']}/{params['name']}"
+        return 1.0 if changed_exactly(phone, self, params, [path], []) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return delete_action(phone, obs, [f"{ROOT}/{params['folder']}/{params['name']}"])
+
+
+@register_task
+class MoveFolder(TaskTemplate):
+    name = "files_move_folder"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 9
+    goal_template = "Using Files, move the whole folder \"{folder_name}\" from {folder} into {dest}."
+    goal_phrasings = (
+        "Could you move my \"{folder_name}\" folder, with everything in it, out of {folder} and into {dest}?",
+        "Move the \"{folder_name}\" folder in {folder} to {dest}: the folder itself, not just its files.",
+        "The folder \"{folder_name}\" belongs in {dest}, not {folder}; please move it there with Files.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, dest = rng.sample(("Download", "Documents", "Pictures"), 2)
+        return {"folder_name": rng.choice(("Vacation 2023", "Concert photos", "Wallpapers", "Scans")),
+                "folder": folder, "dest": dest,
+                "files": rng.sample(["IMG_0412.jpg", "IMG_0413.jpg", "notes.txt", "map.png", "itinerary.pdf"], 3)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, f in enumerate(params["files"]):
+            plant(phone, f"{params['folder']}/{params['folder_name']}", f, 250_000 + 31_337 * i, days_ago=15 + i)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        src = f"{ROOT}/{params['folder']}/{params['folder_name']}"
+        dst = f"{ROOT}/{params['dest']}/{params['folder_name']}"
+        rows = tree_rows(phone, self, params, src)
+        return 1.0 if changed_exactly(phone, self, params, [r[0] for r in rows], moved_rows(rows, src, dst)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return transfer_action(phone, obs, [f"{ROOT}/{params['folder']}/{params['folder_name']}"],
+                               f"{ROOT}/{params['dest']}", "move")

@@ -60,6 +60,13 @@ class NoteFromFirstEventTomorrow(TaskTemplate):
     optimal_steps = 9
     goal_template = ("Look up my first event tomorrow in the calendar, then create a Markor note named exactly "
                      "like that event whose text is the event's location.")
+    goal_phrasings = (
+        ("Could you check tomorrow's first calendar event and make a Markor note with the event's title as its "
+         "name and the event's location as its text?"),
+        "New Markor note named after my earliest event tomorrow, containing just where that event is.",
+        ("Find out what my first event tomorrow is and where it takes place, then save a note titled like the "
+         "event with the location inside."),
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {"title": rng.choice(TITLES), "location": rng.choice(LOCATIONS), "hour": 6,
@@ -95,6 +102,11 @@ class EventFromNote(TaskTemplate):
     complexity = 3
     optimal_steps = 16
     goal_template = "Add a calendar event using the details written in my Markor note \"{note}\"."
+    goal_phrasings = (
+        "Could you put the event described in my note \"{note}\" into my calendar?",
+        "My Markor note \"{note}\" has an event's title, date, time and place. Create that calendar event.",
+        "Calendar event from the note \"{note}\": same title, date, time and location as written there.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         d = TODAY + timedelta(days=rng.randint(2, 25))
@@ -143,6 +155,13 @@ class CountEventsIntoNote(TaskTemplate):
     optimal_steps = 10
     goal_template = ("Count the events in my calendar on {date_text} and save just that number as the text of a "
                      "new Markor note named \"{note}\".")
+    goal_phrasings = (
+        ("How many events do I have on {date_text}? Write only that number into a new Markor note called "
+         "\"{note}\"."),
+        "New note \"{note}\" in Markor: the number of calendar events on {date_text}, nothing else.",
+        ("Could you count my calendar events for {date_text} and save the count as the text of a note named "
+         "\"{note}\"?"),
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         d = TODAY + timedelta(days=rng.randint(1, 10))

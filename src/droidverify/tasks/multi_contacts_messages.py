@@ -58,6 +58,11 @@ class ShareNumberBySms(TaskTemplate):
     complexity = 2
     optimal_steps = 7
     goal_template = "Text {name_b} the phone number of my contact {name_a}."
+    goal_phrasings = (
+        "Could you send {name_a}'s phone number to {name_b} by SMS?",
+        "{name_b} needs {name_a}'s number. Look it up in Contacts and text it to them.",
+        "Share the contact number of {name_a} with {name_b} in a text message.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         (a1, a2), (b1, b2) = two_people(rng)
@@ -89,6 +94,11 @@ class AddSenderAsContact(TaskTemplate):
     complexity = 2
     optimal_steps = 9
     goal_template = "Someone texted me about {topic}. Save their number as a new contact named {new_name}."
+    goal_phrasings = (
+        "Could you add the person who messaged me about {topic} to my contacts as {new_name}?",
+        "New contact {new_name}: the number that texted me about {topic}.",
+        "I got a text about {topic} from an unknown number. Save that number in Contacts under the name {new_name}.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         topic, text = rng.choice(TOPICS)
@@ -127,6 +137,12 @@ class UpdateNumberFromMessage(TaskTemplate):
     optimal_steps = 10
     goal_template = ("{name} texted me from a new phone number. Update their contact so it has only the new "
                      "number.")
+    goal_phrasings = (
+        ("Could you replace {name}'s number in Contacts with the new one they just texted me from? Keep only "
+         "the new number."),
+        "{name} has a new phone: swap the old number on their contact for the one in their latest text.",
+        "Update the contact {name} to the number their recent message came from, removing the old one.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         first, last = person(rng)
@@ -164,6 +180,11 @@ class TextThenAirplane(TaskTemplate):
     complexity = 2
     optimal_steps = 10
     goal_template = "Text {name} \"{body}\", then turn on airplane mode."
+    goal_phrasings = (
+        "Could you send \"{body}\" to {name} and switch on airplane mode afterwards?",
+        "Message {name}: \"{body}\". Once it's sent, enable airplane mode in Settings.",
+        "First text \"{body}\" to {name}, then put the phone in airplane mode.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         first, last = person(rng)
@@ -200,6 +221,11 @@ class TextAlarmTime(TaskTemplate):
     complexity = 2
     optimal_steps = 8
     goal_template = "Text {name} the time of my \"{label}\" alarm (just the time, e.g. 7:30 AM)."
+    goal_phrasings = (
+        "Could you check when my \"{label}\" alarm is set for and text {name} that time (like 7:30 AM)?",
+        "Send {name} an SMS with the time of the \"{label}\" alarm in Clock, e.g. 6:45 AM.",
+        "What time is my \"{label}\" alarm? Text just that time to {name} (for example 7:30 AM).",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         first, last = person(rng)

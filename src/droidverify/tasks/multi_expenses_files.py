@@ -53,6 +53,14 @@ class ExpensesFromReceipts(TaskTemplate):
     goal_template = ("The Download folder has receipt PDFs named receipt_<shop>_<amount>.pdf. For each one, add "
                      "an expense for today in the Expenses app, named after the shop, with that amount, in the "
                      "Shopping category.")
+    goal_phrasings = (
+        ("Could you log every receipt PDF in my Download folder (receipt_<shop>_<amount>.pdf) as a Shopping "
+         "expense for today, named after the shop and with that amount?"),
+        ("For each receipt_<shop>_<amount>.pdf in Download, add a Shopping expense dated today in Expenses: name = "
+         "the shop, amount = the amount in the file name."),
+        ("My receipts are PDFs in Download named receipt_<shop>_<amount>.pdf. Enter each one in the Expenses app "
+         "for today under Shopping, with the shop as the name and the amount from the file name."),
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         shops = rng.sample(SHOPS, 2)
@@ -94,6 +102,11 @@ class ScreenshotsAndDarkTheme(TaskTemplate):
     complexity = 3
     optimal_steps = 12
     goal_template = "Delete every screenshot in Pictures/Screenshots with the Files app, then turn on dark theme."
+    goal_phrasings = (
+        "Could you clear out all the screenshots in Pictures/Screenshots using Files, and then switch on dark theme?",
+        "Two things: remove every file in Pictures/Screenshots (Files app), then enable dark theme in Settings.",
+        "Turn on dark theme after deleting all my screenshots from Pictures/Screenshots in the Files app.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {}
@@ -132,6 +145,13 @@ class RefundExpenseAndReceipt(TaskTemplate):
     optimal_steps = 10
     goal_template = ("I returned my {shop} purchase. Delete the expense \"{shop}\" from Expenses and delete its "
                      "receipt file {receipt} from the Download folder.")
+    goal_phrasings = (
+        ("Could you remove the \"{shop}\" expense and also the receipt {receipt} in Download? I took that "
+         "{shop} purchase back."),
+        "{shop} refund: delete the expense \"{shop}\" in Expenses and the file {receipt} in Download.",
+        ("Delete {receipt} from my Download folder with Files and the \"{shop}\" entry from the Expenses app; "
+         "I returned the {shop} item."),
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         shop = rng.choice(SHOPS)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import posixpath
 import random
+import re
 from typing import Any
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
 from droidverify.env.sim import storage as st
-from droidverify.env.sim.apps.notes import KEY, MARKOR_DIR, note_path
+from droidverify.env.sim.apps.notes import KEY, MARKOR_DIR, note_path, sort_order
 from droidverify.env.sim.phone import Phone
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.helpers import (
@@ -111,6 +112,8 @@ def open_note(phone: Phone, obs: Observation, name: str, folder: str = "") -> Ac
         return BACK if phone.dialog is not None else None
     if phone.foreground == KEY and scr is not None and scr.name == "editor":
         return BACK
+    if phone.foreground == KEY and (phone.dialog is not None or phone.menu_open):
+        return BACK  # e.g. a "New file" dialog left open: to_folder would leave it for a creator
     step = to_folder(phone, obs, folder)
     if step is not None:
         return step
@@ -121,6 +124,8 @@ def select_item(phone: Phone, obs: Observation, item_name: str, folder: str = ""
     """Next step toward the listing of ``folder`` with ``item_name`` selected; None once selected."""
     scr = phone.screen
     path = posixpath.join(note_path(folder) if folder else MARKOR_DIR, item_name)
+    if phone.foreground == KEY and (phone.dialog is not None or phone.menu_open):
+        return BACK  # callers handle their own dialog before asking for the selection
     if current_dir(phone) == posixpath.dirname(path) and scr is not None and scr.state.get("selected") == path:
         return None
     step = to_folder(phone, obs, folder)
@@ -155,6 +160,28 @@ def new_item(phone: Phone, obs: Observation, name: str, *, folder: bool) -> Acti
     return click(obs, desc="Create a new file or folder") or BACK
 
 
+def delete_action(phone: Phone, obs: Observation, item_name: str, folder: str = "") -> Action:
+    """Select ``item_name`` (a note or folder in ``folder``) and delete it, confirming."""
+    dlg = phone.dialog
+    path = posixpath.join(note_path(folder) if folder else MARKOR_DIR, item_name)
+    if phone.foreground == KEY and dlg is not None and dlg.name == "confirm" \
+            and dlg.data.get("args", {}).get("path") == path:
+        return click(obs, text="OK") or BACK
+    return select_item(phone, obs, item_name, folder) or click(obs, desc="Delete") or BACK
+
+
+def rename_action(phone: Phone, obs: Observation, item_name: str, new_name: str, folder: str = "") -> Action:
+    """Select ``item_name`` and rename it to ``new_name`` through the Rename dialog (of that item, not another)."""
+    dlg = phone.dialog
+    path = posixpath.join(note_path(folder) if folder else MARKOR_DIR, item_name)
+    if phone.foreground == KEY and dlg is not None and dlg.name == "text_input" \
+            and dlg.data.get("args", {}).get("path") == path:
+        if dlg.data.get("fields", {}).get("value", dlg.data.get("value")) != new_name:
+            return type_into(obs, new_name, resource_id="edit") or BACK
+        return click(obs, text="OK") or BACK
+    return select_item(phone, obs, item_name, folder) or click(obs, desc="Rename") or BACK
+
+
 # ---- templates --------------------------------------------------------------------------------
 class NoteTask(TaskTemplate):
     apps = ("Markor",)
@@ -166,6 +193,11 @@ class CreateNote(NoteTask):
     complexity = 2
     optimal_steps = 8
     goal_template = "In Markor, create a note named \"{note}\" with the text \"{text}\"."
+    goal_phrasings = (
+        "Could you make a new Markor note called \"{note}\" that says \"{text}\"?",
+        "New note \"{note}\": \"{text}\"",
+        "Write \"{text}\" in a new note titled \"{note}\" using Markor.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {"note": rng.choice(NOTE_NAMES), "text": rng.choice(TEXTS), "folder": ""}
@@ -191,6 +223,11 @@ class CreateNoteInFolder(CreateNote):
     complexity = 2
     optimal_steps = 9
     goal_template = "In Markor, create a note \"{note}\" inside the folder \"{folder}\" containing \"{text}\"."
+    goal_phrasings = (
+        "Could you add a note called \"{note}\" to my \"{folder}\" folder in Markor? It should say \"{text}\".",
+        "Markor, folder \"{folder}\": new note \"{note}\" with \"{text}\".",
+        "Put \"{text}\" in a new note named \"{note}\" inside the \"{folder}\" folder of Markor.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {"note": rng.choice(NOTE_NAMES), "text": rng.choice(TEXTS), "folder": rng.choice(FOLDERS)}
@@ -224,6 +261,11 @@ class AppendLine(ExistingNote):
     complexity = 2
     optimal_steps = 5
     goal_template = "In Markor, add the line \"{line}\" at the end of the note \"{note}\"."
+    goal_phrasings = (
+        "Append \"{line}\" as the last line of my Markor note \"{note}\".",
+        "Could you open the note \"{note}\" and add \"{line}\" at the bottom?",
+        "Markor note \"{note}\": add \"{line}\" to the end.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base(rng)
@@ -245,6 +287,11 @@ class ReplaceText(ExistingNote):
     complexity = 2
     optimal_steps = 5
     goal_template = "In the Markor note \"{note}\", replace \"{old}\" with \"{new}\"."
+    goal_phrasings = (
+        "Change \"{old}\" to \"{new}\" in my note \"{note}\" in Markor.",
+        "Could you edit the note \"{note}\" so it says \"{new}\" instead of \"{old}\"?",
+        "Markor, note \"{note}\": swap \"{old}\" for \"{new}\".",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base(rng)
@@ -269,6 +316,11 @@ class RenameNote(ExistingNote):
     complexity = 2
     optimal_steps = 6
     goal_template = "Rename the Markor note \"{file}\" to \"{new_file}\"."
+    goal_phrasings = (
+        "In Markor, change the name of \"{file}\" to \"{new_file}\".",
+        "Could you rename my note \"{file}\" so that it is called \"{new_file}\"?",
+        "\"{file}\" should be renamed \"{new_file}\" in Markor.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base(rng)
@@ -289,12 +341,7 @@ class RenameNote(ExistingNote):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
-        dlg = phone.dialog
-        if dlg is not None and dlg.name == "text_input":
-            if dlg.data.get("fields", {}).get("value", dlg.data.get("value")) != params["new_file"]:
-                return type_into(obs, params["new_file"], resource_id="edit") or BACK
-            return click(obs, text="OK") or BACK
-        return select_item(phone, obs, params["file"]) or click(obs, desc="Rename") or BACK
+        return rename_action(phone, obs, params["file"], params["new_file"])
 
 
 @register_task
@@ -303,6 +350,11 @@ class DeleteNote(ExistingNote):
     complexity = 1
     optimal_steps = 5
     goal_template = "Delete the note \"{file}\" in Markor."
+    goal_phrasings = (
+        "In Markor, remove the note \"{file}\".",
+        "Could you delete \"{file}\" from my notes?",
+        "Markor: delete \"{file}\".",
+    )
 
     def setup(self, phone: Phone, params: dict[str, Any]) -> None:
         super().setup(phone, params)
@@ -315,10 +367,7 @@ class DeleteNote(ExistingNote):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
-        dlg = phone.dialog
-        if dlg is not None and dlg.name == "confirm":
-            return click(obs, text="OK") or BACK
-        return select_item(phone, obs, params["file"]) or click(obs, desc="Delete") or BACK
+        return delete_action(phone, obs, params["file"])
 
 
 @register_task
@@ -327,6 +376,11 @@ class CreateFolder(NoteTask):
     complexity = 1
     optimal_steps = 5
     goal_template = "In Markor, create a new folder named \"{folder}\"."
+    goal_phrasings = (
+        "Make a folder called \"{folder}\" in Markor.",
+        "Could you add a new Markor folder \"{folder}\"?",
+        "New folder in my notes app: \"{folder}\".",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {"folder": rng.choice(FOLDERS)}
@@ -350,6 +404,11 @@ class MoveNote(ExistingNote):
     complexity = 2
     optimal_steps = 5
     goal_template = "In Markor, move the note \"{file}\" into the folder \"{dest}\"."
+    goal_phrasings = (
+        "Put my note \"{file}\" in the \"{dest}\" folder in Markor.",
+        "Could you move \"{file}\" to the Markor folder \"{dest}\"?",
+        "Markor: \"{file}\" goes into the folder \"{dest}\".",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base(rng)
@@ -386,6 +445,11 @@ class CreateFolderAndMove(MoveNote):
     complexity = 3
     optimal_steps = 8
     goal_template = "In Markor, create a folder \"{dest}\" and move the note \"{file}\" into it."
+    goal_phrasings = (
+        "Make a new Markor folder called \"{dest}\", then put the note \"{file}\" inside it.",
+        "Could you move \"{file}\" into a new folder named \"{dest}\" in Markor?",
+        "Move the note \"{file}\" into \"{dest}\", a folder you first need to create in Markor.",
+    )
 
     def setup(self, phone: Phone, params: dict[str, Any]) -> None:
         ExistingNote.setup(self, phone, params)
@@ -399,6 +463,11 @@ class DeleteFolder(NoteTask):
     complexity = 2
     optimal_steps = 5
     goal_template = "Delete the folder \"{folder}\" and everything in it from Markor."
+    goal_phrasings = (
+        "In Markor, remove the \"{folder}\" folder together with its notes.",
+        "Could you delete my Markor folder \"{folder}\", contents included?",
+        "Get rid of the whole \"{folder}\" folder in my notes.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {"folder": rng.choice(FOLDERS), "keep": "Keep this.md"}
@@ -414,10 +483,7 @@ class DeleteFolder(NoteTask):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
-        dlg = phone.dialog
-        if dlg is not None and dlg.name == "confirm":
-            return click(obs, text="OK") or BACK
-        return select_item(phone, obs, params["folder"]) or click(obs, desc="Delete") or BACK
+        return delete_action(phone, obs, params["folder"])
 
 
 FACTS = (("Trip to Lisbon", "Hotel", ("Casa Azul", "Hotel Miradouro", "Alfama Inn")),
@@ -433,6 +499,11 @@ class QueryNoteFact(NoteTask):
     complexity = 1
     optimal_steps = 4
     goal_template = "According to my Markor note \"{note}\", what is the {key}?"
+    goal_phrasings = (
+        "What's the {key} in my note \"{note}\"?",
+        "Check the Markor note \"{note}\" and tell me the {key}.",
+        "Could you look up the {key} in my \"{note}\" note in Markor?",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         note, key, values = rng.choice(FACTS)
@@ -459,6 +530,11 @@ class QueryCountFolder(NoteTask):
     complexity = 1
     optimal_steps = 4
     goal_template = "How many notes are in the Markor folder \"{folder}\"? Answer with a number."
+    goal_phrasings = (
+        "Count the notes in my \"{folder}\" folder in Markor and tell me the number.",
+        "Could you tell me how many notes the Markor folder \"{folder}\" contains? Just the number.",
+        "Number of notes in the folder \"{folder}\" (Markor)?",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         return {"folder": rng.choice(FOLDERS), "n": rng.randint(2, 6), "names": rng.sample(NOTE_NAMES, 6)}
@@ -485,6 +561,11 @@ class QueryListItems(ExistingNote):
     complexity = 2
     optimal_steps = 4
     goal_template = "How many items are listed in my Markor note \"{note}\"? Answer with a number."
+    goal_phrasings = (
+        "Count the list items in the note \"{note}\" and give me the number.",
+        "Open \"{note}\" in Markor and tell me how many items it lists, as a number.",
+        "Markor note \"{note}\": how many items are in the list? Reply with a number.",
+    )
 
     def generate_params(self, rng: random.Random) -> dict[str, Any]:
         p = self.base(rng)
@@ -498,3 +579,369 @@ class QueryListItems(ExistingNote):
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         return open_note(phone, obs, params["note"]) or answer(str(params["count"]))
+
+
+# ---- more templates: note types, sorting, lists, copies, folders, questions answered from the listing ----
+def without_ext(text: str | None) -> str | None:
+    """An answer with note extensions and path slashes dropped ("Work/Trip ideas.md" -> "Work Trip ideas"),
+    so a name or path copied from the listing or the search results still matches."""
+    return None if text is None else re.sub(r"\.(?:md|txt)\b", "", text, flags=re.IGNORECASE).replace("/", " ")
+
+
+def note_lines(text: str | None) -> list[str]:
+    """Non-empty lines of a note with list markers ("- ", "* ", "1. ", "- [ ] ") stripped, lower-cased."""
+    if text is None:
+        return []
+    out = []
+    for line in text.splitlines():
+        item = re.sub(r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)", "", line).strip()
+        if item:
+            out.append(item.lower())
+    return out
+
+
+@register_task
+class CreatePlainTextNote(NoteTask):
+    name = "notes_create_plain_text_note"
+    complexity = 2
+    optimal_steps = 8
+    goal_template = "In Markor, create a plain text (.txt) note named \"{note}\" containing \"{text}\"."
+    goal_phrasings = (
+        "Could you make a new plain-text note called \"{note}\" in Markor, not Markdown, saying \"{text}\"?",
+        "New .txt note \"{note}\" in Markor: \"{text}\"",
+        "Write \"{text}\" into a plain text note named \"{note}\" (file type .txt) using Markor.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"note": rng.choice(NOTE_NAMES), "text": rng.choice(TEXTS)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for e in notes_named(phone, params["note"]):
+            st.delete(phone, e.path)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        found = notes_named(phone, params["note"])  # a Markdown file of the same name is the near miss
+        ok = len(found) == 1 and found[0].name == params["note"] + ".txt" and \
+            same_text(st.read_file(phone, found[0].path), params["text"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        wrong = [e for e in notes_named(phone, params["note"]) if e.name != params["note"] + ".txt"]
+        if wrong:  # a note of the wrong type is in the way: remove it first
+            return delete_action(phone, obs, wrong[0].name)
+        if notes_named(phone, params["note"]):
+            return open_note(phone, obs, params["note"]) or edit_text(phone, obs, params["text"])
+        dlg = phone.dialog
+        if phone.foreground == KEY and dlg is not None and dlg.name == "new_file" \
+                and dlg.data.get("type") != "Plain text":
+            return click(obs, text="Plain text") or BACK
+        return to_folder(phone, obs) or new_item(phone, obs, params["note"], folder=False)
+
+
+SORT_LABELS = {"date": "modified", "size": "size", "name": "name"}
+
+
+@register_task
+class ChangeSortOrder(NoteTask):
+    name = "notes_change_sort_order"
+    complexity = 1
+    optimal_steps = 4
+    goal_template = "In Markor, sort the list of notes by {order}."
+    goal_phrasings = (
+        "Could you make Markor order my notes by {order}?",
+        "Markor: sort by {order}.",
+        "I want my notes listed by {order} in Markor, please change the sorting.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        order = rng.choice(("date", "size", "name"))
+        return {"order": order, "current": rng.choice([k for k in SORT_LABELS if k != order])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("INSERT OR REPLACE INTO markor_prefs(name, value) VALUES('sort', ?)",
+                      (SORT_LABELS[params["current"]],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if sort_order(phone) == SORT_LABELS[params["order"]] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        scr = phone.screen
+        if phone.foreground == KEY and phone.menu_open and scr is not None and scr.name == "main":
+            return click(obs, text=f"Sort by {params['order']}") or BACK
+        return to_folder(phone, obs) or click(obs, desc="More options") or BACK
+
+
+@register_task
+class QueryLatestInFolder(NoteTask):
+    name = "notes_query_latest_in_folder"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "Which note in the Markor folder \"{folder}\" was modified most recently? Answer with its name."
+    goal_phrasings = (
+        "In Markor, what's the most recently edited note in my \"{folder}\" folder? Just give its name.",
+        "Could you check the \"{folder}\" folder and tell me which note I changed last?",
+        "Latest modified note in Markor folder \"{folder}\": which one is it?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(NOTE_NAMES, rng.randint(3, 6))
+        days = rng.sample(range(2, 90), len(names))  # distinct days, so the listing's dates decide
+        return {"folder": rng.choice(FOLDERS), "notes": [[n, d] for n, d in zip(names, days)],
+                "latest": names[days.index(min(days))]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        from datetime import timedelta
+
+        for name, days in params["notes"]:
+            st.write_file(phone, note_path(name + ".md", params["folder"]), f"# {name}\n- draft",
+                          modified=phone.now - timedelta(days=days, hours=1), parents=True)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        others = [n for n, _ in params["notes"] if n != params["latest"]]
+        said = without_ext(answer)
+        ok = answer_matches(said, params["latest"]) and not any(answer_matches(said, n) for n in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_folder(phone, obs, params["folder"]) or answer(params["latest"])
+
+
+HIDDEN_NOTES = ("Warranty info", "Vet visits", "Tax checklist", "Piano practice", "Bike service", "Wedding toasts")
+
+
+@register_task
+class QueryNoteFolder(NoteTask):
+    name = "notes_query_note_folder"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Which Markor folder contains my note \"{note}\"? Answer with the folder name."
+    goal_phrasings = (
+        "I can't find my note \"{note}\" in Markor. Which folder did I put it in?",
+        "Could you tell me what folder the note \"{note}\" is stored in?",
+        "Folder of the Markor note \"{note}\"? Reply with just the folder name.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, decoy = rng.sample(FOLDERS, 2)
+        note = rng.choice(HIDDEN_NOTES)
+        return {"note": note, "folder": folder, "decoy_folder": decoy, "decoy": f"{note} {rng.choice((2022, 2023))}"}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # an older note with a longer, similar name lives in another folder
+        write_note(phone, params["note"] + ".md", f"# {params['note']}\n- current", params["folder"])
+        write_note(phone, params["decoy"] + ".md", f"# {params['decoy']}\n- outdated", params["decoy_folder"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        said = without_ext(answer)
+        ok = answer_matches(said, params["folder"]) and not answer_matches(said, params["decoy_folder"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        # search from the Markor root: results show "<folder>/<file>"
+        if phone.foreground != KEY:
+            return navigate(phone, obs, KEY, [("main", None)])
+        scr = phone.screen
+        assert scr is not None
+        if phone.dialog is not None or phone.menu_open or scr.name != "main" or scr.state.get("selected"):
+            return BACK
+        if scr.state.get("searching"):
+            if current_dir(phone) != MARKOR_DIR:
+                return BACK
+            if scr.fields.get("filter", "") != params["note"]:
+                return type_into(obs, params["note"], resource_id="search_input") or BACK
+            return answer(params["folder"])
+        return to_folder(phone, obs) or click(obs, desc="Search") or BACK
+
+
+TODO_NOTES = ("Weekend chores", "Errands", "Before the trip", "Moving checklist")
+
+
+@register_task
+class CheckOffTodo(NoteTask):
+    name = "notes_check_off_todo"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("In my Markor to-do note \"{note}\", mark \"{item}\" as done (change its \"[ ]\" "
+                     "to \"[x]\").")
+    goal_phrasings = (
+        "Tick off \"{item}\" in the checklist \"{note}\" in Markor, i.e. turn its \"[ ]\" into \"[x]\".",
+        "Could you check the box of \"{item}\" in my note \"{note}\"? Write \"[x]\" instead of \"[ ]\".",
+        "Markor, \"{note}\": \"{item}\" is done, so change \"[ ]\" to \"[x]\" on that line.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        items = rng.sample(TEXTS, 4)
+        done = rng.choice(items)  # already ticked: the task's item is another one
+        item = rng.choice([x for x in items if x != done])
+        body = f"# {rng.choice(TODO_NOTES)}\n" + "\n".join(f"- [{'x' if x == done else ' '}] {x}" for x in items)
+        return {"note": body.splitlines()[0][2:], "item": item, "body": body}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["note"] + ".md", params["body"])
+
+    def target(self, params: dict[str, Any]) -> str:
+        return params["body"].replace(f"- [ ] {params['item']}", f"- [x] {params['item']}")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if same_text(one_note(phone, params["note"]), self.target(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return open_note(phone, obs, params["note"]) or edit_text(phone, obs, self.target(params))
+
+
+@register_task
+class DuplicateNote(ExistingNote):
+    name = "notes_duplicate_note"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = "In Markor, make a copy of the note \"{note}\" named \"{copy}\" with exactly the same text."
+    goal_phrasings = (
+        "Duplicate my Markor note \"{note}\" as a new note called \"{copy}\" (same content).",
+        "Could you create a note \"{copy}\" containing the same text as \"{note}\"? Keep the original.",
+        "Copy \"{note}\" to a new note \"{copy}\" in Markor.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base(rng)
+        p["copy"] = p["note"] + rng.choice((" backup", " copy 2", " (shared)"))
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        super().setup(phone, params)
+        for e in notes_named(phone, params["copy"]):
+            st.delete(phone, e.path)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = same_text(one_note(phone, params["note"]), params["body"]) and \
+            same_text(one_note(phone, params["copy"]), params["body"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if not same_text(one_note(phone, params["note"]), params["body"]):
+            return open_note(phone, obs, params["note"]) or edit_text(phone, obs, params["body"])
+        if notes_named(phone, params["copy"]):
+            return open_note(phone, obs, params["copy"]) or edit_text(phone, obs, params["body"])
+        return to_folder(phone, obs) or new_item(phone, obs, params["copy"], folder=False)
+
+
+@register_task
+class RenameFolder(NoteTask):
+    name = "notes_rename_folder"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "In Markor, rename the folder \"{folder}\" to \"{new_folder}\"."
+    goal_phrasings = (
+        "Could you change the name of my Markor folder \"{folder}\" to \"{new_folder}\"? Keep its notes.",
+        "Rename \"{folder}\" -> \"{new_folder}\" (a folder in Markor).",
+        "The notes folder \"{folder}\" should be called \"{new_folder}\" from now on.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, new = rng.sample(FOLDERS, 2)
+        return {"folder": folder, "new_folder": new, "notes": rng.sample(NOTE_NAMES, 2)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for name in params["notes"]:
+            write_note(phone, name + ".md", f"# {name}", params["folder"])
+        if st.exists(phone, note_path(params["new_folder"])):
+            st.delete(phone, note_path(params["new_folder"]), recursive=True)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        new = note_path(params["new_folder"])
+        kept = st.is_dir(phone, new) and sorted(e.name for e in st.list_dir(phone, new, show_hidden=True)) == \
+            sorted(n + ".md" for n in params["notes"])  # the notes travelled with the folder
+        ok = kept and not st.exists(phone, note_path(params["folder"]))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return rename_action(phone, obs, params["folder"], params["new_folder"])
+
+
+@register_task
+class MergeNotes(NoteTask):
+    name = "notes_merge_notes"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("In Markor, add the text of the note \"{second}\" to the end of the note \"{first}\", "
+                     "then delete \"{second}\".")
+    goal_phrasings = (
+        ("Merge my note \"{second}\" into \"{first}\" in Markor: its text goes at the bottom of \"{first}\", "
+         "and \"{second}\" is deleted afterwards."),
+        "Could you append everything from \"{second}\" to \"{first}\" and then remove \"{second}\"?",
+        "Markor: move the contents of \"{second}\" to the end of \"{first}\", then delete \"{second}\".",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, second = rng.sample(NOTE_NAMES, 2)
+        items = rng.sample(TEXTS, 4)
+        return {"first": first, "second": second, "body1": "\n".join(f"- {x}" for x in items[:2]),
+                "body2": "\n".join(f"- {x}" for x in items[2:])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["first"] + ".md", params["body1"])
+        write_note(phone, params["second"] + ".md", params["body2"])
+
+    def target(self, params: dict[str, Any]) -> str:
+        return params["body1"] + "\n" + params["body2"]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = same_text(one_note(phone, params["first"]), self.target(params)) and \
+            not notes_named(phone, params["second"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if not same_text(one_note(phone, params["first"]), self.target(params)):
+            return open_note(phone, obs, params["first"]) or edit_text(phone, obs, self.target(params))
+        return delete_action(phone, obs, notes_named(phone, params["second"])[0].name)
+
+
+GROCERIES = ("oat milk", "basil", "cherry tomatoes", "rice noodles", "greek yogurt", "lemons", "dark chocolate",
+             "frozen peas", "parmesan")
+
+
+@register_task
+class CreateChecklist(NoteTask):
+    name = "notes_create_list_note"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "Create a Markor note named \"{note}\" listing these items, one per line: {items}."
+    goal_phrasings = (
+        "Could you start a new note \"{note}\" in Markor with one line for each of: {items}?",
+        "New list note \"{note}\": {items} (each item on its own line).",
+        "In Markor, write down {items} in a new note called \"{note}\", one item per line, in that order.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        chosen = rng.sample(GROCERIES, rng.randint(3, 5))
+        return {"note": rng.choice(("Groceries", "Market run", "Shopping for Sunday", "Pantry restock")),
+                "list": chosen, "items": ", ".join(chosen)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for e in notes_named(phone, params["note"]):
+            st.delete(phone, e.path)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        # bullets, numbering or none are all fine; order and one item per line are not optional
+        return 1.0 if note_lines(one_note(phone, params["note"])) == [x.lower() for x in params["list"]] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        text = "\n".join(f"- {x}" for x in params["list"])
+        if notes_named(phone, params["note"]):
+            return open_note(phone, obs, params["note"]) or edit_text(phone, obs, text)
+        return to_folder(phone, obs) or new_item(phone, obs, params["note"], folder=False)

@@ -29,7 +29,7 @@ from pathlib import Path
 from types import ModuleType
 
 from droidverify.errors import DuplicateTaskError, TaskError, TaskModuleError
-from droidverify.tasks.base import Task, TaskTemplate
+from droidverify.tasks.base import Phrasing, Task, TaskTemplate
 
 SPLITS = ("train", "validation", "test")
 PARAM_SPLITS = ("seen", "unseen")
@@ -223,8 +223,10 @@ def templates_for_split(split: str) -> list[TaskTemplate]:
     return [t for t in all_templates() if split_of(t.name) == split]
 
 
-def tasks_for(split: str, seeds: Iterable[int], *, params: str | None = None) -> list[Task]:
-    """Instantiate every template of ``split`` for every seed.
+def tasks_for(split: str, seeds: Iterable[int], *, params: str | None = None,
+              phrasing: Phrasing = 0) -> list[Task]:
+    """Instantiate every template of ``split`` for every seed (goals worded by ``phrasing``, see
+    :meth:`TaskTemplate.phrasing_for`).
 
     ``params="seen"``/``"unseen"`` additionally requires the seeds to fall in that parameter
     split, so a caller cannot silently evaluate "unseen" on training seeds.
@@ -237,4 +239,4 @@ def tasks_for(split: str, seeds: Iterable[int], *, params: str | None = None) ->
         if wrong:
             raise TaskError(f"seeds {wrong[:5]} are not in the {params!r} parameter split "
                             f"(seen: < {UNSEEN_SEED_START}, unseen: >= {UNSEEN_SEED_START})")
-    return [t.instantiate(s) for t in templates_for_split(split) for s in seeds]
+    return [t.instantiate(s, phrasing=phrasing) for t in templates_for_split(split) for s in seeds]

@@ -10,6 +10,7 @@ from droidverify.actions.model import Action, require_action
 from droidverify.env.interface import check_seed
 from droidverify.env.records import Observation
 from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.skin import apply_skin, skin_for
 from droidverify.env.sim.system import Composed, compose
 from droidverify.env.sim.view import SCREEN_H, SCREEN_W, Emitted, View, emit, hit_test
 from droidverify.errors import ActionValidationError, EnvError
@@ -52,11 +53,18 @@ class SimEnv:
     set-up and returns the home screen. Element indices in actions refer to the ``elements`` of
     the latest observation (``droidverify.ui.select.select_elements``); each maps back to the
     exact view node it was emitted from (by ``node_id``).
+
+    ``skin`` picks the look (``env.sim.skin``: 0 is the simulator's own, 1..SKIN_COUNT relabel and
+    restyle app chrome); the phone carries it, so clones and saved states keep it, and neither
+    app state nor the task's checker depends on it.
     """
 
-    def __init__(self, task: Task | None = None, seed: int = 0, *, screenshot: bool = False) -> None:
+    def __init__(self, task: Task | None = None, seed: int = 0, *, screenshot: bool = False,
+                 skin: int = 0) -> None:
         self.task = task
         self.seed = check_seed(seed)
+        skin_for(skin)  # 0..SKIN_COUNT, else EnvError
+        self._skin = skin
         self.screenshot = screenshot
         self.last_answer: str | None = None
         self._phone: Phone | None = None  # built on first use: reset() builds it exactly once
@@ -70,7 +78,7 @@ class SimEnv:
     def attach(cls, phone: Phone, task: Task | None = None) -> SimEnv:
         """An environment around an existing phone (no reset): for probing branches/clones."""
         env = cls.__new__(cls)
-        env.task, env.seed, env.screenshot = task, phone.seed, False
+        env.task, env.seed, env.screenshot, env._skin = task, phone.seed, False, phone.skin
         env.last_answer, env._phone, env.steps, env._closed = None, phone, 0, False
         env._emitted = env._composed = env._obs = None
         return env
@@ -80,19 +88,24 @@ class SimEnv:
         """The simulated phone (built from ``seed`` on first access if no reset happened yet)."""
         if self._phone is None:
             self._check_open()
-            self._phone = Phone(self.seed)
+            self._phone = Phone(self.seed, skin=self._skin)
         return self._phone
 
     @phone.setter
     def phone(self, value: Phone) -> None:
         self._phone = value
 
+    @property
+    def skin(self) -> int:
+        """The look screens are emitted in (the phone's ``skin``; 0 = the simulator's own)."""
+        return self._phone.skin if self._phone is not None else self._skin
+
     # ---- Environment protocol -----------------------------------------------------------------
     def reset(self, *, go_home: bool = True) -> Observation:
         self._check_open()
         if self._phone is not None:
             self._phone.close()
-        self._phone = Phone(self.seed)
+        self._phone = Phone(self.seed, skin=self._skin)
         self.last_answer = None
         self.steps = 0
         if self.task is not None:
@@ -106,6 +119,9 @@ class SimEnv:
         """Render the current screen (no state change)."""
         self._check_open()
         composed = compose(self.phone)
+        skin = skin_for(self.phone.skin)
+        if not skin.identity:
+            apply_skin(composed, skin, launcher=self.phone.foreground is None)
         em = emit(composed.windows)
         self._composed, self._emitted = composed, em
         p = self.phone

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from droidverify.env.sim.skin import skin_for
 from droidverify.errors import EnvError
 
 if TYPE_CHECKING:
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 DEFAULT_NOW = datetime(2024, 10, 15, 9, 41, 0)  # a Tuesday morning; tasks may set their own
 ORIGIN_KEY = "origin"  # optional snapshot key: how a phone built off the defaults was built
+SKIN_KEY = "skin"  # optional snapshot key: the look (``env.sim.skin``) when it is not the default 0
 TOAST_STEPS = 2  # a toast stays on screen for this many observations
 _SEED_IMAGES: dict[tuple, bytes] = {}  # (seed, now, seed_data, apps) -> freshly seeded database image
 _SEED_IMAGES_MAX = 512
@@ -57,10 +59,15 @@ class Snapshot:
 class Phone:
     """One phone. Apps keep their state in ``conn`` (SQL); navigation/UI state is in attributes."""
 
-    def __init__(self, seed: int = 0, *, now: datetime = DEFAULT_NOW, seed_data: bool = True) -> None:
+    def __init__(self, seed: int = 0, *, now: datetime = DEFAULT_NOW, seed_data: bool = True,
+                 skin: int = 0) -> None:
         from droidverify.env.sim.app import installed_apps
 
+        skin_for(skin)  # 0..SKIN_COUNT, else EnvError
         self.seed = seed
+        # How screens look (``env.sim.skin``; 0 = the simulator's own look). Apps never read it:
+        # SimEnv applies it when it emits a screen, so app state and checkers do not depend on it.
+        self.skin: int = skin
         self.conn = sqlite3.connect(":memory:", check_same_thread=False)
         self.conn.row_factory = sqlite3.Row
         self.now: datetime = now
@@ -308,6 +315,9 @@ class Phone:
             # Only a phone built off the defaults carries its origin, so every default phone's
             # snapshot (and saved state) stays byte-identical to what earlier versions wrote.
             state[ORIGIN_KEY] = {"built_at": origin[0], "seed_data": origin[1]}
+        skin = getattr(self, "skin", 0)
+        if skin:  # likewise only a skinned phone carries its skin
+            state[SKIN_KEY] = skin
         return Snapshot(self.conn.serialize(), state)
 
     def restore(self, snap: Snapshot) -> None:
@@ -318,6 +328,7 @@ class Phone:
         origin = snap.state.get(ORIGIN_KEY) or {}
         self.built_at = origin.get("built_at", DEFAULT_NOW)
         self.seed_data = origin.get("seed_data", True)
+        self.skin = snap.state.get(SKIN_KEY, 0)
 
     @property
     def origin(self) -> tuple[datetime, bool]:
@@ -325,9 +336,9 @@ class Phone:
         return getattr(self, "built_at", DEFAULT_NOW), getattr(self, "seed_data", True)
 
     def rebuild(self) -> Phone:
-        """A new phone as this one was built: same seed, same clock at build, same seed data."""
+        """A new phone as this one was built: same seed, same clock at build, same seed data, same skin."""
         built_at, seed_data = self.origin
-        return Phone(self.seed, now=built_at, seed_data=seed_data)
+        return Phone(self.seed, now=built_at, seed_data=seed_data, skin=getattr(self, "skin", 0))
 
     def clone(self) -> Phone:
         """An independent phone in the same state; changing one never affects the other."""

@@ -18,7 +18,8 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from droidverify.env.sim.phone import DEFAULT_NOW, ORIGIN_KEY, Dialog, Phone, Screen, Snapshot
+from droidverify.env.sim.phone import DEFAULT_NOW, ORIGIN_KEY, SKIN_KEY, Dialog, Phone, Screen, Snapshot
+from droidverify.env.sim.skin import SKIN_COUNT
 from droidverify.errors import PhoneStateError
 
 FORMAT = "droidverify-phone-v1"
@@ -96,12 +97,15 @@ def decode_phone(text: str) -> Phone:
         raise PhoneStateError(f"not a {FORMAT} phone state (format {fmt!r})")
     try:
         state = _from_json(payload["state"])
-        if not isinstance(state, dict) or set(state) - {ORIGIN_KEY} != set(Phone._STATE):
+        if not isinstance(state, dict) or set(state) - {ORIGIN_KEY, SKIN_KEY} != set(Phone._STATE):
             raise PhoneStateError(f"phone state keys do not match this simulator: {sorted(state)[:20]}")
         origin = state.get(ORIGIN_KEY, {})
         if not (isinstance(origin, dict) and isinstance(origin.get("built_at", DEFAULT_NOW), datetime)
                 and isinstance(origin.get("seed_data", True), bool)):
             raise PhoneStateError(f"phone state has a damaged {ORIGIN_KEY!r} entry: {origin!r:.200}")
+        skin = state.get(SKIN_KEY, 0)
+        if isinstance(skin, bool) or not isinstance(skin, int) or not 0 <= skin <= SKIN_COUNT:
+            raise PhoneStateError(f"phone state has a damaged {SKIN_KEY!r} entry: {skin!r:.200}")
         rng = _from_json(payload["rng"])
         state["rng"] = rng
         db = base64.b64decode(payload["db"], validate=True)

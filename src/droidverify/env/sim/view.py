@@ -73,6 +73,10 @@ class View:
     scrollable: bool = False
     password: bool = False
     selected: bool = False
+    # Skins (``env.sim.skin``) relabel and restyle app chrome only. None: decided from the node's
+    # class and window (buttons, icon buttons, FABs, menu items, dialog titles); True/False: a
+    # widget helper says so (e.g. a clickable TextView that is a button, or a Button showing data).
+    chrome: bool | None = None
     # layout
     horizontal: bool = False
     w: int | None = None  # fixed width (px); None = fill (vertical parent) / share (horizontal parent)
@@ -94,6 +98,7 @@ class View:
     rows: list[View] | None = None
     offset: int = 0
     on_offset: Callable[[int], None] | None = None
+    list_scroll: bool = False  # layout made this list scrollable (so a second layout starts afresh)
     # filled by layout
     bounds: tuple[int, int, int, int] = (0, 0, 0, 0)
 
@@ -233,6 +238,8 @@ def scroll_list(rows: Iterable[View], offset: int, set_offset: Callable[[int], N
 
 
 def _layout_list(v: View, left: int, top: int, right: int, bottom: int) -> None:
+    if v.list_scroll:  # laid out before (a skin re-lays a window out): forget the old page
+        v.scrollable, v.on_scroll, v.list_scroll = False, None, False
     rows = v.rows or []
     pl, pt, pr, pb = v.pad
     width, height = right - left - pl - pr, bottom - top - pt - pb
@@ -258,6 +265,7 @@ def _layout_list(v: View, left: int, top: int, right: int, bottom: int) -> None:
     v.children = visible
     if max_off > 0:
         v.scrollable = True
+        v.list_scroll = True
         setter = v.on_offset
 
         def on_scroll(direction: str) -> bool:

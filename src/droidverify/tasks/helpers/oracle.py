@@ -23,6 +23,7 @@ from typing import Any
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
 from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.skin import canonical_label
 from droidverify.errors import TaskError
 from droidverify.ui.element import UIElement
 
@@ -36,19 +37,37 @@ def _parts(text: str | None) -> list[str]:
     return [p.strip() for p in text.split(" | ")] if text else []
 
 
+def _canonical(text: str | None) -> str:
+    """``text`` as the simulator's own look shows it: each ``" | "`` part through ``canonical_label``
+    (a skin's relabelled chrome goes back; anything else, user content included, is unchanged)."""
+    if not text:
+        return ""
+    if " | " not in text:
+        return canonical_label(text)
+    return " | ".join(canonical_label(p) for p in _parts(text))
+
+
 def matches(el: UIElement, *, text: str | None = None, text_contains: str | None = None,
             desc: str | None = None, desc_contains: str | None = None, resource_id: str | None = None,
             class_contains: str | None = None, clickable: bool | None = None, editable: bool | None = None,
             checked: bool | None = None) -> bool:
     """Whether ``el`` satisfies every given criterion (all comparisons case-sensitive, exact unless
-    ``*_contains``; ``text`` also matches one ``" | "``-separated part of a borrowed label)."""
+    ``*_contains``; ``text`` also matches one ``" | "``-separated part of a borrowed label).
+
+    Text and content-desc are compared skin-independently: criteria name the canonical labels
+    (the simulator's own look), and a skin's variant of a label (``env.sim.skin``) matches them.
+    """
     if text is not None and el.text != text and text not in _parts(el.text):
+        canon = _canonical(el.text)
+        if canon != text and text not in _parts(canon):
+            return False
+    if text_contains is not None and text_contains not in (el.text or "") \
+            and text_contains not in _canonical(el.text):
         return False
-    if text_contains is not None and text_contains not in (el.text or ""):
+    if desc is not None and el.content_description != desc and _canonical(el.content_description) != desc:
         return False
-    if desc is not None and el.content_description != desc:
-        return False
-    if desc_contains is not None and desc_contains not in (el.content_description or ""):
+    if desc_contains is not None and desc_contains not in (el.content_description or "") \
+            and desc_contains not in _canonical(el.content_description):
         return False
     if resource_id is not None:
         rid = el.resource_id or ""

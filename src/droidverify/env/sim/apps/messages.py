@@ -1,5 +1,8 @@
 """Messages (com.google.android.apps.messaging): conversations, chat threads, new chat, search.
 
+In a thread, a long press selects a message (toolbar: Forward, Delete) and tapping a failed
+message ("Not sent · Tap to retry") sends it again; back first clears any selection.
+
 State is shaped like the Telephony provider: ``sms`` (``thread_id``, ``address``, ``body``,
 ``date`` in epoch milliseconds, ``type`` 1 inbox / 2 sent / 5 failed, ``read``) and ``threads``
 (``recipient_ids`` holds the address, ``snippet``/``date``/``message_count``/``read`` are kept in
@@ -263,15 +266,13 @@ class MessagesApp(App):
         tid = thread_for(phone, address)
         name = display_name(phone, address)
         msgs = phone.query("SELECT * FROM sms WHERE thread_id=? ORDER BY date, _id", (tid,)) if tid else []
-        rows: list[View] = []
-        last_day = None
-        for m in msgs:
-            dt = from_ms(m["date"])
-            if dt.date() != last_day:
-                rows.append(text_view(long_date(phone, m["date"]), rid="message_date_header", size=32, h=90,
-                                      style={"align": "center", "fg": "#5f6368"}))
-                last_day = dt.date()
-            rows.append(self._bubble(phone, m))
+        picked = scr.state.get("selected_msg")
+        if picked is not None and not any(m["_id"] == picked for m in msgs):
+            picked = scr.state["selected_msg"] = None
+        rows = self._bubbles(phone, scr, msgs, picked)
+        if picked is not None:
+            return self._thread_selection(phone, scr, rows, next(m["body"] for m in msgs if m["_id"] == picked),
+                                          picked)
         if name != address:
             sub = address
         else:
@@ -296,11 +297,12 @@ class MessagesApp(App):
         body = list_view(phone, scr, rows, rid="messages_list", empty=empty)
         return screen_frame(bar, body, bottom=bottom)
 
-    def _bubble(self, phone: Phone, m: Any) -> View:
+    def _bubble(self, phone: Phone, scr: Screen, m: Any, *, selected: bool = False) -> View:
         sent = m["type"] != TYPE_INBOX
+        failed = m["type"] == TYPE_FAILED
         dt = from_ms(m["date"])
         status = phone.format_time(dt.hour, dt.minute)
-        if m["type"] == TYPE_FAILED:
+        if failed:
             status = "Not sent · Tap to retry"
         elif sent:
             status += " · Delivered"
@@ -310,8 +312,49 @@ class MessagesApp(App):
         meta = text_view(status, rid="message_status", size=30,
                          style={"fg": "#5f6368", "align": "right" if sent else "left"})
         pad = (260, 12, 40, 12) if sent else (40, 12, 260, 12)
-        return V("linear", body, meta, rid="message_content",
-                 long_clickable=True, on_long_click=lambda: phone.show_toast("Message options"), pad=pad)
+        sid = m["_id"]
+
+        def pick() -> None:
+            scr.state["selected_msg"] = sid
+
+        choosing = scr.state.get("selected_msg") is not None
+        # a failed bubble retries on tap (its status says so); while choosing, a tap moves the selection
+        on_click = pick if choosing else (lambda: self.retry(phone, scr, sid)) if failed else None
+        return V("linear", body, meta, rid="message_content", clickable=on_click is not None,
+                 focusable=on_click is not None, on_click=on_click, long_clickable=True, on_long_click=pick,
+                 selected=selected, pad=pad, style={"bg": "#e8f0fe" if selected else None})
+
+    def _bubbles(self, phone: Phone, scr: Screen, msgs: list[Any], picked: int | None) -> list[View]:
+        """Message bubbles oldest first, with a date header wherever the day changes."""
+        rows: list[View] = []
+        last_day = None
+        for m in msgs:
+            dt = from_ms(m["date"])
+            if dt.date() != last_day:
+                rows.append(text_view(long_date(phone, m["date"]), rid="message_date_header", size=32, h=90,
+                                      style={"align": "center", "fg": "#5f6368"}))
+                last_day = dt.date()
+            rows.append(self._bubble(phone, scr, m, selected=m["_id"] == picked))
+        return rows
+
+    def _thread_selection(self, phone: Phone, scr: Screen, rows: list[View], body_text: str, picked: int) -> View:
+        """The conversation with one message chosen (long press): its actions replace the toolbar."""
+
+        def clear() -> None:
+            scr.state["selected_msg"] = None
+
+        def forward() -> None:
+            clear()
+            phone.push("compose", body=body_text)
+
+        actions = [("Forward", "action_forward", forward),
+                   ("Delete", "action_delete", lambda: phone.show_dialog(
+                       self.key, "confirm", title="Delete message?", message="This message will be deleted.",
+                       ok="Delete", on_ok="delete_message", args={"sms_id": picked}))]
+        bar = app_bar("1 selected", back=clear, actions=actions, phone=phone)
+        bar.children[0].desc = "Cancel selection"
+        body = list_view(phone, scr, rows, rid="messages_list")
+        return screen_frame(bar, body)
 
     def screen_compose(self, phone: Phone, scr: Screen) -> View:
         f = scr.fields
@@ -407,6 +450,44 @@ class MessagesApp(App):
             scr.state["selected"] = None
         phone.show_toast("Conversation deleted")
 
+    def delete_message(self, phone: Phone, sms_id: int) -> None:
+        row = phone.query_one("SELECT thread_id FROM sms WHERE _id=?", (sms_id,))
+        scr = phone.screen
+        if scr is not None:
+            scr.state["selected_msg"] = None
+        if row is None:
+            return
+        phone.execute("DELETE FROM sms WHERE _id=?", (sms_id,))
+        refresh_thread(phone, row["thread_id"])
+        phone.show_toast("Message deleted")
+
+    def retry(self, phone: Phone, scr: Screen, sms_id: int) -> None:
+        """Resend a failed message: the same row becomes sent (still failing in airplane mode)."""
+        if airplane_on(phone):
+            phone.show_toast("Message not sent. Turn off airplane mode to send.")
+            return
+        row = phone.query_one("SELECT thread_id FROM sms WHERE _id=? AND type=?", (sms_id, TYPE_FAILED))
+        if row is None:
+            return
+        phone.execute("UPDATE sms SET type=?, date=? WHERE _id=?", (TYPE_SENT, to_ms(phone.now), sms_id))
+        refresh_thread(phone, row["thread_id"])
+        scr.scroll["list"] = 10 ** 6
+
     def mark_all_read(self, phone: Phone) -> None:
         for t in phone.query("SELECT _id FROM threads WHERE read=0"):
             mark_thread_read(phone, t["_id"])
+
+
+def _on_back(phone: Phone) -> bool:
+    """Back first clears a selection (a conversation in the list, a message in a thread)."""
+    scr = phone.screen
+    if scr is None or phone.dialog is not None:
+        return False
+    for key in ("selected", "selected_msg"):
+        if scr.state.get(key) is not None:
+            scr.state[key] = None
+            return True
+    return False
+
+
+MessagesApp.on_back = staticmethod(_on_back)

@@ -11,6 +11,7 @@ import random
 from droidverify.env.sim.app import (
     App,
     app_bar,
+    button,
     edit_field,
     icon_button,
     list_row,
@@ -131,6 +132,12 @@ def brightness_pct(phone: Phone) -> int:
 def set_brightness_pct(phone: Phone, pct: int) -> None:
     pct = max(0, min(100, pct))
     phone.put_setting("system", "screen_brightness", round(pct * 255 / 100))
+
+
+def _bt_address(device_id: int) -> str:
+    # a stable made-up MAC per saved device (shown on its details screen only)
+    raw = f"{0x3C5AB4100000 + device_id * 40961:012X}"
+    return ":".join(raw[i:i + 2] for i in range(0, 12, 2))
 
 
 def on(phone: Phone, table: str, name: str) -> bool:
@@ -298,11 +305,57 @@ class SettingsApp(App):
         rows = [list_row("Pair new device", None, icon="add")]
         rows.append(text_view("Saved devices", rid="category_title", size=36, pad=(48, 30, 0, 10),
                               style={"fg": "#1a73e8"}))
-        for d in phone.query("SELECT name, type FROM bluetooth_devices WHERE paired=1 ORDER BY name"):
-            rows.append(list_row(d["name"], "Saved", icon=d["type"]))
+        bt = on(phone, "global", "bluetooth_on")
+        for d in phone.query("SELECT _id, name, type, connected FROM bluetooth_devices WHERE paired=1 ORDER BY name"):
+            # a saved device opens its details (connect / forget), as the gear next to it does on Android
+            rows.append(list_row(d["name"], "Connected" if bt and d["connected"] else "Saved", icon=d["type"],
+                                 rid="bt_device", on_click=lambda i=d["_id"]: phone.push("bt_device", device_id=i)))
         rows.append(list_row("Connection preferences", "Bluetooth, Android Auto, NFC",
                              on_click=lambda: phone.push("connection_prefs"), icon="prefs"))
         return self._frame(phone, "Connected devices", rows, scr)
+
+    def screen_bt_device(self, phone: Phone, scr: Screen) -> View:
+        dev = phone.query_one("SELECT _id, name, type, paired, connected FROM bluetooth_devices WHERE _id=?",
+                              (scr.args["device_id"],))
+        if dev is None or not dev["paired"]:  # forgotten underneath
+            return self._frame(phone, "Device details", [list_row("This device is no longer saved", None)], scr)
+        bt = on(phone, "global", "bluetooth_on")
+        did, name = dev["_id"], dev["name"]
+        connected = bool(bt and dev["connected"])
+        if not bt:
+            action = list_row("Turn on Bluetooth to connect", None, rid="bt_off_hint")
+        else:
+            action = V("linear", button("Disconnect" if connected else "Connect",
+                                        lambda: self._set_connected(phone, did, not connected), rid="btn_connect",
+                                        primary=True),
+                       button("Forget", lambda: self._confirm_forget(phone, did, name), rid="btn_forget"),
+                       horizontal=True, gap=40, pad=(48, 30, 48, 30))
+        rows = [text_view(name, rid="device_title", size=56, pad=(48, 40, 48, 10)),
+                text_view("Connected" if connected else "Saved", rid="device_status", size=38,
+                          pad=(48, 0, 48, 20), style={"fg": "#5f6368"}),
+                action,
+                list_row("Device type", dev["type"].capitalize(), rid="device_type"),
+                list_row("Device's Bluetooth address", _bt_address(did))]
+        if not bt:
+            rows.append(V("linear", button("Forget", lambda: self._confirm_forget(phone, did, name),
+                                           rid="btn_forget"), pad=(48, 30, 48, 30)))
+        return self._frame(phone, "Device details", rows, scr)
+
+    def _set_connected(self, phone: Phone, device_id: int, value: bool) -> None:
+        phone.execute("UPDATE bluetooth_devices SET connected=? WHERE _id=?", (int(value), device_id))
+        name = phone.query_one("SELECT name FROM bluetooth_devices WHERE _id=?", (device_id,))[0]
+        phone.show_toast(f"Connected to {name}" if value else f"Disconnected from {name}")
+
+    def _confirm_forget(self, phone: Phone, device_id: int, name: str) -> None:
+        phone.show_dialog(self.key, "confirm", title="Forget device?",
+                          message=f"Your phone will no longer be paired with {name}", ok="Forget device",
+                          on_ok="forget_device", args={"device_id": device_id})
+
+    def forget_device(self, phone: Phone, device_id: int) -> None:
+        phone.execute("UPDATE bluetooth_devices SET paired=0, connected=0 WHERE _id=?", (device_id,))
+        if phone.screen is not None and phone.screen.name == "bt_device":
+            phone.pop()
+        phone.show_toast("Device forgotten")
 
     def screen_connection_prefs(self, phone: Phone, scr: Screen) -> View:
         bt = on(phone, "global", "bluetooth_on")
@@ -319,7 +372,12 @@ class SettingsApp(App):
     def screen_bluetooth(self, phone: Phone, scr: Screen) -> View:
         bt = on(phone, "global", "bluetooth_on")
         name = phone.get_setting("global", "device_name", "")
-        rows = [switch_row("Use Bluetooth", bt, self._toggle(phone, "global", "bluetooth_on"), rid="bt_toggle"),
+        def toggle_bt(value: bool) -> None:
+            phone.put_setting("global", "bluetooth_on", int(value))
+            if not value:  # turning Bluetooth off drops every connection
+                phone.execute("UPDATE bluetooth_devices SET connected=0 WHERE connected=1")
+
+        rows = [switch_row("Use Bluetooth", bt, toggle_bt, rid="bt_toggle"),
                 list_row("Device name", name), list_row("Pair new device", None, icon="add", enabled=bt)]
         if not bt:
             rows.append(list_row("When Bluetooth is turned on, your device can communicate with other nearby "
@@ -422,6 +480,10 @@ class SettingsApp(App):
         def pick_time() -> None:
             phone.show_dialog(self.key, "time_picker", hour=now.hour, minute=now.minute, on_ok="set_time")
 
+        def pick_zone() -> None:
+            phone.show_dialog(self.key, "choice", title="Time zone", options=list(TIME_ZONES),
+                              selected=phone.get_setting("global", "time_zone", TIME_ZONES[0]), on_ok="set_time_zone")
+
         rows = [
             switch_row("Set time automatically", auto, self._toggle(phone, "global", "auto_time"), rid="auto_time"),
             list_row("Date", now.strftime("%B %-d, %Y"), on_click=pick_date if not auto else None, enabled=not auto),
@@ -429,12 +491,16 @@ class SettingsApp(App):
                      enabled=not auto),
             switch_row("Set time zone automatically", auto_tz, self._toggle(phone, "global", "auto_time_zone"),
                        rid="auto_zone"),
-            list_row("Time zone", phone.get_setting("global", "time_zone", TIME_ZONES[0]), enabled=not auto_tz),
+            list_row("Time zone", phone.get_setting("global", "time_zone", TIME_ZONES[0]),
+                     on_click=pick_zone if not auto_tz else None, enabled=not auto_tz),
             switch_row("Use 24-hour format", h24,
                        lambda v: phone.put_setting("system", "time_12_24", "24" if v else "12"),
                        summary="13:00" if h24 else "1:00 PM", rid="24_hour"),
         ]
         return self._frame(phone, "Date & time", rows, scr)
+
+    def set_time_zone(self, phone: Phone, value: str) -> None:
+        phone.put_setting("global", "time_zone", value)
 
     def set_date(self, phone: Phone, year: int, month: int, day: int) -> None:
         phone.now = phone.now.replace(year=year, month=month, day=day)

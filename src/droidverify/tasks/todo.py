@@ -1,0 +1,743 @@
+"""Tasks (Tasks.org) app tasks: add, edit, complete, reopen, move and delete to-dos; questions about them.
+
+Checkers diff the ``todo_tasks`` rows against a *baseline* (a fresh phone of the same seed with the
+task's set-up applied), so a change to the look-alike decoy task, a duplicate or a lost row fails.
+Set-ups plant tasks whose titles come from catalogues the app never seeds, usually next to a
+decoy with a similar title. Oracles act on the current screen and find planted tasks by title in
+the live state, so they work from any screen of the app and after detours.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+from typing import Any
+
+from droidverify.actions.model import Action
+from droidverify.env.records import Observation
+from droidverify.env.sim.apps.todo import (
+    KEY,
+    PRIORITIES,
+    add_task,
+    current_list,
+    due_ms,
+    list_id,
+    show_completed,
+    tasks,
+)
+from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.timeutil import MONTHS, WEEKDAYS
+from droidverify.tasks.base import TaskTemplate
+from droidverify.tasks.helpers import (
+    BACK,
+    COMPLETE,
+    answer,
+    answer_matches,
+    baseline_rows,
+    click,
+    click_in,
+    click_or_scroll,
+    diff_rows,
+    find,
+    open_app,
+    type_in,
+)
+from droidverify.tasks.registry import register_task
+
+TODAY = date(2024, 10, 15)  # the simulator's default clock (phone.now)
+LISTS = ("Inbox", "Work", "Personal", "Groceries")
+ERRAND_LISTS = LISTS[:3]  # where the planted errands belong (never the shopping list)
+# (target, decoy): the decoy sits next to the target and must be left alone.
+PAIRS: tuple[tuple[str, str], ...] = (
+    ("Pay electricity bill", "Pay water bill"), ("Book dentist appointment", "Book doctor appointment"),
+    ("Renew passport", "Renew library card"), ("Email Sarah the slides", "Email Sam the slides"),
+    ("Buy birthday card for Anna", "Buy birthday cake for Anna"), ("Water the plants", "Water the garden"),
+    ("Schedule car service", "Schedule bike service"), ("Return library books", "Return the Amazon package"),
+    ("Prepare quarterly report", "Prepare weekly report"), ("Call mom", "Call grandma"),
+    ("Clean the garage", "Clean the gutters"), ("Update resume", "Update LinkedIn profile"),
+)
+NEW_TITLES = ("Order printer ink", "Buy stamps", "Fix the leaking tap", "Research summer camps",
+              "Send thank-you notes", "Defrost the freezer", "Book flights to Lisbon", "Pick up prescription",
+              "Oil the bike chain", "Set up the new router")
+NOTES = ("Ask for a receipt", "Use the blue folder", "Before 5 pm", "Check the coupon first",
+         "Compare three quotes", "Bring the old one along")
+NEW_LISTS = ("Home Renovation", "Travel", "Reading", "Fitness", "Garden", "Wedding")
+FILLERS = ("Sort the recycling", "Charge the camera", "Order new contacts", "Print boarding pass",
+           "Buy light bulbs", "Clean the oven", "Reply to the survey", "Wrap the present")
+
+TASK_SQL = "SELECT _id, list_id, title, notes, due, priority, completed FROM todo_tasks ORDER BY _id"
+LIST_SQL = "SELECT _id, name FROM todo_lists ORDER BY _id"
+COLS = ("_id", "list_id", "title", "notes", "due", "priority", "completed")
+
+
+def say_day(d: date) -> str:
+    """``date(2024, 10, 22)`` -> ``"Tuesday, October 22"`` (how goals write a due date)."""
+    return f"{WEEKDAYS[d.weekday()]}, {MONTHS[d.month - 1]} {d.day}"
+
+
+def prio(name: str) -> int:
+    """Stored priority of a goal's priority word ("high" -> 0)."""
+    return [p.lower() for p in PRIORITIES].index(name.lower())
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+# ---- checker helpers --------------------------------------------------------------------------
+def task_diff(phone: Phone, template: TaskTemplate, params: dict[str, Any]):
+    before = baseline_rows(phone, template, params, TASK_SQL)
+    return diff_rows(before, [tuple(r) for r in phone.query(TASK_SQL)])
+
+
+def lists_unchanged(phone: Phone, template: TaskTemplate, params: dict[str, Any]) -> bool:
+    return baseline_rows(phone, template, params, LIST_SQL) == [tuple(r) for r in phone.query(LIST_SQL)]
+
+
+def row_matches(row: tuple, **want: Any) -> bool:
+    """A TASK_SQL row has the wanted values (titles and notes compared ignoring case and spacing)."""
+    for col, value in want.items():
+        got = row[COLS.index(col)]
+        if col in ("title", "notes"):
+            if norm(got) != norm(value):
+                return False
+        elif got != value:
+            return False
+    return True
+
+
+def only_change(phone: Phone, template: TaskTemplate, params: dict[str, Any], target: str, **want: Any) -> bool:
+    """Exactly one task changed, the one titled ``target``, and only in the ``want`` columns."""
+    added, removed, changed = task_diff(phone, template, params)
+    if added or removed or len(changed) != 1 or not lists_unchanged(phone, template, params):
+        return False
+    old, new = changed[0]
+    if old[2] != target:
+        return False
+    expected = {c: old[i] for i, c in enumerate(COLS) if c not in want}
+    return row_matches(new, **want) and row_matches(new, **expected)
+
+
+def find_task(phone: Phone, title: str) -> dict[str, Any] | None:
+    found = tasks(phone, "t.title = ?", (title,))
+    return found[0] if found else None
+
+
+# ---- oracle helpers ---------------------------------------------------------------------------
+def on_list(phone: Phone, name: str) -> bool:
+    """The plain main screen of list ``name`` (no drawer, selection, dialog or menu) is showing."""
+    scr = phone.screen
+    if phone.foreground != KEY or scr is None or scr.name != "main":
+        return False
+    if scr.state.get("drawer") or scr.state.get("selected") is not None:
+        return False
+    return current_list(phone, scr) == list_id(phone, name)
+
+
+def to_list(phone: Phone, obs: Observation, name: str) -> Action | None:
+    """Next action toward the plain main screen of list ``name``; None once there."""
+    if phone.foreground != KEY:
+        return open_app(phone, KEY)
+    scr = phone.screen
+    assert scr is not None
+    if phone.dialog is not None or phone.menu_open or scr.name != "main" or scr.state.get("selected") is not None:
+        return BACK
+    here = current_list(phone, scr) == list_id(phone, name)
+    if scr.state.get("drawer"):
+        return BACK if here else click_or_scroll(phone, obs, resource_id="drawer_list_item", text=name)
+    return None if here else click(obs, desc="Open navigation drawer") or BACK
+
+
+def via_menu(phone: Phone, obs: Observation, name: str, item: str) -> Action:
+    """Pick ``item`` from the ⋮ menu of list ``name``."""
+    if phone.menu_open and phone.screen is not None and phone.screen.name == "main" \
+            and not phone.screen.state.get("drawer") and current_list(phone, phone.screen) == list_id(phone, name):
+        return click(obs, text=item) or BACK
+    return to_list(phone, obs, name) or click(obs, desc="More options") or BACK
+
+
+def in_editor(phone: Phone, task_id: int | None) -> bool:
+    scr = phone.screen
+    return phone.foreground == KEY and scr is not None and scr.name == "edit" and scr.args.get("task_id") == task_id
+
+
+def open_editor(phone: Phone, obs: Observation, t: dict[str, Any]) -> Action | None:
+    """Next action toward the editor of task ``t`` (a row of ``tasks``); None once it is open."""
+    if in_editor(phone, t["_id"]):
+        return None
+    if t["completed"] and not show_completed(phone):
+        return via_menu(phone, obs, t["list"], "Show completed")
+    return to_list(phone, obs, t["list"]) or click_or_scroll(phone, obs, resource_id="rowBody", text=t["title"])
+
+
+def select_task(phone: Phone, obs: Observation, t: dict[str, Any]) -> Action | None:
+    """Next action toward list ``t["list"]`` in selection mode with ``t`` selected; None once so."""
+    scr = phone.screen
+    if phone.foreground == KEY and scr is not None and scr.name == "main" and not scr.state.get("drawer") \
+            and scr.state.get("selected") == t["_id"] and phone.dialog is None and not phone.menu_open:
+        return None
+    step = to_list(phone, obs, t["list"])
+    if step is not None:
+        return step
+    i = find(obs, resource_id="rowBody", text=t["title"])
+    if i is None:
+        return click_or_scroll(phone, obs, resource_id="rowBody", text=t["title"])
+    return Action(action_type="long_press", index=i)
+
+
+def fill_editor(phone: Phone, obs: Observation, *, title: str | None = None, notes: str | None = None,
+                due: date | None = None, priority: int | None = None, list_name: str | None = None) -> Action:
+    """On the editor: set the wanted fields (pickers included), then Save."""
+    scr = phone.screen
+    assert scr is not None and scr.name == "edit"
+    dlg = phone.dialog
+    if dlg is not None:
+        if dlg.name == "date_picker" and due is not None:
+            d = dlg.data
+            cur, want = int(d["year"]) * 12 + int(d["month"]), due.year * 12 + due.month
+            if cur != want:
+                return click_in(obs, "dialog", desc="Next month" if want > cur else "Previous month") or BACK
+            if int(d["day"]) != due.day:
+                return type_in(obs, str(due.day), resource_id="day") or BACK
+            return click_in(obs, "dialog", text="OK", resource_id="button1") or BACK
+        if dlg.name == "choice" and list_name is not None:
+            return click_in(obs, "dialog", text=list_name) or BACK
+        return BACK
+    if phone.menu_open:
+        return BACK
+    f, st = scr.fields, scr.state
+    if title is not None and norm(f.get("title", "")) != norm(title):
+        return type_in(obs, title, resource_id="title") or BACK
+    if notes is not None and norm(f.get("notes", "")) != norm(notes):
+        return type_in(obs, notes, resource_id="notes") or BACK
+    if due is not None and st.get("due") != due.isoformat():
+        return click(obs, resource_id="due_date_row") or BACK
+    if priority is not None and st.get("priority") != priority:
+        return click(obs, resource_id=f"priority_{PRIORITIES[priority].lower()}") or BACK
+    if list_name is not None and st.get("list_id") != list_id(phone, list_name):
+        return click(obs, resource_id="list_row") or BACK
+    return click(obs, desc="Save") or BACK
+
+
+def confirm_dialog(phone: Phone, obs: Observation, method: str, **args: Any) -> Action | None:
+    """Press the dialog's OK button when the open confirmation is ``method`` with ``args``."""
+    dlg = phone.dialog
+    if phone.foreground == KEY and dlg is not None and dlg.name == "confirm" and dlg.data.get("on_ok") == method \
+            and all(dlg.data.get("args", {}).get(k) == v for k, v in args.items()):
+        return click_in(obs, "dialog", resource_id="android:id/button1") or BACK
+    return None
+
+
+# ---- templates --------------------------------------------------------------------------------
+class TodoTemplate(TaskTemplate):
+    apps = ("Tasks",)
+
+
+class NewTaskTemplate(TodoTemplate):
+    """Create one task; success is exactly one added row with the wanted fields, nothing else touched."""
+
+    def want(self, phone: Phone, params: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM todo_tasks WHERE lower(title) = lower(?)", (params["title"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = task_diff(phone, self, params)
+        ok = (len(added) == 1 and not removed and not changed and lists_unchanged(phone, self, params)
+              and row_matches(added[0], **self.want(phone, params)))
+        return 1.0 if ok else 0.0
+
+    def editor_values(self, params: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        values = self.editor_values(params)
+        made = [t for t in tasks(phone) if norm(t["title"]) == norm(params["title"])]
+        if made:  # created already but not right yet: fix it in its editor
+            t = made[0]
+            return open_editor(phone, obs, t) or fill_editor(phone, obs, **values)
+        if in_editor(phone, None):
+            return fill_editor(phone, obs, **values)
+        return to_list(phone, obs, params["list"]) or click(obs, desc="Create new task") or BACK
+
+
+@register_task
+class AddTaskDuePriority(NewTaskTemplate):
+    name = "todo_add_task_due_priority"
+    complexity = 3
+    optimal_steps = 11
+    goal_template = "In Tasks, add a task \"{title}\" to the {list} list, due {due_text}, with {priority} priority."
+    goal_phrasings = (
+        "Could you create a {priority}-priority to-do \"{title}\" in my {list} list? It's due {due_text}.",
+        "New task in {list}: \"{title}\", due {due_text}, priority {priority}.",
+        "Put \"{title}\" on my {list} list in the Tasks app with a due date of {due_text} and {priority} priority.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        due = TODAY + timedelta(days=rng.randint(2, 30))
+        return {"title": rng.choice(NEW_TITLES), "list": rng.choice(("Work", "Personal", "Inbox")),
+                "due": due.isoformat(), "due_text": say_day(due), "priority": rng.choice(("high", "medium", "low"))}
+
+    def want(self, phone: Phone, params: dict[str, Any]) -> dict[str, Any]:
+        return {"title": params["title"], "list_id": list_id(phone, params["list"]),
+                "due": due_ms(date.fromisoformat(params["due"])), "priority": prio(params["priority"]),
+                "completed": 0}
+
+    def editor_values(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"title": params["title"], "due": date.fromisoformat(params["due"]),
+                "priority": prio(params["priority"]), "list_name": params["list"]}
+
+
+@register_task
+class AddTaskWithNotes(NewTaskTemplate):
+    name = "todo_add_task_with_notes"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "Create a task \"{title}\" in my {list} list in Tasks with the description \"{notes}\"."
+    goal_phrasings = (
+        "In the Tasks app, add \"{title}\" to {list} and write \"{notes}\" in its description.",
+        "Please make a new to-do called \"{title}\" under {list}, description: \"{notes}\".",
+        "Add a task to my {list} list: \"{title}\" (description \"{notes}\").",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"title": rng.choice(NEW_TITLES), "list": rng.choice(LISTS), "notes": rng.choice(NOTES)}
+
+    def want(self, phone: Phone, params: dict[str, Any]) -> dict[str, Any]:
+        return {"title": params["title"], "list_id": list_id(phone, params["list"]), "notes": params["notes"],
+                "completed": 0}
+
+    def editor_values(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"title": params["title"], "notes": params["notes"], "list_name": params["list"]}
+
+
+class PlantedTemplate(TodoTemplate):
+    """Tasks about one planted task ``title`` in ``list`` next to a look-alike ``decoy``."""
+
+    target_done = False  # whether the planted pair starts completed
+
+    def base(self, rng: random.Random) -> dict[str, Any]:
+        title, decoy = rng.choice(PAIRS)
+        if rng.random() < 0.5:
+            title, decoy = decoy, title
+        # far-off or no due dates sort the pair to the end of its list, often below the fold
+        due = TODAY + timedelta(days=rng.randint(6, 28))
+        return {"title": title, "decoy": decoy, "list": rng.choice(ERRAND_LISTS),
+                "due": due.isoformat() if rng.random() < 0.5 else "",
+                "priority": rng.choice(("high", "medium", "low", "none")),
+                "busy": rng.sample(FILLERS, rng.randint(1, 4))}
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return self.base(rng)
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM todo_tasks WHERE title IN (?, ?)", (params["title"], params["decoy"]))
+        for i, title in enumerate(params["busy"]):  # a busier list: sooner tasks push the pair down
+            add_task(phone, params["list"], title, due=TODAY + timedelta(days=1 + i))
+        due = date.fromisoformat(params["due"]) if params["due"] else None
+        add_task(phone, params["list"], params["decoy"], due=due, priority=prio(params["priority"]),
+                 completed=self.target_done)
+        add_task(phone, params["list"], params["title"], due=due, priority=prio(params["priority"]),
+                 completed=self.target_done)
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> dict[str, Any]:
+        t = find_task(phone, params["title"])
+        assert t is not None, f"{self.name}: the planted task {params['title']!r} is gone"
+        return t
+
+
+@register_task
+class CompleteTask(PlantedTemplate):
+    name = "todo_complete_task"
+    complexity = 1
+    optimal_steps = 5
+    goal_template = "In the Tasks app, mark \"{title}\" in the {list} list as done."
+    goal_phrasings = (
+        "I finished \"{title}\" - check it off in my {list} list.",
+        "Could you complete the to-do \"{title}\" on my {list} list in Tasks?",
+        "Tick off \"{title}\" ({list} list).",
+    )
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if only_change(phone, self, params, params["title"], completed=1) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self.target(phone, params)
+        return to_list(phone, obs, t["list"]) or click_or_scroll(phone, obs, desc=f"Mark {t['title']} as done")
+
+
+@register_task
+class ReopenTask(PlantedTemplate):
+    name = "todo_reopen_task"
+    complexity = 2
+    optimal_steps = 7
+    target_done = True
+    goal_template = "In Tasks, \"{title}\" in my {list} list is marked as done by mistake; mark it as not done."
+    goal_phrasings = (
+        "Reopen the completed task \"{title}\" in the {list} list of the Tasks app.",
+        "I haven't actually done \"{title}\" yet. Can you uncheck it in {list}?",
+        "Mark \"{title}\" ({list}) as incomplete again.",
+    )
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if only_change(phone, self, params, params["title"], completed=0) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self.target(phone, params)
+        if not show_completed(phone):
+            return via_menu(phone, obs, t["list"], "Show completed")
+        return to_list(phone, obs, t["list"]) or click_or_scroll(phone, obs, desc=f"Mark {t['title']} as not done")
+
+
+@register_task
+class DeleteTask(PlantedTemplate):
+    name = "todo_delete_task"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "Delete the task \"{title}\" from my {list} list in Tasks."
+    goal_phrasings = (
+        "In the Tasks app, remove \"{title}\" from the {list} list.",
+        "I don't need the to-do \"{title}\" in {list} anymore; please delete it.",
+        "Get rid of \"{title}\" ({list}) in Tasks.",
+    )
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = task_diff(phone, self, params)
+        ok = (not added and not changed and len(removed) == 1 and removed[0][2] == params["title"]
+              and lists_unchanged(phone, self, params))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self.target(phone, params)
+        return confirm_dialog(phone, obs, "delete_task", task_id=t["_id"]) or select_task(phone, obs, t) \
+            or click(obs, desc="Delete") or BACK
+
+
+@register_task
+class RenameTask(PlantedTemplate):
+    name = "todo_rename_task"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "In Tasks, rename the task \"{title}\" to \"{new_title}\"."
+    goal_phrasings = (
+        "Change the name of my to-do \"{title}\" to \"{new_title}\" in the Tasks app.",
+        "Could you retitle \"{title}\" as \"{new_title}\"?",
+        "Rename to-do: \"{title}\" -> \"{new_title}\".",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base(rng)
+        p["new_title"] = rng.choice(NEW_TITLES)
+        return p
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if only_change(phone, self, params, params["title"], title=params["new_title"]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = find_task(phone, params["title"]) or find_task(phone, params["new_title"])
+        assert t is not None
+        return open_editor(phone, obs, t) or fill_editor(phone, obs, title=params["new_title"])
+
+
+@register_task
+class MoveTask(PlantedTemplate):
+    name = "todo_move_task"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "In Tasks, move \"{title}\" from the {list} list to the {dest} list."
+    goal_phrasings = (
+        "\"{title}\" belongs in {dest}, not {list}. Move it there in the Tasks app.",
+        "Could you move my to-do \"{title}\" out of {list} and into {dest}?",
+        "Move task \"{title}\": {list} -> {dest}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base(rng)
+        p["dest"] = rng.choice([n for n in ERRAND_LISTS if n != p["list"]])
+        return p
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        dest = list_id(phone, params["dest"])
+        return 1.0 if only_change(phone, self, params, params["title"], list_id=dest) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self.target(phone, params)
+        dlg = phone.dialog
+        if dlg is not None and dlg.name == "choice" and dlg.data.get("on_ok") == "move_task" \
+                and dlg.data.get("args", {}).get("task_id") == t["_id"]:
+            return click_in(obs, "dialog", text=params["dest"]) or BACK
+        return select_task(phone, obs, t) or click(obs, desc="Move to list") or BACK
+
+
+@register_task
+class ChangePriority(PlantedTemplate):
+    name = "todo_change_priority"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "Set the priority of the task \"{title}\" to {new_priority} in the Tasks app."
+    goal_phrasings = (
+        "In Tasks, \"{title}\" should be {new_priority} priority. Please change it.",
+        "Could you make \"{title}\" a {new_priority}-priority task?",
+        "Priority of \"{title}\" -> {new_priority}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base(rng)
+        p["new_priority"] = rng.choice([x for x in ("high", "medium", "low") if x != p["priority"]])
+        return p
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if only_change(phone, self, params, params["title"], priority=prio(params["new_priority"])) \
+            else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self.target(phone, params)
+        return open_editor(phone, obs, t) or fill_editor(phone, obs, priority=prio(params["new_priority"]))
+
+
+@register_task
+class SetDueDate(PlantedTemplate):
+    name = "todo_set_due_date"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = "Change the due date of the task \"{title}\" in Tasks to {new_due_text}."
+    goal_phrasings = (
+        "In the Tasks app, \"{title}\" is now due {new_due_text}. Update it, please.",
+        "Could you move the deadline of my to-do \"{title}\" to {new_due_text}?",
+        "Reschedule \"{title}\" for {new_due_text}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base(rng)
+        old = date.fromisoformat(p["due"]) if p["due"] else None
+        new = rng.choice([TODAY + timedelta(days=n) for n in range(2, 40) if TODAY + timedelta(days=n) != old])
+        p.update(new_due=new.isoformat(), new_due_text=say_day(new))
+        return p
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        due = due_ms(date.fromisoformat(params["new_due"]))
+        return 1.0 if only_change(phone, self, params, params["title"], due=due) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self.target(phone, params)
+        return open_editor(phone, obs, t) or fill_editor(phone, obs, due=date.fromisoformat(params["new_due"]))
+
+
+@register_task
+class ClearCompleted(TodoTemplate):
+    name = "todo_clear_completed"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "In Tasks, delete all completed tasks from my {list} list, but keep the ones in other lists."
+    goal_phrasings = (
+        "Clear out the finished to-dos in the {list} list of the Tasks app; leave the other lists alone.",
+        "Could you remove every completed task from {list} (only that list)?",
+        "Tasks app: delete the done items in {list} only.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name = rng.choice(LISTS)
+        done = rng.sample(FILLERS, 3)
+        return {"list": name, "done": done[:2], "other": rng.choice([n for n in LISTS if n != name]),
+                "other_done": done[2], "open": rng.choice(PAIRS)[0]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for title in params["done"]:
+            add_task(phone, params["list"], title, completed=True)
+        add_task(phone, params["list"], params["open"], due=TODAY + timedelta(days=3))
+        add_task(phone, params["other"], params["other_done"], completed=True)  # must survive
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before = baseline_rows(phone, self, params, TASK_SQL)
+        lid = list_id(phone, params["list"])
+        want_gone = {r[0] for r in before if r[1] == lid and r[6]}
+        added, removed, changed = task_diff(phone, self, params)
+        ok = not added and not changed and {r[0] for r in removed} == want_gone and lists_unchanged(phone, self, params)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        lid = list_id(phone, params["list"])
+        return confirm_dialog(phone, obs, "delete_completed", list_id=lid) or \
+            via_menu(phone, obs, params["list"], "Delete completed")
+
+
+@register_task
+class CreateListWithTask(TodoTemplate):
+    name = "todo_create_list_with_task"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = "In Tasks, create a new list called \"{list}\" and add a task \"{title}\" to it."
+    goal_phrasings = (
+        "Make a \"{list}\" list in the Tasks app with one to-do in it: \"{title}\".",
+        "Could you start a new to-do list named \"{list}\" and put \"{title}\" on it?",
+        "New list \"{list}\" with the task \"{title}\".",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"list": rng.choice(NEW_LISTS), "title": rng.choice(NEW_TITLES)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM todo_tasks WHERE lower(title) = lower(?)", (params["title"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        lists_before = baseline_rows(phone, self, params, LIST_SQL)
+        lists_now = [tuple(r) for r in phone.query(LIST_SQL)]
+        new_lists = [r for r in lists_now if r not in lists_before]
+        if len(lists_now) != len(lists_before) + 1 or len(new_lists) != 1 or norm(new_lists[0][1]) != norm(params["list"]):
+            return 0.0
+        added, removed, changed = task_diff(phone, self, params)
+        ok = (len(added) == 1 and not removed and not changed
+              and row_matches(added[0], title=params["title"], list_id=new_lists[0][0], completed=0))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if list_id(phone, params["list"]) is None:
+            dlg = phone.dialog
+            if phone.foreground == KEY and dlg is not None and dlg.name == "text_input" \
+                    and dlg.data.get("on_ok") == "create_list":
+                if dlg.data.get("fields", {}).get("value", "") != params["list"]:
+                    return type_in(obs, params["list"], resource_id="edit") or BACK
+                return click_in(obs, "dialog", text="Create") or BACK
+            scr = phone.screen
+            if phone.foreground == KEY and scr is not None and scr.name == "main" and scr.state.get("drawer") \
+                    and dlg is None:
+                return click_or_scroll(phone, obs, resource_id="new_list")
+            return to_list(phone, obs, "Inbox") or click(obs, desc="Open navigation drawer") or BACK
+        made = [t for t in tasks(phone) if norm(t["title"]) == norm(params["title"])]
+        if made:
+            return open_editor(phone, obs, made[0]) or fill_editor(phone, obs, title=params["title"],
+                                                                   list_name=params["list"])
+        if in_editor(phone, None):
+            return fill_editor(phone, obs, title=params["title"], list_name=params["list"])
+        return to_list(phone, obs, params["list"]) or click(obs, desc="Create new task") or BACK
+
+
+# ---- questions --------------------------------------------------------------------------------
+class QueryTemplate(TodoTemplate):
+    kind = "query"
+
+
+@register_task
+class QueryOpenCount(QueryTemplate):
+    name = "todo_query_open_count"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "How many open (not completed) tasks are in my {list} list in Tasks? Answer with a number."
+    goal_phrasings = (
+        "Count the unfinished to-dos in the {list} list of the Tasks app and tell me the number.",
+        "In Tasks, how many things are still left to do in {list}?",
+        "Number of open tasks in {list}?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        extra = rng.sample(FILLERS, rng.randint(2, 5))
+        return {"list": rng.choice(("Work", "Personal", "Groceries")), "extra": extra,
+                "done": [t for t in FILLERS if t not in extra][:2]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, title in enumerate(params["extra"]):
+            add_task(phone, params["list"], title, due=TODAY + timedelta(days=4 + 3 * i))
+        for title in params["done"]:  # completed ones do not count
+            add_task(phone, params["list"], title, completed=True)
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> int:
+        return len(tasks(phone, "l.name = ? AND t.completed = 0", (params["list"],)))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer_matches(answer, str(self.expected(phone, params))) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_list(phone, obs, params["list"]) or answer(str(self.expected(phone, params)))
+
+
+@register_task
+class QueryDueOn(QueryTemplate):
+    name = "todo_query_due_on"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Which task in the Tasks app is due on {due_text}? Answer with its title."
+    goal_phrasings = (
+        "What's on my to-do list for {due_text}? Tell me the task's name.",
+        "In Tasks, name the task that has its due date on {due_text}.",
+        "Task due {due_text}: which one is it?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, decoy = rng.choice(PAIRS)
+        due = TODAY + timedelta(days=rng.randint(2, 12))
+        lst, other = rng.sample(ERRAND_LISTS, 2)
+        return {"title": title, "decoy": decoy, "list": lst, "decoy_list": other, "due": due.isoformat(),
+                "due_text": say_day(due)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        due = date.fromisoformat(params["due"])
+        # exactly one task is due that day: others move a week later; the look-alike is due the day after
+        phone.execute("UPDATE todo_tasks SET due = ? WHERE due = ?", (due_ms(due + timedelta(days=7)), due_ms(due)))
+        add_task(phone, params["list"], params["title"], due=due)
+        add_task(phone, params["decoy_list"], params["decoy"], due=due + timedelta(days=1))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["title"]) and not answer_matches(answer, params["decoy"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        t = find_task(phone, params["title"])
+        step = to_list(phone, obs, t["list"] if t else params["list"])
+        return step or answer(params["title"])
+
+
+@register_task
+class QueryHighPriority(QueryTemplate):
+    name = "todo_query_high_priority"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Which open task in my {list} list in Tasks has high priority? Answer with the task name."
+    goal_phrasings = (
+        "In the Tasks app, what's the high-priority to-do in {list}?",
+        "Tell me which unfinished {list} task is marked high priority.",
+        "High-priority open task in {list}?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, decoy = rng.choice(PAIRS)
+        lst, other = rng.sample(ERRAND_LISTS, 2)
+        return {"title": title, "decoy": decoy, "list": lst, "decoy_list": other,
+                "due": (TODAY + timedelta(days=rng.randint(1, 20))).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        lid = list_id(phone, params["list"])
+        phone.execute("UPDATE todo_tasks SET priority = 1 WHERE list_id = ? AND priority = 0", (lid,))
+        add_task(phone, params["list"], params["title"], due=date.fromisoformat(params["due"]), priority=0)
+        add_task(phone, params["decoy_list"], params["decoy"], priority=0)  # high, but in another list
+        add_task(phone, params["list"], FILLERS[0], priority=0, completed=True)  # high, but done
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        others = [params["decoy"], FILLERS[0]]
+        ok = answer_matches(answer, params["title"]) and not any(answer_matches(answer, o) for o in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        t = find_task(phone, params["title"])
+        step = to_list(phone, obs, t["list"] if t else params["list"])
+        return step or answer(params["title"])

@@ -1,0 +1,506 @@
+"""Tasks (Tasks.org) app and tasks: screens and handlers, checker success + near miss per template,
+oracles from mid-task starts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, timedelta
+
+import pytest
+from simhelpers import act, fresh, run_oracle
+
+from droidverify.actions.model import Action
+from droidverify.env.records import Observation
+from droidverify.env.sim import SimEnv
+from droidverify.env.sim.apps.todo import (
+    LISTS,
+    PRIORITY_NONE,
+    add_list,
+    add_task,
+    due_label,
+    due_ms,
+    list_id,
+    show_completed,
+    sort_order,
+    tasks,
+)
+from droidverify.env.sim.phone import Phone
+from droidverify.tasks import registry
+from droidverify.tasks.oracle_utils import click, find, find_all
+from droidverify.tasks.todo import FILLERS, TODAY, prio
+
+TEMPLATES = [t for t in registry.all_templates() if t.name.startswith("todo_")]
+NAMES = [t.name for t in TEMPLATES]
+
+
+def test_enough_templates_with_both_kinds_and_phrasings() -> None:
+    assert 12 <= len(NAMES) <= 14
+    assert {t.kind for t in TEMPLATES} == {"operation", "query"}
+    assert all(2 <= len(t.goal_phrasings) <= 3 for t in TEMPLATES)
+
+
+# ---- screens and handlers -------------------------------------------------------------------------
+def _env(seed: int = 0) -> SimEnv:
+    env = SimEnv(None, seed)
+    env.reset()
+    env.phone.open_app("todo")
+    return env
+
+
+def _c(obs: Observation, **kw) -> Action:
+    a = click(obs, **kw)
+    assert a is not None, kw
+    return a
+
+
+def _titles(obs: Observation) -> list[str]:
+    return [obs.elements[i].text.split(" | ")[0] for i in find_all(obs, resource_id="rowBody")]
+
+
+def _switch(env: SimEnv, name: str) -> Observation:
+    obs = env.step(_c(env.observe(), desc="Open navigation drawer"))
+    return env.step(_c(obs, resource_id="drawer_list_item", text=name))
+
+
+def test_seed_data_is_deterministic_and_per_seed() -> None:
+    def rows(seed: int) -> list[tuple]:
+        return [(t["list"], t["title"], t["due"], t["priority"], t["completed"]) for t in tasks(Phone(seed))]
+
+    assert rows(3) == rows(3)
+    assert rows(3) != rows(4)
+    phone = Phone(5)
+    assert [n for _, n in phone.query("SELECT _id, name FROM todo_lists ORDER BY _id")] == list(LISTS)
+    assert {t["list"] for t in tasks(phone)} == set(LISTS)
+    unseeded = Phone(5, seed_data=False)
+    assert list_id(unseeded, "Work") is not None and not tasks(unseeded)  # the lists exist regardless
+
+
+def test_main_screen_lists_open_tasks_of_inbox() -> None:
+    env = _env()
+    obs = env.observe()
+    assert obs.package == "org.tasks" and env.phone.location == "todo/main"
+    assert find(obs, resource_id="toolbar_title", text="Inbox") is not None
+    open_inbox = [t["title"] for t in tasks(env.phone, "l.name = 'Inbox' AND t.completed = 0")]
+    assert sorted(_titles(obs)) == sorted(open_inbox)
+    assert find(obs, desc="Create new task") is not None
+
+
+def test_checkbox_completes_and_show_completed_reveals_it() -> None:
+    env = _env()
+    obs = env.observe()
+    title = _titles(obs)[0]
+    obs = env.step(_c(obs, desc=f"Mark {title} as done"))
+    assert tasks(env.phone, "t.title = ?", (title,))[0]["completed"] == 1
+    assert title not in _titles(obs)  # completed tasks are hidden by default
+    assert env.phone.toast == "Task completed"
+    obs = env.step(_c(obs, desc="More options"))
+    obs = env.step(_c(obs, text="Show completed"))
+    assert show_completed(env.phone)
+    assert find(obs, resource_id="completed_header") is not None
+    obs = env.step(_c(obs, desc=f"Mark {title} as not done"))
+    assert tasks(env.phone, "t.title = ?", (title,))[0]["completed"] == 0
+
+
+def test_drawer_switches_lists_shows_counts_and_back_closes_it() -> None:
+    env = _env()
+    obs = env.step(_c(env.observe(), desc="Open navigation drawer"))
+    assert find(obs, desc="Create new task") is None  # the list behind the drawer is covered
+    n_work = len(tasks(env.phone, "l.name = 'Work' AND t.completed = 0"))
+    assert find(obs, resource_id="drawer_list_item", text=f"Work | {n_work}") is not None
+    env.step(Action(action_type="navigate_back"))
+    assert env.phone.location == "todo/main" and not env.phone.screen.state.get("drawer")
+    obs = _switch(env, "Work")
+    assert find(obs, resource_id="toolbar_title", text="Work") is not None
+    assert len(_titles(obs)) == n_work
+
+
+def test_new_list_from_drawer() -> None:
+    env = _env()
+    obs = env.step(_c(env.observe(), desc="Open navigation drawer"))
+    obs = env.step(_c(obs, resource_id="new_list"))
+    obs = env.step(_c(obs, text="Create"))
+    assert env.phone.toast == "List name can't be empty"
+    act(env, "input_text", index=find(env.observe(), resource_id="edit"), text="work ")
+    env.step(_c(env.observe(), text="Create"))
+    assert env.phone.toast == "A list with that name already exists"
+    obs = env.step(_c(env.observe(), resource_id="new_list"))
+    act(env, "input_text", index=find(obs, resource_id="edit"), text="Travel")
+    obs = env.step(_c(env.observe(), text="Create"))
+    assert list_id(env.phone, "Travel") is not None
+    assert find(obs, resource_id="toolbar_title", text="Travel") is not None
+    assert find(obs, resource_id="empty_view") is not None
+
+
+def test_fab_editor_with_due_date_priority_and_list() -> None:
+    env = _env()
+    obs = env.step(_c(env.observe(), desc="Create new task"))
+    assert env.phone.location == "todo/edit"
+    obs = env.step(_c(obs, desc="Save"))
+    assert env.phone.toast == "Task name can't be empty" and env.phone.location == "todo/edit"
+    act(env, "input_text", index=find(obs, resource_id="title", editable=True), text="  Buy stamps ")
+    act(env, "input_text", index=find(env.observe(), resource_id="notes"), text="Ten of them")
+    obs = env.step(_c(env.observe(), resource_id="due_date_row"))
+    obs = env.step(_c(obs, desc="Next month"))
+    act(env, "input_text", index=find(obs, resource_id="day"), text="3")
+    obs = env.step(_c(env.observe(), text="OK"))
+    assert find(obs, resource_id="due_date", text="Sun, Nov 3, 2024") is not None
+    obs = env.step(_c(obs, resource_id="priority_high"))
+    obs = env.step(_c(obs, resource_id="list_row"))
+    obs = env.step(_c(obs, text="Personal"))
+    assert find(obs, resource_id="list_name", text="Personal") is not None
+    env.step(_c(obs, desc="Save"))
+    assert env.phone.location == "todo/main"
+    t = tasks(env.phone, "t.title = 'Buy stamps'")
+    assert len(t) == 1 and t[0]["list"] == "Personal" and t[0]["notes"] == "Ten of them"
+    assert t[0]["due_date"] == date(2024, 11, 3) and t[0]["priority"] == 0 and t[0]["completed"] == 0
+
+
+def test_editing_clearing_due_and_back_discards() -> None:
+    env = _env()
+    add_task(env.phone, "Inbox", "Zebra task", due=TODAY, priority=2)
+    obs = env.observe()
+    obs = env.step(_c(obs, resource_id="rowBody", text="Zebra task"))
+    assert find(obs, resource_id="due_date", text="Tue, Oct 15, 2024") is not None
+    act(env, "input_text", index=find(obs, resource_id="title", editable=True), text="Changed")
+    env.step(Action(action_type="navigate_back"))  # keyboard
+    env.step(Action(action_type="navigate_back"))  # leaves without saving
+    assert env.phone.location == "todo/main" and tasks(env.phone, "t.title = 'Zebra task'")
+    obs = env.step(_c(env.observe(), resource_id="rowBody", text="Zebra task"))
+    obs = env.step(_c(obs, desc="Clear due date"))
+    assert find(obs, resource_id="due_date", text="No due date") is not None
+    obs = env.step(_c(obs, desc="No priority"))
+    env.step(_c(obs, desc="Save"))
+    t = tasks(env.phone, "t.title = 'Zebra task'")[0]
+    assert t["due"] == 0 and t["priority"] == PRIORITY_NONE
+
+
+def test_long_press_selection_delete_and_move() -> None:
+    env = _env()
+    a = add_task(env.phone, "Inbox", "Alpha errand", due=TODAY)
+    add_task(env.phone, "Inbox", "Beta errand", due=TODAY)
+    obs = env.observe()
+    i = find(obs, resource_id="rowBody", text="Alpha errand")
+    obs = env.step(Action(action_type="long_press", index=i))
+    assert env.phone.screen.state["selected"] == a
+    assert find(obs, text="1 selected") is not None and find(obs, desc="Create new task") is None
+    obs = env.step(_c(obs, resource_id="rowBody", text="Beta errand"))  # a tap moves the selection
+    assert env.phone.screen.state["selected"] != a
+    obs = env.step(_c(obs, desc="Move to list"))
+    env.step(_c(obs, text="Groceries"))
+    assert tasks(env.phone, "t.title = 'Beta errand'")[0]["list"] == "Groceries"
+    assert env.phone.screen.state.get("selected") is None
+    obs = env.observe()
+    obs = env.step(Action(action_type="long_press", index=find(obs, resource_id="rowBody", text="Alpha errand")))
+    obs = env.step(_c(obs, desc="Delete"))
+    assert env.phone.dialog is not None and env.phone.dialog.name == "confirm"
+    obs = env.step(_c(obs, text="Cancel"))
+    assert tasks(env.phone, "t.title = 'Alpha errand'")
+    obs = env.step(_c(obs, desc="Delete"))
+    env.step(_c(env.observe(), text="Delete", resource_id="android:id/button1"))
+    assert not tasks(env.phone, "t.title = 'Alpha errand'") and env.phone.toast == "Task deleted"
+    env.step(Action(action_type="long_press", index=find(env.observe(), resource_id="rowBody")))
+    env.step(Action(action_type="navigate_back"))  # back leaves selection mode, not the app
+    assert env.phone.location == "todo/main" and env.phone.screen.state.get("selected") is None
+
+
+def test_delete_from_editor() -> None:
+    env = _env()
+    add_task(env.phone, "Inbox", "Gamma errand", due=TODAY)
+    obs = env.step(_c(env.observe(), resource_id="rowBody", text="Gamma errand"))
+    obs = env.step(_c(obs, desc="Delete task"))
+    env.step(_c(obs, text="Delete", resource_id="android:id/button1"))
+    assert env.phone.location == "todo/main" and not tasks(env.phone, "t.title = 'Gamma errand'")
+
+
+def test_search_finds_tasks_of_every_list_by_title_and_notes() -> None:
+    env = _env()
+    add_task(env.phone, "Work", "Quarterly numbers", notes="ask finance")
+    add_task(env.phone, "Groceries", "Finance magazine", completed=True)
+    obs = env.step(_c(env.observe(), desc="Search"))
+    assert env.phone.location == "todo/search" and find(obs, resource_id="empty_view") is not None
+    act(env, "input_text", index=find(obs, resource_id="search_input"), text="FINANCE")
+    obs = env.observe()
+    assert sorted(_titles(obs)) == ["Finance magazine", "Quarterly numbers"]
+    assert find(obs, resource_id="list_name", text="Groceries") is not None or \
+        find(obs, text_contains="Groceries") is not None
+    obs = env.step(_c(obs, resource_id="rowBody", text="Quarterly numbers"))
+    assert env.phone.location == "todo/edit"
+    env.step(Action(action_type="navigate_back"))  # back to the results
+    assert env.phone.location == "todo/search"
+    act(env, "input_text", index=find(env.observe(), resource_id="search_input"), text="no such thing")
+    assert find(env.observe(), text="No matching tasks") is not None
+
+
+def test_sort_options_reorder_the_list() -> None:
+    env = _env()
+    obs = _switch(env, "Groceries")
+    obs = env.step(_c(obs, desc="More options"))
+    obs = env.step(_c(obs, text="Sort"))
+    env.step(_c(obs, text="Alphabetical"))
+    assert sort_order(env.phone) == "title"
+    titles = _titles(env.observe())
+    assert titles == sorted(titles, key=str.lower)
+    obs = env.step(_c(env.observe(), desc="More options"))
+    obs = env.step(_c(obs, text="Sort"))
+    env.step(_c(obs, text="By priority"))
+    prios = {t["title"]: t["priority"] for t in tasks(env.phone)}
+    got = [prios[t] for t in _titles(env.observe())]
+    assert got == sorted(got)
+
+
+def test_long_list_scrolls_and_rows_below_are_absent() -> None:
+    env = _env()
+    for i in range(14):
+        add_task(env.phone, "Groceries", f"Item number {i:02d}", due=TODAY + timedelta(days=30 + i))
+    obs = _switch(env, "Groceries")
+    assert find(obs, text="Item number 13") is None  # sorted last, below the fold
+    for _ in range(5):
+        obs = env.step(Action(action_type="scroll", direction="down"))
+    assert find(obs, resource_id="rowBody", text="Item number 13") is not None
+
+
+def test_delete_completed_only_touches_the_current_list() -> None:
+    env = _env()
+    add_task(env.phone, "Work", "Done at work", completed=True)
+    add_task(env.phone, "Personal", "Done at home", completed=True)
+    obs = _switch(env, "Work")
+    obs = env.step(_c(obs, desc="More options"))
+    obs = env.step(_c(obs, text="Delete completed"))
+    env.step(_c(obs, text="Delete", resource_id="android:id/button1"))
+    assert not tasks(env.phone, "l.name = 'Work' AND t.completed = 1")
+    assert tasks(env.phone, "t.title = 'Done at home'")
+    env.phone.execute("DELETE FROM todo_tasks WHERE completed = 1")
+    obs = env.step(_c(env.observe(), desc="More options"))
+    env.step(_c(obs, text="Delete completed"))
+    assert env.phone.toast == "No completed tasks" and env.phone.dialog is None
+
+
+def test_due_labels() -> None:
+    assert due_label(TODAY, TODAY) == "Today"
+    assert due_label(TODAY + timedelta(days=1), TODAY) == "Tomorrow"
+    assert due_label(TODAY - timedelta(days=1), TODAY) == "Yesterday"
+    assert due_label(date(2024, 10, 18), TODAY) == "Fri, Oct 18"
+    assert due_label(date(2025, 1, 2), TODAY) == "Thu, Jan 2, 2025"
+
+
+# ---- checker success + near miss per template ------------------------------------------------------
+def _id(p: Phone, title: str) -> int:
+    return tasks(p, "t.title = ?", (title,))[0]["_id"]
+
+
+def _set(title_key: str, **cols: Callable[[Phone, dict], object]):
+    def f(p: Phone, pr: dict) -> None:
+        tid = _id(p, pr[title_key])
+        for col, value in cols.items():
+            p.execute(f"UPDATE todo_tasks SET {col}=? WHERE _id=?", (value(p, pr), tid))
+    return f
+
+
+def _both(*fs: Callable[[Phone, dict], None]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        for g in fs:
+            g(p, pr)
+    return f
+
+
+def _add(list_key: str = "list", *, due_shift: int | None = 0, prio_key: str | None = "priority",
+         notes: bool = False, to: str | None = None) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        due = date.fromisoformat(pr["due"]) + timedelta(days=due_shift) if "due" in pr and due_shift is not None \
+            else None
+        add_task(p, to or pr[list_key], pr["title"], due=due,
+                 priority=prio(pr[prio_key]) if prio_key and prio_key in pr else PRIORITY_NONE,
+                 notes=pr["notes"] if notes else "")
+    return f
+
+
+def _delete(title_key: str) -> Callable[[Phone, dict], None]:
+    return lambda p, pr: p.execute("DELETE FROM todo_tasks WHERE title=?", (pr[title_key],))
+
+
+def _other_list(pr: dict) -> str:
+    return next(n for n in LISTS if n not in (pr["list"], pr.get("dest")))
+
+
+def _new_list_with_task(into_new: bool) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        add_list(p, pr["list"])
+        add_task(p, pr["list"] if into_new else "Inbox", pr["title"])
+    return f
+
+
+def _clear(only_list: bool) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        if only_list:
+            p.execute("DELETE FROM todo_tasks WHERE completed=1 AND list_id=?", (list_id(p, pr["list"]),))
+        else:
+            p.execute("DELETE FROM todo_tasks WHERE completed=1")
+    return f
+
+
+# name -> (make it succeed, a near miss that must fail)
+OPS: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "todo_add_task_due_priority": (_add(), _add(due_shift=1)),  # due a day late
+    "todo_add_task_with_notes": (_add(notes=True), _add(notes=False)),  # description missing
+    "todo_complete_task": (_set("title", completed=lambda p, pr: 1),
+                           _set("decoy", completed=lambda p, pr: 1)),  # the look-alike checked off
+    "todo_reopen_task": (_set("title", completed=lambda p, pr: 0),
+                         _both(_set("title", completed=lambda p, pr: 0), _set("decoy", completed=lambda p, pr: 0))),
+    "todo_delete_task": (_delete("title"), _delete("decoy")),
+    "todo_rename_task": (_set("title", title=lambda p, pr: pr["new_title"]),
+                         _set("decoy", title=lambda p, pr: pr["new_title"])),
+    "todo_move_task": (_set("title", list_id=lambda p, pr: list_id(p, pr["dest"])),
+                       _set("title", list_id=lambda p, pr: list_id(p, _other_list(pr)))),
+    "todo_change_priority": (_set("title", priority=lambda p, pr: prio(pr["new_priority"])),
+                             _both(_set("title", priority=lambda p, pr: prio(pr["new_priority"])),
+                                   _set("decoy", priority=lambda p, pr: prio(pr["new_priority"])))),
+    "todo_set_due_date": (_set("title", due=lambda p, pr: due_ms(date.fromisoformat(pr["new_due"]))),
+                          _set("title", due=lambda p, pr: due_ms(date.fromisoformat(pr["new_due"]) + timedelta(1)))),
+    "todo_clear_completed": (_clear(only_list=True), _clear(only_list=False)),
+    "todo_create_list_with_task": (_new_list_with_task(True), _new_list_with_task(False)),
+}
+
+
+def _wrong_count(task, env: SimEnv) -> str:  # completed tasks counted too
+    return str(len(tasks(env.phone, "l.name = ?", (task.params["list"],))))
+
+
+# name -> (right answer, near-miss answer)
+QUERIES: dict[str, tuple[Callable, Callable]] = {
+    "todo_query_open_count": (lambda task, env: str(task.template.expected(env.phone, task.params)), _wrong_count),
+    "todo_query_due_on": (lambda task, env: task.params["title"], lambda task, env: task.params["decoy"]),
+    "todo_query_high_priority": (lambda task, env: f"It's \"{task.params['title']}\".",
+                                 lambda task, env: task.params["decoy"]),
+}
+
+
+def test_every_template_has_a_near_miss_case() -> None:
+    assert set(OPS) | set(QUERIES) == set(NAMES)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_operation_checker_success_and_near_miss(name: str) -> None:
+    good, bad = OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        env2 = fresh(task, seed)
+        bad(env2.phone, task.params)
+        assert task.is_successful(env2.phone, None) == 0.0, (name, seed)
+
+
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_query_checker_success_and_near_miss(name: str) -> None:
+    good, bad = QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, good(task, env)) == 1.0, (name, seed)
+        assert task.is_successful(env.phone, bad(task, env)) == 0.0, (name, seed)
+        assert task.is_successful(env.phone, None) == 0.0
+
+
+def test_created_twice_or_collateral_edit_fails() -> None:
+    task = registry.get_template("todo_add_task_due_priority").instantiate(3)
+    env = fresh(task, 3)
+    _add()(env.phone, task.params)
+    _add()(env.phone, task.params)
+    assert task.is_successful(env.phone) == 0.0  # a duplicate
+    env = fresh(task, 3)
+    _add()(env.phone, task.params)
+    env.phone.execute("UPDATE todo_tasks SET completed = 1 - completed WHERE _id = 1")
+    assert task.is_successful(env.phone) == 0.0  # an unrelated task changed
+    task = registry.get_template("todo_rename_task").instantiate(3)
+    env = fresh(task, 3)
+    _set("title", title=lambda p, pr: pr["new_title"], priority=lambda p, pr: 0 if pr["priority"] != "high" else 1)(
+        env.phone, task.params)
+    assert task.is_successful(env.phone) == 0.0  # renamed, but the priority changed too
+
+
+def test_query_open_count_ignores_completed_planted_tasks() -> None:
+    task = registry.get_template("todo_query_open_count").instantiate(0)
+    env = fresh(task, 0)
+    done = tasks(env.phone, "l.name = ? AND t.completed = 1", (task.params["list"],))
+    assert {t["title"] for t in done} >= set(task.params["done"])
+
+
+def test_query_high_priority_plants_a_completed_high_decoy() -> None:
+    task = registry.get_template("todo_query_high_priority").instantiate(1)
+    env = fresh(task, 1)
+    assert task.is_successful(env.phone, FILLERS[0]) == 0.0
+    high = tasks(env.phone, "l.name = ? AND t.priority = 0 AND t.completed = 0", (task.params["list"],))
+    assert [t["title"] for t in high] == [task.params["title"]]
+
+
+# ---- oracles from mid-task starts ------------------------------------------------------------------
+def _detour_search(env: SimEnv) -> None:
+    env.phone.open_app("todo")
+    act(env, "click", index=find(env.observe(), desc="Search"))
+    act(env, "input_text", index=find(env.observe(), resource_id="search_input"), text="e")
+
+
+def _detour_new_editor(env: SimEnv) -> None:
+    env.phone.open_app("todo")
+    act(env, "click", index=find(env.observe(), desc="Create new task"))
+    act(env, "input_text", index=find(env.observe(), resource_id="title", editable=True), text="Scratch")
+
+
+def _detour_drawer(env: SimEnv) -> None:
+    env.phone.open_app("todo")
+    act(env, "click", index=find(env.observe(), desc="Open navigation drawer"))
+
+
+def _detour_selection_in_groceries(env: SimEnv) -> None:
+    env.phone.open_app("todo")
+    _switch(env, "Groceries")
+    act(env, "long_press", index=find(env.observe(), resource_id="rowBody"))
+
+
+def _detour_menu(env: SimEnv) -> None:
+    env.phone.open_app("todo")
+    _switch(env, "Personal")
+    act(env, "click", index=find(env.observe(), desc="More options"))
+
+
+def _detour_other_editor_date_picker(env: SimEnv) -> None:
+    env.phone.open_app("todo")
+    _switch(env, "Work")
+    act(env, "click", index=find(env.observe(), resource_id="rowBody"))
+    act(env, "click", index=find(env.observe(), resource_id="due_date_row"))
+
+
+DETOURS = [_detour_search, _detour_new_editor, _detour_drawer, _detour_selection_in_groceries, _detour_menu,
+           _detour_other_editor_date_picker]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_oracle_finishes_from_mid_task_screens(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(DETOURS):
+        seed = 10 + k
+        task = tmpl.instantiate(seed)
+        env = SimEnv(task, seed)
+        obs = env.reset()
+        detour(env)
+        obs = env.observe()
+        for _ in range(tmpl.max_steps):
+            action = task.oracle_action(env.phone, obs)
+            if action.action_type == "status":
+                break
+            obs = env.step(action)
+            if action.action_type == "answer":
+                break
+        else:
+            raise AssertionError(f"{name} after {detour.__name__}: no finish (at {env.phone.location})")
+        assert env.is_successful() == 1.0, (name, detour.__name__)
+
+
+def test_oracle_solves_unseen_seeds() -> None:
+    for tmpl in TEMPLATES:
+        for seed in (1000, 1001):
+            env, steps = run_oracle(tmpl.instantiate(seed), seed)
+            assert env.is_successful() == 1.0 and steps <= tmpl.max_steps, (tmpl.name, seed)
