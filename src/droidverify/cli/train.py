@@ -83,6 +83,10 @@ def data_command(
                                              "empty memory; '' for none.")] = "400-409",
     start_modes: Annotated[str, typer.Option("--start-modes", help="Comma-separated start modes the "
                                              "start seeds take in turn: mid, detour.")] = "mid,detour",
+    phrasing: Annotated[str, typer.Option("--phrasing", help="Goal wording: seeded (each template's "
+                                          "phrasings drawn per seed) or canonical (the published one).")] = "seeded",
+    skin: Annotated[str, typer.Option("--skin", help="Simulator look: seeded (a skin drawn per episode: "
+                                      "relabelled chrome, reordered toolbars, sizes) or none.")] = "seeded",
     workers: Annotated[str, _WORKERS] = "1",
 ) -> None:
     """Write verifier training records labelled by the simulator's oracles."""
@@ -93,7 +97,8 @@ def data_command(
                         noisy_seeds=parse_seeds(noisy_seeds) if noisy_seeds else [], epsilon=epsilon,
                         self_correction_rate=self_correction_rate,
                         start_seeds=parse_seeds(start_seeds) if start_seeds else [],
-                        start_modes=[m.strip() for m in start_modes.split(",") if m.strip()])
+                        start_modes=[m.strip() for m in start_modes.split(",") if m.strip()],
+                        phrasing=phrasing, skin=skin)
         with _backend(workers, "collecting") as backend:
             stats = build_dataset(out, spec, progress=_say, backend=backend)
     except DroidVerifyError as e:
@@ -297,7 +302,8 @@ def default_command(
                 build_dataset(train, DataSpec(), progress=_say, backend=backend)
             if not ev.exists():
                 _say("collecting held-out records (validation templates)")
-                build_dataset(ev, DataSpec(split="validation", oracle_seeds=(0,), noisy_seeds=(100,), start_seeds=()),
+                build_dataset(ev, DataSpec(split="validation", oracle_seeds=(0,), noisy_seeds=(100,), start_seeds=(),
+                                           phrasing="canonical", skin="none"),
                               progress=_say, backend=backend)
             if backbone == "compact":
                 if rounds == 0:

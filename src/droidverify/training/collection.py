@@ -213,6 +213,19 @@ PolicyFactory = Callable[[Task], Agent]
 
 # Where an episode's recording starts: the launcher (the task's reset state), or after a hidden prefix.
 START_MODES = ("launcher", "mid", "detour")
+SKIN_MODES = ("none", "seeded")
+
+
+def skin_index(mode: str, seed: int, task: Task, start: str = "launcher") -> int:
+    """The simulator skin an episode is collected in: 0 (today's look) for ``"none"``; for
+    ``"seeded"`` one of 0..N drawn per episode from ``(seed, task, start)`` (any backend: the same)."""
+    if mode == "none":
+        return 0
+    if mode != "seeded":
+        raise TrainingError(f"unknown skin mode {mode!r}: use one of {SKIN_MODES}")
+    from droidverify.env.sim.skin import SKIN_COUNT
+
+    return random.Random(f"skin:{seed}:{task.id}:{task.seed}:{start}").randrange(SKIN_COUNT + 1)
 _TERMINAL = ("status", "answer")
 _OTHER_APP_SHARE = 0.2  # detours that open another app (else a click or scroll in the app; another
 # app only where no click or scroll qualifies)
@@ -388,10 +401,11 @@ def _episode_records(
     annotate_above: float | None = None,
     start: str = "launcher",
     prefix_rng: random.Random | None = None,
+    skin: int = 0,
 ) -> Iterator[VerifierStepRecord]:
     from droidverify.env.sim import SimEnv
 
-    env = SimEnv(task=task, seed=task.seed)
+    env = SimEnv(task=task, seed=task.seed, skin=skin)
     obs = env.reset()
     limit = max_steps or task.max_steps
     if start != "launcher":  # a hidden prefix: executed, never recorded nor remembered
@@ -481,7 +495,7 @@ def _episode_records(
                 oracle_action=label_action.to_json(),
                 entropy=float(entropy) if entropy is not None else None,
                 policy_choice=int(choice) if isinstance(choice, int) and choice < len(cands) else None,
-                xml=obs.xml)
+                xml=obs.xml, skin=skin, phrasing=task.phrasing)
             if keep is None or keep(rec):
                 stats.records[source] += 1
                 yield rec
@@ -541,8 +555,9 @@ class _Collector:
 
     def __init__(self, apps: Sequence[str], policy: str | PolicyFactory, epsilon: float,
                  self_correction_rate: float, seed: int, round_index: int, max_steps: int | None,
-                 annotate_above: float | None = None, start: str = "launcher") -> None:
+                 annotate_above: float | None = None, start: str = "launcher", skin: str = "none") -> None:
         self.apps = list(apps)
+        self.skin = skin
         self.policy = policy
         self.epsilon = epsilon
         self.self_correction_rate = self_correction_rate
@@ -568,7 +583,8 @@ class _Collector:
                                      self_correction_rate=self.self_correction_rate,
                                      round_index=self.round_index, keep=None, max_steps=self.max_steps,
                                      annotate_above=self.annotate_above, start=self.start,
-                                     prefix_rng=start_rng(self.seed, task)))
+                                     prefix_rng=start_rng(self.seed, task),
+                                     skin=skin_index(self.skin, self.seed, task, self.start)))
         return recs, stats
 
 
@@ -611,6 +627,7 @@ def collect(
     backend: ItemBackend | None = None,
     annotate_above: float | None = None,
     start: str = "launcher",
+    skin: str = "none",
 ) -> Iterator[VerifierStepRecord]:
     """Labelled steps from episodes of ``tasks``.
 
@@ -639,6 +656,10 @@ def collect(
     (the oracle raises, no harmless detour exists) is counted in ``stats.start_fallbacks`` and the
     episode is recorded from where it stopped.
 
+    ``skin``: ``"none"`` collects in the simulator's own look; ``"seeded"`` draws a skin per episode
+    (:func:`skin_index`: relabelled chrome, reordered toolbars, other sizes; ``env.sim.skin``), so a
+    verifier does not learn one app's pixels and labels. The record's ``skin`` field names it.
+
     ``backend`` (``runner.backends.LocalBackend`` / ``RayBackend``): collect the episodes on its
     workers, one episode per unit of work, each worker building its prompt preparer once. Records,
     statistics and ``on_episode`` calls come in the order of ``tasks`` whatever the backend, and are
@@ -657,8 +678,10 @@ def collect(
         raise TrainingError("annotate_above= needs an agent policy (the oracle annotates the agent's steps)")
     if start not in START_MODES:
         raise TrainingError(f"unknown start {start!r}: use one of {START_MODES}")
+    if skin not in SKIN_MODES:
+        raise TrainingError(f"unknown skin mode {skin!r}: use one of {SKIN_MODES}")
     setup = functools.partial(_Collector, list(apps), policy, epsilon, self_correction_rate, seed, round_index,
-                              max_steps, annotate_above, start)
+                              max_steps, annotate_above, start, skin)
     if backend is None:
         results: Iterator[tuple[int, Any]] = _inline(setup, _collect_episode, items)
     else:

@@ -47,6 +47,11 @@ class DataSpec:
     # launcher and a verifier learns "empty memory -> open an app".
     start_seeds: Sequence[int] = tuple(range(400, 410))
     start_modes: Sequence[str] = ("mid", "detour")
+    # Diversity: goals worded by each template's phrasings drawn per seed ("seeded"; "canonical" =
+    # the published wording), episodes in a skin drawn per episode ("seeded"; "none" = the
+    # simulator's own look). Held-out sets keep "canonical"/"none" to match published figures.
+    phrasing: str = "seeded"
+    skin: str = "seeded"
 
 
 def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str], None] | None = None,
@@ -62,6 +67,8 @@ def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str],
 
     if spec.split not in registry.SPLITS:
         raise TrainingError(f"unknown split {spec.split!r}; use one of {registry.SPLITS}")
+    if spec.phrasing not in ("canonical", "seeded"):
+        raise TrainingError(f"unknown phrasing {spec.phrasing!r}; use 'canonical' or 'seeded'")
     if spec.start_seeds and (not spec.start_modes or set(spec.start_modes) - {"mid", "detour"}):
         raise TrainingError(f"start_modes must be a non-empty list of 'mid' and 'detour', got {spec.start_modes!r}")
     apps = sim_apps()
@@ -78,11 +85,11 @@ def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str],
         if not seeds:
             continue
         st = CollectStats()
-        tasks = registry.tasks_for(spec.split, seeds)
+        tasks = registry.tasks_for(spec.split, seeds, phrasing=spec.phrasing)
         before = len(recs)
         recs += list(collect(tasks, split_of=registry.split_of, apps=apps, policy=policy, epsilon=spec.epsilon,
                              self_correction_rate=spec.self_correction_rate, seed=spec.seed, stats=st,
-                             backend=backend, start=start))
+                             backend=backend, start=start, skin=spec.skin))
         stats[name] = st.to_dict()
         counts[name] = len(recs) - before
         if progress:

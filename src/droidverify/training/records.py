@@ -66,6 +66,10 @@ class VerifierStepRecord(BaseModel):
     # The uiautomator dump the step was taken on (what a real device shows): the compact verifier
     # reads elements from it. Absent in files written before schema 3.
     xml: str | None = None
+    # How the episode looked and was worded: the simulator skin (0 = its own look) and the goal's
+    # phrasing (0 = the template's canonical sentence). Diversity, recorded so results can be split by it.
+    skin: int = Field(default=0, ge=0)
+    phrasing: int = Field(default=0, ge=0)
 
     @model_validator(mode="after")
     def _check(self) -> VerifierStepRecord:
