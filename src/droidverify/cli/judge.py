@@ -1,20 +1,37 @@
-"""``droidverify judge`` and ``droidverify labelled-set``: judge episodes, build the labelled set."""
+"""``droidverify judge``, ``droidverify judge calibrate`` and ``droidverify labelled-set``.
+
+``droidverify judge [OPTIONS] SOURCE`` judges episodes (the ``judge`` group's default command, so
+a run directory or set file literally named ``calibrate`` must be written ``./calibrate``).
+Verdicts are free text (``--verdict text``, the default) or scored (``--verdict score``: P(Yes) of
+one fixed Yes/No question against a threshold, ``rewards.scoring``). ``--judge-file judge.json``
+takes a scored judge calibrated by ``droidverify judge calibrate`` -- method, model, votes and the
+threshold come from the file (the verdict mode then defaults to ``score``); scoring without a judge
+file uses the uncalibrated threshold 0.5 and says so.
+"""
 
 from __future__ import annotations
 
 import importlib
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 
 from droidverify.cli._common import cli_errors, fail
 from droidverify.errors import DroidVerifyError
 
 METHODS = ("rule", "passive", "smartsnap", "prore", "see")
+# Methods whose verdict can be scored, and the prompt module that versions their scored prompt.
+SCORE_PROMPTS = {"passive": "droidverify.rewards.prompts.passive",
+                 "smartsnap": "droidverify.rewards.prompts.evidence",
+                 "prore": "droidverify.rewards.prompts.prore"}
+VERDICTS = ("text", "score")
 # ProRe's evaluator agents: the LLM agents of ``droidverify run`` (runner.factories.LLM_AGENTS).
 EVALUATORS = ("generator", "verifier", "smartsnap")
 
@@ -70,13 +87,36 @@ def prore_evaluator(evaluator: str, llm: Any, model: str | None, *, env: str = "
     return AgentSpec(evaluator, model, "history", 0, apps).with_llm(llm)
 
 
+def score_prompt_version(method: str) -> str:
+    """The scored prompt version of ``method`` (:class:`JudgeInputError` if it has no scored form)."""
+    from droidverify.errors import JudgeInputError
+
+    if method not in SCORE_PROMPTS:
+        raise JudgeInputError(f"method {method!r} has no scored verdict; use one of {', '.join(SCORE_PROMPTS)}")
+    return str(importlib.import_module(SCORE_PROMPTS[method]).SCORE_VERSION)
+
+
+def check_verdict_options(method: str, verdict: str, threshold: float) -> None:
+    """A verdict mode and threshold the method can use, else :class:`JudgeInputError`."""
+    from droidverify.rewards.scoring import check_threshold, check_verdict_mode
+
+    check_verdict_mode(verdict)
+    check_threshold(threshold)
+    if verdict == "score":
+        score_prompt_version(method)
+
+
 def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, probes: int,
-               probe_steps: int, evaluator: str = "generator", env: str = "sim") -> Any:
+               probe_steps: int, evaluator: str = "generator", env: str = "sim", verdict: str = "text",
+               threshold: float = 0.5, expect_model: str | None = None) -> Any:
     """Build the judge for ``method`` (loading the LLM only for model-based methods). ``evaluator``
     (ProRe): the agent that probes the end state, one of :data:`EVALUATORS` (:func:`prore_evaluator`);
-    ``env``: where it probes (the apps it may open)."""
+    ``env``: where it probes (the apps it may open). ``verdict``/``threshold``: free-text or scored
+    verdicts (``rewards.scoring``). ``expect_model``: the model name a judge file was calibrated on;
+    a loaded model of another name is a :class:`JudgeInputError`."""
+    check_verdict_options(method, verdict, threshold)  # before loading a model
     if method == "prore":
-        check_evaluator(evaluator)  # before loading a model
+        check_evaluator(evaluator)
     if method == "rule":
         from droidverify.rewards.rule import RuleJudge
 
@@ -84,19 +124,25 @@ def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, p
     from droidverify.llm.registry import load_llm
 
     llm = load_llm(model)
+    if expect_model is not None and llm.name != expect_model:
+        from droidverify.errors import JudgeInputError
+
+        raise JudgeInputError(f"the judge file was calibrated on model {expect_model!r}, but --model "
+                              f"loads {llm.name!r}; calibrate this model with `droidverify judge calibrate`")
     if method == "passive":
         from droidverify.rewards.passive import PassiveJudge
 
-        return PassiveJudge(llm, max_tokens=max_tokens)
+        return PassiveJudge(llm, max_tokens=max_tokens, verdict=verdict, threshold=threshold)
     if method == "smartsnap":
         from droidverify.rewards.smartsnap import EvidenceJudge
 
-        return EvidenceJudge(llm, votes=votes, max_tokens=max_tokens)
+        return EvidenceJudge(llm, votes=votes, max_tokens=max_tokens, verdict=verdict, threshold=threshold)
     if method == "prore":
         from droidverify.rewards.prore import ProReJudge
 
         return ProReJudge(llm, evaluator=prore_evaluator(evaluator, llm, model, env=env), k=probes,
-                          max_probe_steps=probe_steps, max_tokens=max_tokens)
+                          max_probe_steps=probe_steps, max_tokens=max_tokens, verdict=verdict,
+                          threshold=threshold)
     from droidverify.rewards.see import SEEJudge, SemanticEstimator
 
     return SEEJudge(SemanticEstimator(llm, max_tokens=min(max_tokens, 64)))
@@ -113,7 +159,8 @@ _JUDGE_CLASSES = {"rule": ("droidverify.rewards.rule", "RuleJudge"),
 class JudgeSpec:
     """A picklable judge factory (``--workers``): :func:`make_judge` where it is called, i.e. once per
     worker; ``name`` and ``version`` are known without building the judge (nor loading its model).
-    ``evaluator`` and ``env``: ProRe's evaluator agent and where it probes (:func:`make_judge`)."""
+    ``evaluator`` and ``env``: ProRe's evaluator agent and where it probes (:func:`make_judge`).
+    ``verdict``, ``threshold``, ``expect_model``: scored verdicts and a judge file's model check."""
 
     method: str
     model: str | None = None
@@ -123,6 +170,9 @@ class JudgeSpec:
     probe_steps: int = 6
     evaluator: str = "generator"
     env: str = "sim"
+    verdict: str = "text"
+    threshold: float = 0.5
+    expect_model: str | None = None
 
     def __post_init__(self) -> None:
         from droidverify.errors import JudgeInputError
@@ -130,6 +180,7 @@ class JudgeSpec:
         if self.method not in METHODS:
             raise JudgeInputError(f"unknown judging method {self.method!r}; use one of {', '.join(METHODS)}")
         check_evaluator(self.evaluator)
+        check_verdict_options(self.method, self.verdict, self.threshold)
 
     def _cls(self) -> Any:
         module, cls = _JUDGE_CLASSES[self.method]
@@ -141,6 +192,10 @@ class JudgeSpec:
 
     @property
     def version(self) -> str:
+        if self.verdict == "score":
+            from droidverify.rewards.scoring import scored_version
+
+            return scored_version(score_prompt_version(self.method), self.threshold)
         return self._cls().version
 
     @property
@@ -150,7 +205,8 @@ class JudgeSpec:
     def __call__(self) -> Any:
         return make_judge(self.method, model=self.model, votes=self.votes, max_tokens=self.max_tokens,
                           probes=self.probes, probe_steps=self.probe_steps, evaluator=self.evaluator,
-                          env=self.env)
+                          env=self.env, verdict=self.verdict, threshold=self.threshold,
+                          expect_model=self.expect_model)
 
 
 def agreement_table(rows: list[Any], title: str = "agreement with the checker") -> Table:
@@ -163,55 +219,109 @@ def agreement_table(rows: list[Any], title: str = "agreement with the checker") 
     return table
 
 
+MODEL_HELP = "Judge LLM: a model directory, a .gguf file or openai:URL[#model] (default: the bundled model)."
+VOTES_HELP = ("SmartSnap judge votes (default 3): text votes are sampled (temperature > 0 when > 1); "
+              "scored votes are 1 or 3, one fixed question pair each.")
+EVALUATOR_HELP = ("ProRe: the agent that probes the end state, as `droidverify run --agent` builds it on the "
+                  "judge's --model: " + " | ".join(EVALUATORS) + " (default generator).")
+WORKERS_HELP = ("Episodes judged at once: N local worker processes, or 'auto' (one per core); each builds "
+                "the judge once (a local model is loaded once per worker).")
+
+
 def judge_command(
     source: Annotated[Path, typer.Argument(help="A run directory or a labelled-set file (.jsonl[.gz]).")],
-    method: Annotated[str, typer.Option("--method", help=" | ".join(METHODS))] = "rule",
-    model: Annotated[str | None, typer.Option("--model", help="Judge LLM: a model directory, a .gguf file "
-                                              "or openai:URL[#model] (default: the bundled model).")] = None,
-    votes: Annotated[int, typer.Option("--votes", help="SmartSnap judge votes (temperature > 0 when > 1).",
-                                       min=1, max=15)] = 3,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Tokens per judge reply.", min=1,
-                                            max=4096)] = 256,
-    probes: Annotated[int, typer.Option("--probes", help="ProRe: probing goals.", min=1, max=5)] = 2,
-    probe_steps: Annotated[int, typer.Option("--probe-steps", help="ProRe: evaluator steps per probe.",
-                                             min=1, max=30)] = 6,
-    evaluator: Annotated[str | None, typer.Option("--evaluator", help="ProRe: the agent that probes the end "
-                                                  "state, as `droidverify run --agent` builds it on the judge's "
-                                                  "--model: " + " | ".join(EVALUATORS) + " (default generator).")
-                         ] = None,
+    method: Annotated[str | None, typer.Option("--method", help=" | ".join(METHODS) + " (default rule, or "
+                                               "the --judge-file's method).")] = None,
+    model: Annotated[str | None, typer.Option("--model", help=MODEL_HELP + " With --judge-file: the file's "
+                                              "model by default, and it must be the model the file names.")
+                     ] = None,
+    votes: Annotated[int | None, typer.Option("--votes", help=VOTES_HELP, min=1, max=15)] = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Tokens per judge reply (default 256).",
+                                                   min=1, max=4096)] = None,
+    probes: Annotated[int | None, typer.Option("--probes", help="ProRe: probing goals (default 2).", min=1,
+                                               max=5)] = None,
+    probe_steps: Annotated[int | None, typer.Option("--probe-steps", help="ProRe: evaluator steps per probe "
+                                                    "(default 6).", min=1, max=30)] = None,
+    evaluator: Annotated[str | None, typer.Option("--evaluator", help=EVALUATOR_HELP)] = None,
+    verdict: Annotated[str | None, typer.Option("--verdict", help="text: parse the judge's written verdict | "
+                                                "score: P(Yes) of one fixed Yes/No question against the "
+                                                "threshold (passive, smartsnap, prore). Default: score with "
+                                                "--judge-file, else text.")] = None,
+    judge_file: Annotated[Path | None, typer.Option("--judge-file", help="A judge calibrated by `droidverify "
+                                                    "judge calibrate`: its method, model, votes and threshold "
+                                                    "(read from the file, never recomputed).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Judge only the first N episodes.", min=1)] = None,
     out: Annotated[Path | None, typer.Option("--out", help="judgements file (default: RUN_DIR/judgements.jsonl, "
                                              "or NAME.judgements.jsonl beside a set file).")] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Rebuild a run directory's "
                                          "report.html with the judgements.")] = True,
-    workers: Annotated[str, typer.Option("--workers", help="Episodes judged at once: N local worker "
-                                         "processes, or 'auto' (one per core); each builds the judge once "
-                                         "(a local model is loaded once per worker).")] = "1",
+    workers: Annotated[str, typer.Option("--workers", help=WORKERS_HELP)] = "1",
 ) -> None:
     """Judge every episode of SOURCE with one method; write judgements.jsonl (resumable: judged
-    episodes are skipped) and print the agreement with the checker where labels exist."""
-    if method not in METHODS:
+    episodes are skipped) and print the agreement with the checker where labels exist.
+    `droidverify judge calibrate` makes the --judge-file of a scored judge."""
+    if method is not None and method not in METHODS:
         fail(f"unknown --method {method!r}; use one of {', '.join(METHODS)}")
     if evaluator is not None and evaluator not in EVALUATORS:
         fail(f"unknown --evaluator {evaluator!r}; use one of {', '.join(EVALUATORS)}")
-    if evaluator is not None and method != "prore":
-        fail("--evaluator applies only to --method prore")
+    if verdict is not None and verdict not in VERDICTS:
+        fail(f"unknown --verdict {verdict!r}; use one of {', '.join(VERDICTS)}")
     from rich.progress import Progress
 
     from droidverify.rewards.metrics import agreement
+    from droidverify.rewards.scoring import DEFAULT_THRESHOLD
     from droidverify.rewards.store import JudgementStore, judge_all
     from droidverify.runner.backends import make_backend
 
     console = Console(stderr=True)
     with cli_errors():
+        threshold, expect_model, source_of_threshold = DEFAULT_THRESHOLD, None, None
+        if judge_file is not None:
+            from droidverify.rewards.scoring import read_judge_file
+
+            jf = read_judge_file(judge_file)
+            if verdict == "text":
+                fail("--judge-file holds a scored judge; it cannot be used with --verdict text")
+            method = method or jf.method
+            jf.check(method=method, version=score_prompt_version(method) if method in SCORE_PROMPTS else None)
+            # The options the threshold was calibrated with (votes; ProRe's probing) come from the
+            # file; giving another value is refused rather than silently judging with a stale threshold.
+            given = {"votes": votes, "probes": probes, "probe_steps": probe_steps, "evaluator": evaluator,
+                     "max_tokens": max_tokens}
+            for key, value in jf.settings.items():
+                if key in given and given[key] is not None and given[key] != value:
+                    fail(f"--{key.replace('_', '-')} {given[key]}: the judge file was calibrated with {value}")
+            votes = votes if votes is not None else jf.settings.get("votes")
+            probes = probes if probes is not None else jf.settings.get("probes")
+            probe_steps = probe_steps if probe_steps is not None else jf.settings.get("probe_steps")
+            evaluator = evaluator if evaluator is not None else jf.settings.get("evaluator")
+            max_tokens = max_tokens if max_tokens is not None else jf.settings.get("max_tokens")
+            model = model if model is not None else jf.model_spec
+            verdict, threshold, expect_model = "score", jf.threshold, jf.model
+            source_of_threshold = f"threshold {threshold:.6g} from {judge_file}"
+        method = method or "rule"
+        verdict = verdict or "text"
+        if evaluator is not None and method != "prore":
+            fail("--evaluator applies only to --method prore")
+        if evaluator is not None and evaluator not in EVALUATORS:  # from a judge file
+            fail(f"unknown evaluator {evaluator!r} in the judge file; use one of {', '.join(EVALUATORS)}")
+        if verdict == "score" and source_of_threshold is None:
+            source_of_threshold = (f"uncalibrated threshold {threshold} (no --judge-file; calibrate one with "
+                                   "`droidverify judge calibrate`)")
         backend = make_backend(workers)  # None: judge in this process
         trajs, labels, default_out = load_episodes(source)
         if limit is not None:
             trajs = trajs[:limit]
         if not trajs:
             fail(f"{source} holds no finished episode")
-        spec = JudgeSpec(method, model=model, votes=votes, max_tokens=max_tokens, probes=probes,
-                         probe_steps=probe_steps, evaluator=evaluator or "generator")
+        spec = JudgeSpec(method, model=model, votes=votes if votes is not None else 3,
+                         max_tokens=max_tokens if max_tokens is not None else 256,
+                         probes=probes if probes is not None else 2,
+                         probe_steps=probe_steps if probe_steps is not None else 6,
+                         evaluator=evaluator or "generator", verdict=verdict, threshold=threshold,
+                         expect_model=expect_model)
+        if source_of_threshold is not None:
+            console.print(f"scored verdicts: {source_of_threshold}")
         # One worker: the judge is built here, as always. More: each worker builds its own.
         judge = spec() if backend is None else spec
         store = JudgementStore(out or default_out)
@@ -246,6 +356,121 @@ def judge_command(
             typer.echo(f"warning: report not rebuilt: {e}", err=True)
 
 
+def judge_model_name(model: str | None) -> str:
+    """The ``name`` a judge LLM loaded from ``model`` has (what a judge file records and is checked
+    against), without loading local weights: a model server is asked, a local model is named by path."""
+    if model is not None and model.startswith("openai:"):
+        from droidverify.llm.registry import load_llm
+
+        return str(load_llm(model).name)
+    from droidverify.llm.modelcache import materialize
+
+    bundled = model is None or model.strip().lower() in ("", "smollm2")
+    return materialize(None if bundled else model)[1]
+
+
+def calibrate_command(
+    method: Annotated[str, typer.Option("--method", help=" | ".join(SCORE_PROMPTS))],
+    labelled_set: Annotated[Path, typer.Option("--set", help="A labelled set of TRAIN templates "
+                                               "(`droidverify labelled-set --split train`).")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the judge file (JSON).")],
+    model: Annotated[str | None, typer.Option("--model", help=MODEL_HELP)] = None,
+    votes: Annotated[int, typer.Option("--votes", help="SmartSnap: scored votes, 1 or 3.", min=1, max=3)] = 3,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="ProRe: tokens per generated reply "
+                                            "(probes, claims).", min=1, max=4096)] = 256,
+    probes: Annotated[int, typer.Option("--probes", help="ProRe: probing goals.", min=1, max=5)] = 2,
+    probe_steps: Annotated[int, typer.Option("--probe-steps", help="ProRe: evaluator steps per probe.",
+                                             min=1, max=30)] = 6,
+    evaluator: Annotated[str | None, typer.Option("--evaluator", help=EVALUATOR_HELP)] = None,
+    workers: Annotated[str, typer.Option("--workers", help=WORKERS_HELP)] = "1",
+) -> None:
+    """Calibrate a scored judge on a TRAIN labelled set: score every item (P(Yes) of the method's
+    fixed question), choose the threshold that maximises F1 against the checker labels (ties: the
+    middle of the best interval) and write it, with the method, model, prompt version and the
+    calibration set's size/split/F1, to a judge file for `droidverify judge --judge-file`.
+    A validation or test set is refused: thresholds are never set on the data they are measured on."""
+    if method not in SCORE_PROMPTS:
+        fail(f"--method {method!r} has no scored verdict to calibrate; use one of {', '.join(SCORE_PROMPTS)}")
+    if evaluator is not None and evaluator not in EVALUATORS:
+        fail(f"unknown --evaluator {evaluator!r}; use one of {', '.join(EVALUATORS)}")
+    if evaluator is not None and method != "prore":
+        fail("--evaluator applies only to --method prore")
+    from rich.progress import Progress
+
+    from droidverify.rewards.labelled import read_set
+    from droidverify.rewards.scoring import (
+        DEFAULT_THRESHOLD,
+        JudgeFile,
+        calibrate,
+        require_train_split,
+        write_judge_file,
+    )
+    from droidverify.runner.backends import make_backend
+
+    console = Console(stderr=True)
+    with cli_errors():
+        header, items = read_set(labelled_set)
+        require_train_split(header, labelled_set)  # before any model loads
+        if not items:
+            fail(f"{labelled_set} holds no trajectory")
+        version = score_prompt_version(method)
+        spec = JudgeSpec(method, model=model, votes=votes, max_tokens=max_tokens, probes=probes,
+                         probe_steps=probe_steps, evaluator=evaluator or "generator", verdict="score",
+                         threshold=DEFAULT_THRESHOLD)
+        backend = make_backend(workers)
+        judge = spec() if backend is None else spec
+        try:
+            with Progress(console=console, transient=True) as prog:
+                bar = prog.add_task(f"scoring ({method})", total=len(items))
+                cal, judgements = calibrate(judge, [it.trajectory for it in items], [it.label for it in items],
+                                            backend=backend, on_done=lambda j, cached: prog.advance(bar))
+        finally:
+            if backend is not None:
+                backend.close()
+        # The model's name as the judge knows it (the judge file is checked against it when used).
+        llm = getattr(judge, "llm", None)
+        model_name = str(llm.name) if llm is not None else judge_model_name(model)
+        settings: dict[str, Any] = {"votes": votes} if method == "smartsnap" else {}
+        if method == "prore":
+            settings = {"probes": probes, "probe_steps": probe_steps, "evaluator": evaluator or "generator",
+                        "max_tokens": max_tokens}
+        args = ["droidverify", "judge", "calibrate", "--method", method, "--set", str(labelled_set),
+                "--out", str(out)]
+        if model is not None:
+            args += ["--model", model]
+        for flag, value, default in (("--votes", votes, 3), ("--max-tokens", max_tokens, 256),
+                                     ("--probes", probes, 2), ("--probe-steps", probe_steps, 6),
+                                     ("--evaluator", evaluator, None), ("--workers", workers, "1")):
+            if value != default:
+                args += [flag, str(value)]
+        jf = JudgeFile(method=method, model=str(model_name), version=version, threshold=cal.threshold,
+                       model_spec=model, settings=settings,
+                       calibration={"set": str(labelled_set), "split": header.get("split"),
+                                    "set_version": header.get("version"), **cal.to_dict(),
+                                    "undecided": sum(j.outcome == "undecided" for j in judgements)},
+                       command=shlex.join(args))
+        path = write_judge_file(jf, out)
+    table = Table(title=f"{method} ({version}) calibrated on {cal.n} train items ({cal.positives} successes) "
+                        f"-> {path}")
+    for col in ("threshold", "best-F1 interval", "F1", "precision", "recall", "accuracy", "unscored"):
+        table.add_column(col, justify="right")
+    table.add_row(f"{cal.threshold:.6g}", f"({cal.interval[0]:.4g}, {cal.interval[1]:.4g}]", f"{cal.f1:.3f}",
+                  f"{cal.precision:.3f}", f"{cal.recall:.3f}", f"{cal.accuracy:.3f}", str(cal.unscored))
+    Console().print(table)
+
+
+class _JudgeGroup(TyperGroup):
+    """``judge``'s subcommands; arguments that name none go to the default command (``episodes``),
+    so ``droidverify judge [OPTIONS] SOURCE`` works as before the group existed."""
+
+    default_command = "episodes"
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
 def labelled_set_command(
     out: Annotated[Path, typer.Option("--out", help="Where to write the set (.jsonl or .jsonl.gz).")],
     split: Annotated[str, typer.Option("--split", help="Templates: train (default) | validation | test.")] = "train",
@@ -273,5 +498,13 @@ def labelled_set_command(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("judge")(judge_command)
+    group = typer.Typer(cls=_JudgeGroup, no_args_is_help=True,
+                        help="Judge episodes (`droidverify judge [OPTIONS] SOURCE`), or calibrate a scored "
+                             "judge (`droidverify judge calibrate`).")
+    group.command(_JudgeGroup.default_command,
+                  short_help="Judge every episode of SOURCE (the default: `droidverify judge [OPTIONS] "
+                             "SOURCE`).")(judge_command)
+    group.command("calibrate", short_help="Choose a scored judge's threshold on a train labelled set; "
+                                          "write a judge file.")(calibrate_command)
+    app.add_typer(group, name="judge")
     app.command("labelled-set")(labelled_set_command)

@@ -10,7 +10,7 @@ from droidverify.rewards.base import Tally
 
 # A server that is down or a model that cannot load is the machinery failing, not a verdict: it
 # propagates so the judging run stops and a rerun retries the episode (older trees lack the class).
-_INFRASTRUCTURE: tuple[type[BaseException], ...] = tuple(
+INFRASTRUCTURE_ERRORS: tuple[type[BaseException], ...] = tuple(
     c for c in (getattr(errors, "InfrastructureError", None), errors.ModelLoadError) if c is not None)
 
 
@@ -26,7 +26,7 @@ def call(llm: LLM, messages: Messages, tally: Tally, *, max_tokens: int, tempera
     ``Reply(None, error)`` so the caller can mark the judgement ``undecided``."""
     try:
         gen = llm.generate(messages, max_tokens=max_tokens, temperature=temperature, seed=seed, stop=stop)
-    except _INFRASTRUCTURE:
+    except INFRASTRUCTURE_ERRORS:
         raise
     except Exception as exc:  # noqa: BLE001 -- an errored judge call is an undecided vote, recorded
         msg = f"{type(exc).__name__}: {exc}"

@@ -26,11 +26,19 @@ from droidverify.env.records import Observation, Step, Trajectory
 from droidverify.errors import ActionValidationError, DroidVerifyError, EnvError, JudgeInputError
 from droidverify.llm.base import LLM
 from droidverify.rewards.base import Judgement, Tally, trajectory_id, worst_parse
-from droidverify.rewards.llmcall import call
+from droidverify.rewards.llmcall import Reply, call
 from droidverify.rewards.parsing import find_tags, parse_verdict
 from droidverify.rewards.prompts import prore as prompt
 from droidverify.rewards.prompts.common import escape_tags, quote
 from droidverify.rewards.rule import final_phone
+from droidverify.rewards.scoring import (
+    DEFAULT_THRESHOLD,
+    check_threshold,
+    check_verdict_mode,
+    decide,
+    score_chats,
+    scored_version,
+)
 
 _FIRST_PERSON = re.compile(r"^\s*(?:i|we|the evaluator|evaluator)\b", re.IGNORECASE)
 # What the evaluator did to the phone: an outcome it caused is not evidence about the policy.
@@ -139,7 +147,15 @@ class ProReJudge:
     version = prompt.VERSION
 
     def __init__(self, llm: LLM, *, evaluator: Callable[[], Agent] | None = None, k: int = 2,
-                 max_probe_steps: int = 6, max_tokens: int = 256) -> None:
+                 max_probe_steps: int = 6, max_tokens: int = 256, verdict: str = "text",
+                 threshold: float = DEFAULT_THRESHOLD) -> None:
+        """``verdict="score"``: only the final judge call is scored -- one fixed Yes/No question
+        after the claims, success iff P(Yes) >= ``threshold`` (``rewards.scoring``); the reasoner
+        and the claims are still generated."""
+        self.verdict = check_verdict_mode(verdict)
+        self.threshold = check_threshold(threshold)
+        if self.verdict == "score":
+            self.version = scored_version(prompt.SCORE_VERSION, self.threshold)
         if not isinstance(k, int) or k < 1:
             raise JudgeInputError(f"k (probing goals) must be a positive int, got {k!r}")
         if max_probe_steps < 1:
@@ -238,21 +254,28 @@ class ProReJudge:
         kept = [c for c in evaluator_claims if not is_self_action(c)]
         discarded = [c for c in evaluator_claims if is_self_action(c)]
         # 4. judge
-        rj = call(self.llm, prompt.judge_messages(
-            trajectory.goal, [quote(c["statement"], max_len=300) for c in policy_claims],
-            [f"(probe {c['probe']}) {quote(c['statement'], max_len=300)}" for c in kept], goals), tally,
-            max_tokens=self.max_tokens)
+        claim_args = (trajectory.goal, [quote(c["statement"], max_len=300) for c in policy_claims],
+                      [f"(probe {c['probe']}) {quote(c['statement'], max_len=300)}" for c in kept], goals)
         labels: dict[int, str] = {}
         verdict = None
-        if rj.text is not None:
-            labels = {int(n): lab.lower() for n, lab in _LABEL.findall(rj.text)
-                      if lab.lower() in prompt.LABELS and 1 <= int(n) <= len(policy_claims)}
-            rest = _LABEL.sub("", rj.text)
-            parsed = parse_verdict(rest)
-            verdict = parsed.verdict
-            statuses.append(parsed.status if labels or parsed.status != "strict" else "tolerant")
+        scored = None
+        if self.verdict == "score":  # no text to parse: the scored token is the verdict, no labels
+            [scored] = score_chats(self.llm, [prompt.judge_score_messages(*claim_args)], tally)
+            rj = Reply(None, scored.error)
+            if scored.p_yes is not None:
+                verdict = "success" if decide(scored.p_yes, self.threshold) else "failure"
+            statuses.append("strict" if verdict is not None else "error")
         else:
-            statuses.append("error")
+            rj = call(self.llm, prompt.judge_messages(*claim_args), tally, max_tokens=self.max_tokens)
+            if rj.text is not None:
+                labels = {int(n): lab.lower() for n, lab in _LABEL.findall(rj.text)
+                          if lab.lower() in prompt.LABELS and 1 <= int(n) <= len(policy_claims)}
+                rest = _LABEL.sub("", rj.text)
+                parsed = parse_verdict(rest)
+                verdict = parsed.verdict
+                statuses.append(parsed.status if labels or parsed.status != "strict" else "tolerant")
+            else:
+                statuses.append("error")
         details = {"probes": probes, "probe_target": probe_target, "evaluator": evaluator_name,
                    "goals_source": goals_source, "policy_claims": policy_claims,
                    "evaluator_claims": kept, "discarded_claims": discarded,
@@ -260,13 +283,20 @@ class ProReJudge:
         components = {"probes": len(goals), "policy_claims": len(policy_claims),
                       "evaluator_claims": len(kept), "discarded": len(discarded),
                       **{lab: sum(v == lab for v in labels.values()) for lab in prompt.LABELS}}
+        if scored is not None:
+            components["threshold"] = self.threshold
+            if scored.p_yes is not None:
+                components.update(p_yes=scored.p_yes, logprob_yes=scored.logprob_yes,
+                                  logprob_no=scored.logprob_no)
         if verdict is None:
             return tally.judgement(episode_id=eid, judge=self.name, version=self.version, outcome="undecided",
                                    reward=-1.0, components={**components, "score": -1},
                                    parse_status=worst_parse(statuses), details=details,
                                    error=rj.error or "judge reply has no readable verdict")
         ok = verdict == "success"
+        rationale = (f"P(Yes) = {scored.p_yes:.4f} {'>=' if ok else '<'} threshold {self.threshold:.4f}"
+                     if scored is not None and scored.p_yes is not None else escape_tags(parsed.reasoning)[:2000])
         return tally.judgement(
             episode_id=eid, judge=self.name, version=self.version, outcome="success" if ok else "failure",
             reward=1.0 if ok else 0.0, components={**components, "score": 1 if ok else 0},
-            rationale=escape_tags(parsed.reasoning)[:2000], parse_status=worst_parse(statuses), details=details)
+            rationale=rationale, parse_status=worst_parse(statuses), details=details)

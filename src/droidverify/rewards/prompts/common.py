@@ -25,6 +25,15 @@ VERDICT_FORMAT = (
     "<verdict>SUCCESS or FAILURE</verdict>"
 )
 
+# Scored verdicts (rewards/scoring.py): the judge writes nothing; one fixed question closes the chat
+# and P("Yes") vs P("No") is read at the first token of the judge's own reply. Every question a
+# method asks ends with YES_NO so the answer is one of the two scored tokens.
+YES_NO = "Answer Yes or No."
+SCORE_FORMAT = (
+    "After the evidence you will be asked one question. Reply with the single word Yes or No and "
+    "nothing else: Yes only on unequivocal proof, No otherwise."
+)
+
 
 def quote(text: str | None, *, max_len: int = 300) -> str:
     """One untrusted string as a single prompt line: no control tokens, no line breaks, no tags."""

@@ -6,22 +6,27 @@ from droidverify.env.records import Trajectory
 from droidverify.llm.base import Messages
 from droidverify.rewards.prompts.common import (
     PREAMBLE,
+    SCORE_FORMAT,
     VERDICT_FORMAT,
+    YES_NO,
     action_text,
     quote,
     screen_text,
 )
 
-VERSION = "passive-v1"
+VERSION = "passive-v1"  # free-text verdicts (SYSTEM + the episode)
+SCORE_VERSION = "passive-score-v1"  # scored verdicts (SCORE_SYSTEM + the episode + QUESTION)
 
-SYSTEM = (
-    PREAMBLE
-    + "\nYou see the user's goal and the agent's whole episode: for every round the screen the agent "
+_TASK = (
+    "\nYou see the user's goal and the agent's whole episode: for every round the screen the agent "
     "saw and the action it took, then the final screen. Check that the final state of the phone "
     "satisfies every part of the goal (right item, right values, saved rather than left in an "
     "editor) and, for a question, that the agent's answer is correct.\n\n"
-    + VERDICT_FORMAT
 )
+SYSTEM = PREAMBLE + _TASK + VERDICT_FORMAT
+SCORE_SYSTEM = PREAMBLE + _TASK + SCORE_FORMAT
+# The fixed last user turn of a scored judgement; its answer is the token scored.
+QUESTION = f"Was the user's goal achieved? {YES_NO}"
 
 
 def build_messages(traj: Trajectory, *, max_screen_chars: int = 1200, max_chars: int = 12_000) -> Messages:
@@ -55,3 +60,11 @@ def build_messages(traj: Trajectory, *, max_screen_chars: int = 1200, max_chars:
         keep.discard(0)
         text = render()
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
+
+
+def build_score_messages(traj: Trajectory, *, max_screen_chars: int = 1200,
+                         max_chars: int = 12_000) -> Messages:
+    """The scored form: the same episode message between SCORE_SYSTEM and the fixed QUESTION, which
+    is the last turn, so the scored token always follows it (never any episode data)."""
+    episode = build_messages(traj, max_screen_chars=max_screen_chars, max_chars=max_chars)[-1]
+    return [{"role": "system", "content": SCORE_SYSTEM}, episode, {"role": "user", "content": QUESTION}]

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from droidverify.env.records import Observation, Step
 from droidverify.llm.base import Messages
-from droidverify.rewards.prompts.common import PREAMBLE, action_text, quote, screen_after, screen_text
+from droidverify.rewards.prompts.common import (
+    PREAMBLE,
+    SCORE_FORMAT,
+    YES_NO,
+    action_text,
+    quote,
+    screen_after,
+    screen_text,
+)
 
-VERSION = "prore-v1"
+VERSION = "prore-v1"  # reasoner, claims and a free-text final judge call
+# The same reasoner and claims prompts, with the final judge call scored (JUDGE_SCORE_SYSTEM + QUESTION).
+SCORE_VERSION = "prore-score-v1"
 LABELS = ("confirmed", "contradicted", "complementary", "unsupported")
 
 REASONER_SYSTEM = (
@@ -25,13 +35,18 @@ CLAIMS_SYSTEM = (
     "<statement>one sentence about the phone's state</statement></claim>"
 )
 
-JUDGE_SYSTEM = (
-    PREAMBLE
-    + "\nYou see claims from the working agent's trace and from an evaluator that later inspected the "
+_JUDGE_TASK = (
+    "\nYou see claims from the working agent's trace and from an evaluator that later inspected the "
     "phone. First ignore evaluator claims that only describe the evaluator's own actions. Then label "
     "every working-agent claim by what the evaluator saw: confirmed, contradicted, complementary (adds "
     "to it without deciding it) or unsupported. Then decide.\n"
-    "Reply in exactly this format and nothing else:\n"
+)
+JUDGE_SCORE_SYSTEM = PREAMBLE + _JUDGE_TASK + SCORE_FORMAT
+# The fixed last user turn of the scored final call; its answer is the token scored.
+JUDGE_QUESTION = f"Given what the evaluator saw, was the user's goal achieved? {YES_NO}"
+JUDGE_SYSTEM = (
+    PREAMBLE + _JUDGE_TASK
+    + "Reply in exactly this format and nothing else:\n"
     '<label claim="1">confirmed or contradicted or complementary or unsupported</label> (one per claim)\n'
     "<reasoning>two to four sentences</reasoning>\n"
     "<verdict>SUCCESS or FAILURE</verdict>"
@@ -65,11 +80,23 @@ def claims_messages(goal: str, who: str, steps: list[Step], final: Observation |
     return [{"role": "system", "content": CLAIMS_SYSTEM}, {"role": "user", "content": user}]
 
 
-def judge_messages(goal: str, policy_claims: list[str], evaluator_claims: list[str],
-                   probes: list[str]) -> Messages:
+def _claims_text(goal: str, policy_claims: list[str], evaluator_claims: list[str], probes: list[str]) -> str:
     pc = "\n".join(f"Claim {i}: {c}" for i, c in enumerate(policy_claims, start=1)) or "(none)"
     ec = "\n".join(f"- {c}" for c in evaluator_claims) or "(none)"
     pr = "\n".join(f"- {quote(p, max_len=300)}" for p in probes) or "(none)"
-    user = (f"User goal: {quote(goal, max_len=500)}\nWorking agent's claims:\n{pc}\n"
+    return (f"User goal: {quote(goal, max_len=500)}\nWorking agent's claims:\n{pc}\n"
             f"The evaluator was asked to:\n{pr}\nEvaluator's claims:\n{ec}")
-    return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": user}]
+
+
+def judge_messages(goal: str, policy_claims: list[str], evaluator_claims: list[str],
+                   probes: list[str]) -> Messages:
+    return [{"role": "system", "content": JUDGE_SYSTEM},
+            {"role": "user", "content": _claims_text(goal, policy_claims, evaluator_claims, probes)}]
+
+
+def judge_score_messages(goal: str, policy_claims: list[str], evaluator_claims: list[str],
+                         probes: list[str]) -> Messages:
+    """The scored final call: the same claims, then the fixed JUDGE_QUESTION as the last turn."""
+    return [{"role": "system", "content": JUDGE_SCORE_SYSTEM},
+            {"role": "user", "content": _claims_text(goal, policy_claims, evaluator_claims, probes)},
+            {"role": "user", "content": JUDGE_QUESTION}]
