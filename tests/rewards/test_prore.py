@@ -120,7 +120,7 @@ class Scripted:
     """Evaluator double that plays a fixed list of actions, then declares done."""
 
     name = "scripted-probe"
-    plan: list[Action] = []
+    plan: tuple[Action, ...] = ()
 
     def reset(self, goal: str) -> None:
         self.n = 0
@@ -156,7 +156,7 @@ def test_each_probe_is_read_with_its_own_screens() -> None:
         def reset(self, goal: str) -> None:
             super().reset(goal)
             app = "Contacts" if "Contacts" in goal else "Settings"
-            self.plan = [Action(action_type="open_app", app_name=app)]
+            self.plan = (Action(action_type="open_app", app_name=app),)
 
     llm, seen = _recording_llm(["Open Contacts", "Open Settings"])
     j = ProReJudge(llm, evaluator=TwoApps, k=2).judge(episode("oracle"))
@@ -170,9 +170,9 @@ def test_each_probe_is_read_with_its_own_screens() -> None:
 
 def test_a_probe_that_changes_the_phone_stops_and_only_earlier_screens_count() -> None:
     class Toggles(Scripted):
-        plan = [Action(action_type="open_app", app_name="Settings"), Action(action_type="click", index=3),
+        plan = (Action(action_type="open_app", app_name="Settings"), Action(action_type="click", index=3),
                 Action(action_type="click", index=5),  # Airplane mode: app data changes here
-                Action(action_type="navigate_back")]
+                Action(action_type="navigate_back"))
 
     llm, seen = _recording_llm(["Check airplane mode"])
     traj = episode("oracle")

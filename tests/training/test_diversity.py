@@ -11,6 +11,7 @@ from droidverify.env.sim.skin import SKIN_COUNT
 from droidverify.errors import TrainingError
 from droidverify.tasks import registry
 from droidverify.training.collection import CollectStats, collect, skin_index
+from droidverify.training import loop
 from droidverify.training.loop import DataSpec, build_dataset, sim_apps
 from droidverify.training.records import read_records
 
@@ -64,8 +65,6 @@ def test_dataset_goals_use_the_templates_phrasings(tmp_path) -> None:
     # one template keeps the test short: filter the split to it
     name = "notes_create_note"
     tmpl = registry.get_template(name)
-    import droidverify.training.loop as loop
-
     orig = registry.tasks_for
     try:
         registry.tasks_for = lambda split, seeds, **kw: [t for t in orig(split, seeds, **kw) if t.id == name]
