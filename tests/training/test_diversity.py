@@ -10,8 +10,8 @@ import pytest
 from droidverify.env.sim.skin import SKIN_COUNT
 from droidverify.errors import TrainingError
 from droidverify.tasks import registry
-from droidverify.training.collection import CollectStats, collect, skin_index
 from droidverify.training import loop
+from droidverify.training.collection import CollectStats, collect, skin_index
 from droidverify.training.loop import DataSpec, build_dataset, sim_apps
 from droidverify.training.records import read_records
 
