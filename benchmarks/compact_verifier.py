@@ -73,12 +73,24 @@ def part_steps(args: argparse.Namespace) -> None:
             by_app[app][0] += best in ex.correct
             by_app[app][1] += 1
         m["top1_by_app"] = {a: round(v[0] / v[1], 3) for a, v in sorted(by_app.items())}
+        if args.template_groups:
+            old = {n for names in json.loads(Path(args.template_groups).read_text()).values() for n in names}
+            by_group: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+            for s_, ex in zip(scores, examples, strict=True):
+                best = max(range(len(s_)), key=lambda i: (s_[i], -i))
+                g = by_group["old" if ex.task_id in old else "new"]
+                g[0] += best in ex.correct
+                g[1] += 1
+            m["top1_by_group"] = {g: round(v[0] / v[1], 3) for g, v in sorted(by_group.items())}
+            m["records_by_group"] = {g: v[1] for g, v in sorted(by_group.items())}
         details[name] = m
         auc = "n/a" if m["entropy_auc"] is None else f"{m['entropy_auc']:.3f}"
         print(f"| {name} | {m['records']} | {m['top1']:.3f} | {m['pairwise']:.3f} | {m['coverage']:.3f} | {auc} |")
     for name, m in details.items():
         print(f"\n{name}: top-1 by action type {m['top1_by_kind']} (n {m['records_by_kind']})")
         print(f"{name}: top-1 by app {m['top1_by_app']}")
+        if "top1_by_group" in m:
+            print(f"{name}: top-1 on earlier / new templates {m['top1_by_group']} (n {m['records_by_group']})")
     if args.json:
         Path(args.json).write_text(json.dumps(details, indent=1))
 
@@ -237,6 +249,9 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=40, help="steps timed (part speed)")
     ap.add_argument("--work", default="runs/bench-compact")
     ap.add_argument("--json", default=None, help="also write the step metrics here")
+    ap.add_argument("--template-groups", default=None,
+                    help="JSON {split: [template names]} of an earlier template set (part steps): top-1 is "
+                         "also given for those templates ('old') and the rest ('new'), side by side")
     args = ap.parse_args()
     {"steps": part_steps, "speed": part_speed, "real": part_real, "sizes": part_sizes}[args.part](args)
 

@@ -76,3 +76,27 @@ def test_run_defaults_to_the_compact_verifier_and_refuses_another_memory(tmp_pat
                                    "clock_create_alarm", "--out", str(tmp_path / "r"), "--no-progress"])
     assert res.exit_code == 2
     assert "trained with memory 'diff'; it cannot run with memory 'history'" in " ".join(res.output.split())
+
+
+def test_the_llm_verifier_adopts_its_memory_and_refuses_another_before_a_model_loads(tmp_path) -> None:
+    from droidverify.agents.verifier.trained import check_settings
+    from droidverify.errors import CheckpointError
+    from droidverify.runner.factories import AgentSpec
+
+    shipped = shipped_verifier_path()
+    assert check_settings(shipped) == {}  # nothing asked: nothing to adopt beyond the checkpoint's own
+    assert check_settings(shipped, memory=None) == {"memory": "diff"}
+    assert check_settings(shipped, memory="diff") == {"memory": "diff"}
+    with pytest.raises(CheckpointError, match=r"trained with memory 'diff'; it cannot run with memory 'history'"):
+        check_settings(shipped, memory="history")
+    # through the runner's factory: the error comes before any model is loaded (no model named)
+    spec = AgentSpec("verifier", "no-such-model-dir", "history", 0, ["Clock"], verifier=shipped)
+    with pytest.raises(CheckpointError, match="memory 'history'"):
+        spec()
+    # a checkpoint written before memory was recorded adopts what is asked
+    old = tmp_path / "old"
+    old.mkdir()
+    meta = json.loads((shipped / "verifier.json").read_text())
+    del meta["memory"]
+    (old / "verifier.json").write_text(json.dumps(meta))
+    assert check_settings(old, memory="history") == {"memory": "history"}

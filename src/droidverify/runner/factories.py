@@ -157,6 +157,12 @@ class AgentSpec:
         if self._loaded is None:
             from droidverify.llm.registry import load_llm
 
+            if self.agent == "verifier" and self.verifier is not None and not self.compact:
+                from droidverify.agents.verifier.trained import check_settings
+
+                # a verifier trained on one memory's prompts runs with that memory (before a model loads)
+                check_settings(self.verifier, memory=self.memory)
+
             # dtype applies to local models only; an OpenAI-compatible server chooses its own.
             llm = (load_llm(self.model) if not self.loads_local_model
                    else load_llm(self.model, dtype=self.dtype, device=self.device))

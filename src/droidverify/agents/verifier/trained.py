@@ -206,10 +206,31 @@ def apply_verifier(llm: Any, directory: str | Path) -> Any:
     return head
 
 
+def check_settings(directory: str | Path, **asked: str | None) -> dict[str, str]:
+    """The settings a verifier checkpoint was trained with (``memory``; the compact one also
+    ``content``), checked against what the caller asks for: None adopts the checkpoint's, anything
+    else must equal it. A verifier trained on one memory's text scores another's unreliably, so a
+    mismatch is a :class:`CheckpointError`, never silent. Checkpoints written before the setting was
+    recorded adopt what the caller asks."""
+    meta = read_verifier_json(directory)
+    out: dict[str, str] = {}
+    for name, want in asked.items():
+        have = meta.get(name)
+        if have is None:
+            if want is not None:
+                out[name] = want
+            continue
+        if want is not None and want != have:
+            raise CheckpointError(f"{directory} was trained with {name} {have!r}; it cannot run with "
+                                  f"{name} {want!r} (leave the option out to use {have!r}, or train "
+                                  f"a verifier with {name} {want!r})")
+        out[name] = str(have)
+    return out
+
+
 def load_compact(directory: str | Path, *, memory: str | None = None, content: str | None = None) -> Any:
     """The :class:`CompactScorer` of a compact verifier directory. ``memory``/``content``: what the
-    caller asks for; None adopts the checkpoint's, anything else must equal it (a network trained
-    on one memory's text scores another's unreliably, so a mismatch is an error, never silent)."""
+    caller asks for (see :func:`check_settings`)."""
     from droidverify.agents.verifier.compact.scorer import CompactScorer
 
     scorer = CompactScorer.load(directory)
@@ -229,8 +250,9 @@ def load_verifier(directory: str | Path | None = None, *, llm: Any = None, model
 
     LLM verifier: ``llm`` is an already loaded :class:`LocalLLM` of the same base model (its weights
     are changed in place); otherwise ``model``/``dtype``/``device`` load one. Compact verifier: no
-    model is needed (``llm``, or ``model``, only generates content no proposal covers); its memory
-    and content settings are adopted unless ``memory=``/``content=`` ask for others (an error).
+    model is needed (``llm``, or ``model``, only generates content no proposal covers). Either
+    kind adopts the memory (and the compact one the content mode) it was trained with, unless
+    ``memory=``/``content=`` ask for others (a :class:`CheckpointError`).
     """
     directory = Path(directory) if directory is not None else shipped_verifier_path()
     if verifier_backbone(directory) == "compact":
@@ -243,6 +265,7 @@ def load_verifier(directory: str | Path | None = None, *, llm: Any = None, model
         return VerifierAgent(llm, scorer=scorer, memory=scorer.memory, content=scorer.content, apps=apps,
                              **agent_kwargs)
     read_verifier_meta(directory)  # fail before loading a model
+    agent_kwargs.update(check_settings(directory, memory=agent_kwargs.pop("memory", None)))
     if llm is None:
         from droidverify.llm.local import LocalLLM
 
