@@ -138,6 +138,14 @@ def run_command(
     evaluator: Annotated[str | None, typer.Option("--evaluator", help="--judge prore: the agent that probes "
                                                   "the end state, built as --agent builds it on the judge's "
                                                   "model: generator (default) | verifier | smartsnap.")] = None,
+    attempts: Annotated[int, typer.Option("--attempts", metavar="K", help="Judged retries: reset and retry an "
+                                          "episode the --judge does not call a success (failure or undecided), "
+                                          "up to K attempts in all; the last attempt's checker result is the "
+                                          "outcome and every attempt is recorded (default 1: no retries). A "
+                                          "retry is a fresh reset of the same task and seed (simulator only: "
+                                          "refused with --env adb, which has no reset); a sampling agent "
+                                          "(--temperature) draws anew with a seed derived from --agent-seed and "
+                                          "the attempt, an argmax agent replays its attempt.")] = 1,
 ) -> None:
     """Run an agent on task instances (template x seed) and print success by app and complexity.
 
@@ -174,6 +182,18 @@ def run_command(
         fail(f"{len(templates)} templates x {len(seed_list)} seeds is more than {MAX_EPISODES} "
              "episodes; split the run")
     judge_spec = _judge_spec(judge, judge_model, model, probes, probe_steps, evaluator, env)
+    from droidverify.runner.run import check_attempts
+
+    try:
+        check_attempts(attempts)
+    except DroidVerifyError as e:
+        fail(str(e))
+    if attempts > 1 and judge_spec is None:
+        fail(f"--attempts {attempts} retries the episodes the judge calls failed: give --judge METHOD "
+             "(rule is the checker itself, the upper bound)")
+    if attempts > 1 and env == "adb":
+        fail("--attempts > 1 cannot run with --env adb: a device has no reset to the task's initial state, "
+             "so a retry would start from wherever the failed attempt left the phone")
     from droidverify.runner.backends import RayBackend, make_backend, parse_workers
 
     try:
@@ -216,6 +236,8 @@ def run_command(
               "verifier_digest": verifier_digest(verifier_dir) if verifier_dir else None,
               "judge": _judge_config(judge_spec), "avoid_repeats": avoid_repeats,
               "temperature": temperature, "top_k": top_k, "content": content}
+    if attempts > 1:  # only then: a run without retries writes the run.json it always did
+        config["attempts"] = attempts
     console = Console(stderr=True)
     factory = AgentSpec(agent, model, memory, agent_seed, apps, dtype, verifier_dir, device, avoid_repeats,
                         temperature, top_k, content)
@@ -231,7 +253,7 @@ def run_command(
             summary = run_many(factory, pairs, out_dir, env_factory=EnvSpec(env, serial, screenshots),
                                resume=not no_resume, progress=not no_progress, max_steps=max_steps,
                                answer_ends_episode=answer_ends, config=config, console=console,
-                               backend=backend, judge=judge_spec)
+                               backend=backend, judge=judge_spec, attempts=attempts)
         finally:
             if backend is not None:
                 backend.close()
@@ -254,6 +276,16 @@ def run_command(
                       f"{out_dir}")
     if judge_spec is not None:
         out_console.print(_judgement_counts(out_dir, judge_spec, [episode_id(t.name, s) for t, s in pairs]))
+    if summary.retries is not None:
+        r = summary.retries
+        out_console.print(f"judged retries (up to {r.max_attempts} attempts): success at attempt 1 "
+                          f"{_pct(r.success_at_1)}, after all attempts {_pct(r.success_final)}; "
+                          f"{r.attempts_used} attempts for {r.episodes} episodes; false successes on last "
+                          f"attempts {r.false_successes} of {r.judged_final} ({_pct(r.false_success_rate)})")
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
 
 
 def _judge_spec(method: str | None, judge_model: str | None, model: str | None, probes: int | None,
@@ -287,14 +319,19 @@ def _judge_config(spec: Any) -> dict[str, Any] | None:
 
 
 def _judgement_counts(out_dir: Path, spec: Any, keys: list[str]) -> str:
+    """The judge's verdicts on the episodes ``keys``: on each one's last attempt (its only one
+    without retries)."""
     from droidverify.rewards.store import JUDGEMENTS_FILE, JudgementStore
+    from droidverify.runner.store import attempt_key, attempt_of, finished_episodes
 
     store = JudgementStore(out_dir / JUDGEMENTS_FILE)
     mine = {j.episode_id: j for j in store.for_judge(spec.name, spec.version)}
-    got = [mine[k] for k in keys if k in mine]
+    last = {k: attempt_key(k, attempt_of(ep)) for k, ep in finished_episodes(out_dir).items()}
+    got = [mine[last.get(k, k)] for k in keys if last.get(k, k) in mine]
     counts = ", ".join(f"{o} {sum(j.outcome == o for j in got)}" for o in ("success", "failure", "undecided"))
-    return (f"judged by {spec.name} ({spec.version}): {counts} of {len(keys)} episodes; judgements in "
-            f"{store.path}")
+    retried = any(last.get(k, k) != k for k in keys)
+    return (f"judged by {spec.name} ({spec.version}): {counts} of {len(keys)} episodes"
+            f"{' (on their last attempts)' if retried else ''}; judgements in {store.path}")
 
 
 def bare_ray_flag(args: list[str]) -> list[str]:

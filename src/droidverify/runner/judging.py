@@ -12,6 +12,11 @@ lines, so a judge can never cost an episode.
 - An :class:`~droidverify.errors.InfrastructureError` (judge server down, model not loadable) is
   not a verdict: nothing is stored for the episode, the run stops as it does for the agent's, and
   a rerun judges the finished-but-unjudged episodes after the fact (:func:`unjudged`).
+
+With judged retries (``run_many(attempts=K)``) every attempt is judged on its own: its judgement is
+stored under :func:`~droidverify.runner.store.attempt_key` (the episode id for the first attempt,
+``<episode id>:a<n>`` after) with ``details["attempt"] = n``, and the verdict decides whether the
+runner plays another attempt.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ from droidverify.env.records import Trajectory
 from droidverify.errors import InfrastructureError
 from droidverify.rewards.base import Judge, Judgement, trajectory_id
 from droidverify.rewards.rule import PHONE_STATE_KEY
+from droidverify.runner.store import attempt_key
+
+ATTEMPT_META = "attempt"  # Trajectory.metadata key: the attempt of a retried episode being judged
 
 JudgeLike = Judge | Callable[[], Judge]
 
@@ -80,11 +88,21 @@ class GuardedJudge:
                 j = self.inner.judge(trajectory)
             if not isinstance(j, Judgement):
                 raise TypeError(f"judge() returned {type(j).__name__}, expected Judgement")
-            return j
         except InfrastructureError:
             raise
         except Exception as exc:  # noqa: BLE001 -- a judge bug is an undecided judgement, recorded
-            return failed_judgement(trajectory, self.name, self.version, exc, time.perf_counter() - t0)
+            j = failed_judgement(trajectory, self.name, self.version, exc, time.perf_counter() - t0)
+        attempt = trajectory.metadata.get(ATTEMPT_META)
+        if isinstance(attempt, int) and not isinstance(attempt, bool):
+            j = for_attempt(j, trajectory_id(trajectory), attempt)
+        return j
+
+
+def for_attempt(judgement: Judgement, key: str, attempt: int) -> Judgement:
+    """A judgement of one attempt of a retried episode: stored under the attempt's id (whatever id
+    the judge wrote: the store and the retry decision look it up there) with the index in
+    ``details["attempt"]``."""
+    return judgement.model_copy(update={"episode_id": key, "details": {**judgement.details, "attempt": attempt}})
 
 
 class GuardedFactory:
@@ -99,11 +117,15 @@ class GuardedFactory:
         return GuardedJudge(j if hasattr(j, "judge") else j())  # type: ignore[operator,arg-type]
 
 
-def prepare(trajectory: Trajectory, episode_key: str, attempt_id: str, phone_state: str | None) -> Trajectory:
+def prepare(trajectory: Trajectory, episode_key: str, attempt_id: str, phone_state: str | None,
+            attempt: int | None = None) -> Trajectory:
     """Give a just-finished trajectory what a judge reads from a run directory: its ids and (on the
-    simulator) its encoded final phone state."""
-    trajectory.metadata["episode_id"] = episode_key
+    simulator) its encoded final phone state. ``attempt`` (judged retries only): its index, which
+    the judgement is stored under (:func:`for_attempt`)."""
+    trajectory.metadata["episode_id"] = attempt_key(episode_key, attempt or 0)
     trajectory.metadata["attempt_id"] = attempt_id
+    if attempt is not None:
+        trajectory.metadata[ATTEMPT_META] = attempt
     if phone_state:
         trajectory.metadata[PHONE_STATE_KEY] = phone_state
     return trajectory
@@ -113,24 +135,31 @@ def judgement_line(judgement: Judgement) -> dict[str, Any]:
     return {"kind": JUDGEMENT_KIND, "episode_id": judgement.episode_id, "judgement": judgement.to_dict()}
 
 
-def unjudged(out_dir: Any, keys: list[str], name: str, version: str, store: Any) -> list[Trajectory]:
-    """Finished episodes of ``out_dir`` among ``keys`` that ``store`` holds no judgement of
-    (name, version) for, rebuilt with their saved final phone states, in ``keys`` order."""
-    from droidverify.runner.store import load_final_phone_states, load_trajectories
+def unjudged(out_dir: Any, keys: list[str], name: str, version: str, store: Any, *,
+             retries: bool = False, last_only: bool = False) -> list[Trajectory]:
+    """Recorded attempts of the episodes ``keys`` of ``out_dir`` that ``store`` holds no judgement
+    of (name, version) for, rebuilt with their saved final phone states, in ``keys`` order (an
+    episode's attempts in order; without retries each episode has one). ``last_only``: only each
+    episode's latest attempt (what decides a retry). ``retries``: the run retries, so each judgement
+    is stored under its attempt (:func:`for_attempt`), the first attempt's included."""
+    from droidverify.runner.store import attempt_of, load_final_phone_states, read_episodes, trajectories_of
 
-    wanted = [k for k in keys if not store.has(k, name, version)]
-    if not wanted:
+    recorded = read_episodes(out_dir).attempts
+    records = []
+    for k in keys:
+        tries = recorded.get(k) or {}
+        for n in ([max(tries)] if last_only and tries else sorted(tries)):
+            if not store.has(attempt_key(k, n), name, version):
+                records.append(tries[n])
+    if not records:
         return []
-    trajs = {str(t.metadata.get("episode_id")): t for t in load_trajectories(out_dir)}
-    wanted = [k for k in wanted if k in trajs]
-    if not wanted:
-        return []
+    out = trajectories_of(out_dir, records)
     phones = load_final_phone_states(out_dir)
-    out = []
-    for k in wanted:
-        t = trajs[k]
+    index = {str(rec["attempt_id"]): attempt_of(rec) for rec in records}
+    for t in out:
         state = phones.get(str(t.metadata.get("attempt_id")))
         if state:
             t.metadata[PHONE_STATE_KEY] = state
-        out.append(t)
+        if retries:
+            t.metadata[ATTEMPT_META] = index[str(t.metadata.get("attempt_id"))]
     return out

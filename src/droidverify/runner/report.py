@@ -2,7 +2,9 @@
 
 Per step the report shows the screen the agent saw (rendered from the step's XML with the acted-on
 element outlined), the action, errors, the raw model output and, for the verifier, a bar chart of
-candidate scores with the step's entropy; for the generator, every attempt.
+candidate scores with the step's entropy; for the generator, every attempt. With judged retries
+(``run_many(attempts=K)``) an episode shows each of its attempts, with its judgements, before the
+last one (the episode's outcome).
 
 Rendered screens are PNG files in ``screens/rendered/<attempt_id>/`` next to the report (loaded
 lazily by the browser, so a 100-episode report stays light). Step lines never change once written,
@@ -19,6 +21,7 @@ import json
 import math
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,10 +36,12 @@ from droidverify.runner.store import (
     RUN_FILE,
     SCREENS_DIR,
     STEPS_FILE,
-    finished_episodes,
+    attempt_key,
+    attempt_of,
+    read_episodes,
     read_jsonl,
 )
-from droidverify.runner.summary import RunSummary
+from droidverify.runner.summary import RetryStats, RunSummary
 
 RENDERED_DIR = "rendered"  # under SCREENS_DIR: the report's own images (env screenshots sit beside)
 DEFAULT_SCALE = 0.3
@@ -106,6 +111,10 @@ class EpisodeView:
     missing_steps: int = 0  # steps the episode line counts but steps.jsonl does not hold
     mean_entropy_normalized: float | None = None
     judgements: list[dict[str, Any]] = field(default_factory=list)  # from judgements.jsonl
+    attempt: int = 0  # judged retries: this attempt's index (the episode's last, for an episode view)
+    judgement_id: str = ""  # the id its judgements are stored under (runner.store.attempt_key)
+    earlier: list[EpisodeView] = field(default_factory=list)  # the episode's attempts before this one
+    verdict: str | None = None  # the deciding judge's outcome on this attempt (retry runs)
 
 
 # ---------------------------------------------------------------------------------------- helpers
@@ -366,7 +375,7 @@ def _attach_judgements(out_dir: Path, views: list[EpisodeView]) -> None:
         by_episode.setdefault(j.episode_id, []).append(j)
     for view in views:
         screens = {s.index: s.screen for s in view.steps}
-        for j in by_episode.get(str(view.ep.get("episode_id")), []):
+        for j in by_episode.get(view.judgement_id or str(view.ep.get("episode_id")), []):
             exhibits = []
             for ex in j.details.get("exhibits") or []:
                 r = ex.get("round") if isinstance(ex, dict) else None
@@ -384,46 +393,90 @@ def _attach_judgements(out_dir: Path, views: list[EpisodeView]) -> None:
                 "labels": j.details.get("labels")})
 
 
+def _attempt_view(ep: dict[str, Any], anchor: str, *, steps: dict[str, list[dict]], finals: dict[str, Any],
+                  report_dir: Path, run_dir: Path, screens: bool, scale: float, top_k: int,
+                  jobs: list[RenderJob]) -> EpisodeView:
+    """The view of one attempt (an ``episodes.jsonl`` line): its steps, final screen and entropy."""
+    attempt = str(ep.get("attempt_id"))
+    view = EpisodeView(ep={**ep, "actions": ep.get("actions") or [], "errors": ep.get("errors") or []},
+                       anchor=anchor, attempt=attempt_of(ep),
+                       judgement_id=attempt_key(str(ep.get("episode_id")), attempt_of(ep)))
+    view.steps = [_step_view(r, report_dir=report_dir, run_dir=run_dir, screens=screens, scale=scale,
+                             top_k=top_k, jobs=jobs) for r in steps.get(attempt, [])]
+    n = ep.get("n_steps") if isinstance(ep.get("n_steps"), int) else 0
+    view.missing_steps = max(0, n - len(view.steps))
+    if screens and attempt in finals:
+        rel = f"{SCREENS_DIR}/{RENDERED_DIR}/{attempt}/final.png"
+        view.final_screen = ScreenImage()
+        jobs.append(RenderJob(finals[attempt], report_dir / rel, rel, None, scale,
+                              f"final screen of attempt {attempt}", view.final_screen))
+    ents = [s.verifier.entropy_normalized for s in view.steps
+            if s.verifier is not None and s.verifier.entropy_normalized is not None]
+    view.mean_entropy_normalized = sum(ents) / len(ents) if ents else None
+    return view
+
+
+def _earlier_attempts(out_dir: Path, episodes: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The recorded attempts before each given episode line's own (judged retries), by episode id."""
+    if not any(attempt_of(ep) for ep in episodes):
+        return {}  # no episode was retried: nothing earlier to show
+    with warnings.catch_warnings():  # damaged lines were reported when the episodes were read
+        warnings.simplefilter("ignore")
+        recorded = read_episodes(out_dir).attempts
+    out: dict[str, list[dict[str, Any]]] = {}
+    for ep in episodes:
+        eid = str(ep.get("episode_id"))
+        tries = recorded.get(eid) or {}
+        out[eid] = [tries[n] for n in sorted(tries) if n < attempt_of(ep)]
+    return out
+
+
+def _verdicts(views: list[EpisodeView], run_info: dict[str, Any]) -> None:
+    """Each attempt's verdict from the judge that decided the retries (run.json ``retry_judge``)."""
+    rj = run_info.get("retry_judge") if isinstance(run_info.get("retry_judge"), dict) else {}
+    for view in views:
+        for v in [*view.earlier, view]:
+            v.verdict = next((j["outcome"] for j in v.judgements
+                              if j["judge"] == rj.get("name") and j["version"] == rj.get("version")), None)
+
+
 def write_report(out_dir: Path, *, episodes: list[dict[str, Any]], summary: RunSummary,
                  out_file: Path | None = None, screens: bool = True, scale: float = DEFAULT_SCALE,
                  top_k: int = DEFAULT_TOP_K, workers: int | None = None) -> Path:
     """Render the report of run directory ``out_dir`` for ``episodes`` (episode lines) to
     ``out_file`` (default ``out_dir/report.html``); ``screens`` renders each step's screen (in up
-    to ``workers`` processes, default min(4, CPUs), when there are many)."""
+    to ``workers`` processes, default min(4, CPUs), when there are many). An episode line of a later
+    attempt (judged retries) brings the episode's earlier attempts with it."""
     out_dir = Path(out_dir)
     path = Path(out_file) if out_file is not None else out_dir / REPORT_FILE
     report_dir = path.parent
     report_dir.mkdir(parents=True, exist_ok=True)
+    earlier = _earlier_attempts(out_dir, episodes)
     attempts = {str(ep.get("attempt_id")) for ep in episodes}
+    attempts |= {str(ep.get("attempt_id")) for eps in earlier.values() for ep in eps}
     steps, finals = _load_steps(out_dir, attempts)
     views = []
     jobs: list[RenderJob] = []
+    opts: dict[str, Any] = {"steps": steps, "finals": finals, "report_dir": report_dir, "run_dir": out_dir,
+                            "screens": screens, "scale": scale, "top_k": top_k, "jobs": jobs}
     for ep in episodes:
-        attempt = str(ep.get("attempt_id"))
-        view = EpisodeView(ep={**ep, "actions": ep.get("actions") or [], "errors": ep.get("errors") or []},
-                           anchor=f"ep-{ep.get('episode_id')}")
-        view.steps = [_step_view(r, report_dir=report_dir, run_dir=out_dir, screens=screens, scale=scale,
-                                 top_k=top_k, jobs=jobs) for r in steps.get(attempt, [])]
-        n = ep.get("n_steps") if isinstance(ep.get("n_steps"), int) else 0
-        view.missing_steps = max(0, n - len(view.steps))
-        if screens and attempt in finals:
-            rel = f"{SCREENS_DIR}/{RENDERED_DIR}/{attempt}/final.png"
-            view.final_screen = ScreenImage()
-            jobs.append(RenderJob(finals[attempt], report_dir / rel, rel, None, scale,
-                                  f"final screen of attempt {attempt}", view.final_screen))
-        ents = [s.verifier.entropy_normalized for s in view.steps
-                if s.verifier is not None and s.verifier.entropy_normalized is not None]
-        view.mean_entropy_normalized = sum(ents) / len(ents) if ents else None
+        anchor = f"ep-{ep.get('episode_id')}"
+        view = _attempt_view(ep, anchor, **opts)
+        view.earlier = [_attempt_view(e, f"{anchor}-a{attempt_of(e)}", **opts)
+                        for e in earlier.get(str(ep.get("episode_id")), [])]
         views.append(view)
-    _attach_judgements(out_dir, views)
+    _attach_judgements(out_dir, views + [e for v in views for e in v.earlier])
     render_all(jobs, workers=workers)
     run_info = _read_json(out_dir / RUN_FILE)
+    retries = summary.retries is not None or any(v.earlier for v in views)
+    if retries:
+        _verdicts(views, run_info)
     env = Environment(loader=PackageLoader("droidverify.runner", "templates"),
                       autoescape=select_autoescape(["html", "jinja"]))
     html = env.get_template("report.html.jinja").render(
         summary=summary, episodes=views, run=run_info, run_dir=str(out_dir),
         by_app=_group_rows(summary.by_app), by_complexity=_group_rows(summary.by_complexity),
-        entropy_rows=_entropy_by_outcome(views), screens=screens)
+        entropy_rows=_entropy_by_outcome(views), screens=screens, retries=retries)
     # A lone surrogate from model output is not text; show U+FFFD instead of failing to encode.
     html = re.sub("[\ud800-\udfff]", "\ufffd", html)
     tmp = path.with_name(path.name + ".tmp")
@@ -433,6 +486,31 @@ def write_report(out_dir: Path, *, episodes: list[dict[str, Any]], summary: RunS
     finally:
         tmp.unlink(missing_ok=True)  # never leave REPORT.tmp behind
     return path
+
+
+def _retry_stats(run_dir: Path, tries: list[dict[int, dict[str, Any]]], run_info: dict[str, Any]) -> RetryStats | None:
+    """The retry figures of a run directory (as ``run_many`` wrote them), from its files: the
+    verdicts of the judge that decided the retries (``run.json`` ``retry_judge``). None for a run
+    without retries."""
+    from droidverify.rewards.base import judgement_key
+    from droidverify.rewards.store import JUDGEMENTS_FILE, read_judgements
+
+    k = run_info.get("attempts")
+    k = k if isinstance(k, int) and not isinstance(k, bool) and k > 1 else 1
+    if k == 1 and not any(len(x) > 1 or 0 not in x for x in tries):
+        return None
+    rj = run_info.get("retry_judge") if isinstance(run_info.get("retry_judge"), dict) else {}
+    name, version = str(rj.get("name") or ""), str(rj.get("version") or "")
+    outcomes: dict[str, str] = {}
+    if name:
+        for j in read_judgements(run_dir / JUDGEMENTS_FILE):
+            outcomes.setdefault(j.key, j.outcome)  # the first judgement of a key wins, as in the store
+
+    def outcome(ep: dict[str, Any]) -> str | None:
+        return outcomes.get(judgement_key(attempt_key(str(ep["episode_id"]), attempt_of(ep)), name, version))
+
+    return RetryStats.from_attempts(tries, max_attempts=max([k, *(max(x) + 1 for x in tries if x)]),
+                                    outcome=outcome, judge=f"{name} ({version})" if name else None)
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -454,7 +532,8 @@ def build_report(run_dir: str | Path, *, out_file: str | Path | None = None, scr
     run_dir = Path(run_dir)
     if not (run_dir / EPISODES_FILE).is_file():
         raise RunError(f"{run_dir} is not a run directory: {EPISODES_FILE} is missing")
-    done = finished_episodes(run_dir)
+    read = read_episodes(run_dir)
+    done = read.episodes
     if not done:
         raise RunError(f"{run_dir}: {EPISODES_FILE} holds no finished episode")
     order: list[str] = []
@@ -464,6 +543,8 @@ def build_report(run_dir: str | Path, *, out_file: str | Path | None = None, scr
     rank = {eid: i for i, eid in enumerate(order)}
     eps = sorted(done.values(), key=lambda e: (rank.get(e["episode_id"], len(rank)), e["episode_id"]))
     summary = RunSummary.from_episodes(eps, out_dir=str(run_dir))
+    summary.retries = _retry_stats(run_dir, [read.attempts[e["episode_id"]] for e in eps],
+                                   _read_json(run_dir / RUN_FILE))
     return write_report(run_dir, episodes=eps, summary=summary,
                         out_file=Path(out_file) if out_file is not None else None, screens=screens,
                         scale=scale, top_k=top_k, workers=workers)

@@ -6,7 +6,8 @@ Layout of ``out_dir`` (schema in docs/runner.md)::
     .lock           held (flock) by the process using the directory
     steps.jsonl     one line per step (full XML), a ``final`` line per finished attempt,
                     ``abandoned`` markers for attempts a crash cut short
-    episodes.jsonl  one line per finished episode (summary, no XML)
+    episodes.jsonl  one line per finished episode (summary, no XML); with judged retries
+                    (``run_many(attempts=K)``) one line per finished attempt, ``attempt`` 0..K-1
     screens/        per-step PNGs when the environment supplies screenshots
     summary.json    success rates overall / by app / by complexity
     report.html     human-readable report
@@ -160,6 +161,19 @@ def _rmdir_if_empty(d: Path) -> None:
 def episode_id(task_id: str, seed: int) -> str:
     """The key resume uses: one finished episode per (task, seed) in a run directory."""
     return f"{task_id}:{seed}"
+
+
+def attempt_of(record: dict[str, Any]) -> int:
+    """The attempt index of a run-file line (judged retries); lines written without one are 0."""
+    n = record.get("attempt")
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else 0
+
+
+def attempt_key(episode_key: str, attempt: int) -> str:
+    """The id a judgement of one attempt is stored under: the episode id for the first attempt (so
+    a run without retries keys its judgements as it always did), ``<episode id>:a<n>`` for the
+    attempt of index n >= 1."""
+    return episode_key if attempt == 0 else f"{episode_key}:a{attempt}"
 
 
 def _cut_partial_tail(path: Path) -> int:
@@ -322,8 +336,9 @@ class EpisodeRecord(BaseModel):
     time_env: float | None = None
     started_at: float | None = None
     finished_at: float | None = None
+    attempt: int = 0  # judged retries: 0-based attempt index (absent on lines of runs without them)
 
-    @field_validator("n_steps")
+    @field_validator("n_steps", "attempt")
     @classmethod
     def _non_negative(cls, v: int) -> int:
         if v < 0:
@@ -340,14 +355,19 @@ class EpisodeRecord(BaseModel):
 
 @dataclass
 class EpisodesRead:
-    """Finished episodes by id, and the lines skipped: (1-based line number, why)."""
+    """Finished episodes by id, and the lines skipped: (1-based line number, why).
+
+    ``episodes`` holds each episode's latest recorded attempt (its only one without judged
+    retries); ``attempts`` every recorded attempt of each episode, by attempt index."""
 
     episodes: dict[str, dict[str, Any]]
     skipped: list[tuple[int, str]] = field(default_factory=list)
+    attempts: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
 
 
 def read_episodes(out_dir: Path) -> EpisodesRead:
-    """Validated finished episodes of a run directory (the first line wins if an id appears twice).
+    """Validated finished episodes of a run directory (the first line wins if an (id, attempt)
+    appears twice; an episode is its highest attempt).
 
     A line that is not JSON or does not fit :class:`EpisodeRecord` is skipped and listed in
     ``skipped`` (and warned about), never raised: one damaged line must not hide the others.
@@ -377,7 +397,9 @@ def read_episodes(out_dir: Path) -> EpisodesRead:
                 where = ".".join(str(p) for p in err.get("loc", ())) or "record"
                 out.skipped.append((i, f"{where}: {err.get('msg')}"))
                 continue
-            out.episodes.setdefault(rec.episode_id, {**raw, **rec.model_dump(exclude_unset=True)})
+            out.attempts.setdefault(rec.episode_id, {}).setdefault(
+                rec.attempt, {**raw, **rec.model_dump(exclude_unset=True)})
+    out.episodes = {eid: tries[max(tries)] for eid, tries in out.attempts.items()}
     if out.skipped and out.skipped[-1] == (last, "not JSON"):
         out.skipped.pop()  # a last line cut short by a crash: expected, cut before the next append
     if out.skipped:
@@ -388,7 +410,7 @@ def read_episodes(out_dir: Path) -> EpisodesRead:
 
 
 def finished_episodes(out_dir: Path) -> dict[str, dict[str, Any]]:
-    """Finished, valid episodes by episode id (see :func:`read_episodes`)."""
+    """Finished, valid episodes by episode id, each its latest attempt (see :func:`read_episodes`)."""
     return read_episodes(out_dir).episodes
 
 
@@ -406,33 +428,44 @@ def load_final_phone_states(out_dir: str | Path) -> dict[str, str]:
 
 
 def load_trajectories(out_dir: str | Path) -> list[Trajectory]:
-    """Rebuild the finished episodes of a run directory, each with its steps (stale attempts dropped)."""
+    """Rebuild the finished episodes of a run directory, each with its steps (stale attempts dropped).
+
+    With judged retries each episode is its latest attempt; ``metadata["attempt"]`` is its index and
+    ``metadata["episode_id"]`` the id its judgements are stored under (:func:`attempt_key`)."""
+    return trajectories_of(out_dir, list(finished_episodes(Path(out_dir)).values()))
+
+
+def trajectories_of(out_dir: str | Path, records: list[dict[str, Any]]) -> list[Trajectory]:
+    """The trajectories of the given ``episodes.jsonl`` lines (any attempts), with their steps, in
+    order."""
     out_dir = Path(out_dir)
-    episodes = finished_episodes(out_dir)
-    wanted = {rec["attempt_id"]: rec for rec in episodes.values()}
+    wanted = {rec["attempt_id"]: rec for rec in records}
     steps: dict[str, list[Step]] = {a: [] for a in wanted}
     finals: dict[str, Observation] = {}
     for rec in read_jsonl(out_dir / STEPS_FILE).records:
-        attempt = rec.get("attempt_id")
-        if attempt not in wanted:
+        aid = rec.get("attempt_id")
+        if aid not in wanted:
             continue
         try:
             if rec.get("kind") == "step":
-                steps[attempt].append(Step.from_dict(rec["step"]))
+                steps[aid].append(Step.from_dict(rec["step"]))
             elif rec.get("kind") == "final" and rec.get("observation"):
-                finals[attempt] = Observation.from_dict(rec["observation"])
+                finals[aid] = Observation.from_dict(rec["observation"])
         except (KeyError, TypeError, ValueError, AttributeError, DroidVerifyError) as e:
             warnings.warn(f"{out_dir / STEPS_FILE}: skipped a damaged {rec.get('kind')} line of attempt "
-                          f"{attempt}: {type(e).__name__}: {e}", stacklevel=2)
+                          f"{aid}: {type(e).__name__}: {e}", stacklevel=2)
     out = []
-    for attempt, ep in wanted.items():
+    for aid, ep in wanted.items():
         meta = {k: ep.get(k) for k in (
             "episode_id", "attempt_id", "termination", "checker_score", "checker_error", "agent_error",
             "max_steps", "params", "apps", "complexity", "task_kind", "usage", "time_agent", "time_env",
             "started_at", "finished_at")}
+        if attempt_of(ep):  # a retry: judged under its own id, beside the earlier attempts' judgements
+            meta["episode_id"] = attempt_key(ep["episode_id"], attempt_of(ep))
+            meta["attempt"] = attempt_of(ep)
         out.append(Trajectory(
             task_id=ep["task_id"], goal=ep["goal"], seed=ep.get("seed"), agent=ep.get("agent"),
-            steps=sorted(steps[attempt], key=lambda s: s.index), final_observation=finals.get(attempt),
+            steps=sorted(steps[aid], key=lambda s: s.index), final_observation=finals.get(aid),
             answer=ep.get("answer"), declared_done=bool(ep.get("declared_done")),
             success=ep.get("success"), termination=ep.get("termination"),
             checker_score=ep.get("checker_score"), checker_error=ep.get("checker_error"),
