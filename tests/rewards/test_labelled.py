@@ -108,3 +108,57 @@ def test_phone_state_roundtrip_and_damage() -> None:
             __import__("zlib").compress(b'{"format": "other"}')).decode()]:
         with pytest.raises(PhoneStateError):
             decode_phone(damaged)
+
+
+def test_extended_variants_add_submit_near_misses_and_keep_the_default_ones() -> None:
+    import random
+
+    from droidverify.rewards.labelled import EXTENDED_KINDS, SV_EXTRA_KINDS, oracle_trace, variants
+    from droidverify.tasks import registry
+
+    for name in ("clock_create_alarm", "calendar_query_event_count", "clock_turn_on_alarm"):
+        task = registry.get_template(name).instantiate(1)
+        trace = oracle_trace(task)
+        plain = list(variants(task, trace, random.Random(5)))
+        wide = list(variants(task, trace, random.Random(5), extended=True))
+        assert [k for k, _ in wide[:len(plain)]] == [k for k, _ in plain]
+        assert {k for k, _ in wide} <= set(EXTENDED_KINDS) and {k for k, _ in wide} & set(SV_EXTRA_KINDS)
+        for (k, a), (_, b) in zip(plain, wide, strict=False):
+            if k == "wandered":
+                continue  # callables drawn from the same seed; replayed below
+            strip = [x.model_copy(update={"text": None}) if x.action_type == "submit" else x for x in a]
+            assert strip == [x.model_copy(update={"text": None}) if x.action_type == "submit" else x for x in b]
+
+
+def test_training_items_carry_evidence_labels_by_the_rule() -> None:
+    from droidverify.rewards.labelled import build_training_items, iter_set, read_header
+
+    items = list(build_training_items("train", seeds=[0], templates=["clock_create_alarm",
+                                                                     "calendar_query_event_count"]))
+    by = {(it.template, it.variant): it for it in items}
+    for template in ("clock_create_alarm", "calendar_query_event_count"):
+        assert by[(template, "sv_correct")].evidence_label is True
+        assert by[(template, "sv_too_many")].evidence_label is True and by[(template, "sv_two")].evidence_label
+        assert by[(template, "sv_irrelevant")].label and by[(template, "sv_irrelevant")].evidence_label is False
+        assert by[(template, "sv_no_evidence")].label and by[(template, "sv_no_evidence")].evidence_label is False
+        assert by[(template, "oracle")].evidence_label is None
+    for it in items:
+        if it.variant.startswith("sv_"):
+            assert check_submit(it.trajectory).ok and (not it.evidence_label or it.label)
+    query = by[("calendar_query_event_count", "sv_correct")].trajectory.steps[-1].action.text
+    assert "The answer is" in query  # a query's message carries the answer it gave
+    # a stream is written in one pass and read back one item at a time
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        path = write_set((it for it in items), Path(d) / "s.jsonl.gz", split="train", extra={"seeds": [0]})
+        header = read_header(path)
+        assert header["n"] == len(items) and header["seeds"] == [0]
+        back = list(iter_set(path))
+        assert [b.evidence_label for b in back] == [it.evidence_label for it in items]
+        assert not list(Path(d).glob("*.tmp"))
+    with pytest.raises(LabelledSetError):
+        list(build_training_items("train", seeds=[]))
+    with pytest.raises(LabelledSetError):
+        list(build_training_items("nonsense", seeds=[0]))

@@ -26,7 +26,7 @@ from typer.core import TyperGroup
 from droidverify.cli._common import cli_errors, fail
 from droidverify.errors import DroidVerifyError
 
-METHODS = ("rule", "passive", "smartsnap", "prore", "see")
+METHODS = ("rule", "passive", "smartsnap", "prore", "see", "compact")
 # Methods whose verdict can be scored, and the prompt module that versions their scored prompt.
 SCORE_PROMPTS = {"passive": "droidverify.rewards.prompts.passive",
                  "smartsnap": "droidverify.rewards.prompts.evidence",
@@ -34,6 +34,8 @@ SCORE_PROMPTS = {"passive": "droidverify.rewards.prompts.passive",
 VERDICTS = ("text", "score")
 # ProRe's evaluator agents: the LLM agents of ``droidverify run`` (runner.factories.LLM_AGENTS).
 EVALUATORS = ("generator", "verifier", "smartsnap")
+# The trained compact judge's settings (rewards.compact_judge.CHOICES): what it reads of an episode.
+COMPACT_SETTINGS = ("passive", "evidence", "auto")
 
 
 def load_episodes(source: Path) -> tuple[list[Any], dict[str, bool], Path]:
@@ -108,12 +110,15 @@ def check_verdict_options(method: str, verdict: str, threshold: float) -> None:
 
 def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, probes: int,
                probe_steps: int, evaluator: str = "generator", env: str = "sim", verdict: str = "text",
-               threshold: float = 0.5, expect_model: str | None = None) -> Any:
+               threshold: float = 0.5, expect_model: str | None = None, setting: str = "auto",
+               world_model: str = "llm") -> Any:
     """Build the judge for ``method`` (loading the LLM only for model-based methods). ``evaluator``
     (ProRe): the agent that probes the end state, one of :data:`EVALUATORS` (:func:`prore_evaluator`);
     ``env``: where it probes (the apps it may open). ``verdict``/``threshold``: free-text or scored
     verdicts (``rewards.scoring``). ``expect_model``: the model name a judge file was calibrated on;
-    a loaded model of another name is a :class:`JudgeInputError`."""
+    a loaded model of another name is a :class:`JudgeInputError`. ``compact``: ``model`` is the
+    trained judge's directory (None: the shipped judges), ``setting`` what it reads (passive,
+    evidence, or auto: evidence for episodes that end in submit); no language model is loaded."""
     check_verdict_options(method, verdict, threshold)  # before loading a model
     if method == "prore":
         check_evaluator(evaluator)
@@ -121,6 +126,14 @@ def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, p
         from droidverify.rewards.rule import RuleJudge
 
         return RuleJudge()
+    if method == "compact":
+        from droidverify.rewards.compact_judge import CompactJudge
+
+        return CompactJudge.load(model, setting)
+    if method == "see" and world_model == "learned":  # SEE's learned world model: no LLM to load
+        from droidverify.rewards.see import SEEJudge, SemanticEstimator
+
+        return SEEJudge(SemanticEstimator(world_model="learned"))
     from droidverify.llm.registry import load_llm
 
     llm = load_llm(model)
@@ -152,7 +165,8 @@ _JUDGE_CLASSES = {"rule": ("droidverify.rewards.rule", "RuleJudge"),
                   "passive": ("droidverify.rewards.passive", "PassiveJudge"),
                   "smartsnap": ("droidverify.rewards.smartsnap", "EvidenceJudge"),
                   "prore": ("droidverify.rewards.prore", "ProReJudge"),
-                  "see": ("droidverify.rewards.see", "SEEJudge")}
+                  "see": ("droidverify.rewards.see", "SEEJudge"),
+                  "compact": ("droidverify.rewards.compact_judge", "CompactJudge")}
 
 
 @dataclass(frozen=True)
@@ -160,7 +174,8 @@ class JudgeSpec:
     """A picklable judge factory (``--workers``): :func:`make_judge` where it is called, i.e. once per
     worker; ``name`` and ``version`` are known without building the judge (nor loading its model).
     ``evaluator`` and ``env``: ProRe's evaluator agent and where it probes (:func:`make_judge`).
-    ``verdict``, ``threshold``, ``expect_model``: scored verdicts and a judge file's model check."""
+    ``verdict``, ``threshold``, ``expect_model``: scored verdicts and a judge file's model check.
+    ``compact``: ``model`` is the trained judge's directory (None: shipped), ``setting`` its setting."""
 
     method: str
     model: str | None = None
@@ -173,6 +188,8 @@ class JudgeSpec:
     verdict: str = "text"
     threshold: float = 0.5
     expect_model: str | None = None
+    setting: str = "auto"
+    world_model: str = "llm"  # see: "llm" (ASL's prompt) or "learned" (rewards.see's shipped model)
 
     def __post_init__(self) -> None:
         from droidverify.errors import JudgeInputError
@@ -181,6 +198,10 @@ class JudgeSpec:
             raise JudgeInputError(f"unknown judging method {self.method!r}; use one of {', '.join(METHODS)}")
         check_evaluator(self.evaluator)
         check_verdict_options(self.method, self.verdict, self.threshold)
+        if self.setting not in COMPACT_SETTINGS:
+            raise JudgeInputError(f"unknown judge setting {self.setting!r}; use one of {', '.join(COMPACT_SETTINGS)}")
+        if self.world_model not in ("llm", "learned"):
+            raise JudgeInputError(f"unknown SEE world model {self.world_model!r}; use llm or learned")
 
     def _cls(self) -> Any:
         module, cls = _JUDGE_CLASSES[self.method]
@@ -192,6 +213,12 @@ class JudgeSpec:
 
     @property
     def version(self) -> str:
+        if self.method == "see" and self.world_model == "learned":  # keyed by the shipped weights
+            from droidverify.rewards.see import shipped_world_model
+
+            return shipped_world_model().version
+        if self.method == "compact":  # names its weights and thresholds: read them (no model loads)
+            return str(self._cls().load(self.model, self.setting).version)
         if self.verdict == "score":
             from droidverify.rewards.scoring import scored_version
 
@@ -206,7 +233,7 @@ class JudgeSpec:
         return make_judge(self.method, model=self.model, votes=self.votes, max_tokens=self.max_tokens,
                           probes=self.probes, probe_steps=self.probe_steps, evaluator=self.evaluator,
                           env=self.env, verdict=self.verdict, threshold=self.threshold,
-                          expect_model=self.expect_model)
+                          expect_model=self.expect_model, setting=self.setting, world_model=self.world_model)
 
 
 def agreement_table(rows: list[Any], title: str = "agreement with the checker") -> Table:
@@ -256,6 +283,15 @@ def judge_command(
     report: Annotated[bool, typer.Option("--report/--no-report", help="Rebuild a run directory's "
                                          "report.html with the judgements.")] = True,
     workers: Annotated[str, typer.Option("--workers", help=WORKERS_HELP)] = "1",
+    judge_model: Annotated[Path | None, typer.Option("--judge-model", help="--method compact: a trained compact "
+                                                     "judge (a directory `droidverify train judge` wrote; "
+                                                     "default: the shipped judges).")] = None,
+    setting: Annotated[str | None, typer.Option("--setting", help="--method compact: passive | evidence | auto "
+                                                "(default: evidence for episodes that end in submit, passive "
+                                                "otherwise).")] = None,
+    world_model: Annotated[str | None, typer.Option("--world-model", help="--method see: llm (ASL's world-model "
+                                                    "prompt on --model; default) | learned (the shipped learned "
+                                                    "world model, no LLM).")] = None,
 ) -> None:
     """Judge every episode of SOURCE with one method; write judgements.jsonl (resumable: judged
     episodes are skipped) and print the agreement with the checker where labels exist.
@@ -266,6 +302,19 @@ def judge_command(
         fail(f"unknown --evaluator {evaluator!r}; use one of {', '.join(EVALUATORS)}")
     if verdict is not None and verdict not in VERDICTS:
         fail(f"unknown --verdict {verdict!r}; use one of {', '.join(VERDICTS)}")
+    if setting is not None and setting not in COMPACT_SETTINGS:
+        fail(f"unknown --setting {setting!r}; use one of {', '.join(COMPACT_SETTINGS)}")
+    if (judge_model is not None or setting is not None) and method != "compact":
+        fail("--judge-model and --setting apply only to --method compact")
+    if method == "compact" and (model is not None or judge_file is not None):
+        fail("--method compact is a trained network, not a language model: give its directory with "
+             "--judge-model (not --model or --judge-file)")
+    if method == "compact" and judge_model is not None and not judge_model.exists():
+        fail(f"--judge-model {judge_model} does not exist")
+    if method == "compact":
+        model = str(judge_model) if judge_model is not None else None
+    if world_model is not None and (world_model not in ("llm", "learned") or method != "see"):
+        fail(f"--world-model {world_model!r}: llm or learned, with --method see only")
     from rich.progress import Progress
 
     from droidverify.rewards.metrics import agreement
@@ -319,7 +368,8 @@ def judge_command(
                          probes=probes if probes is not None else 2,
                          probe_steps=probe_steps if probe_steps is not None else 6,
                          evaluator=evaluator or "generator", verdict=verdict, threshold=threshold,
-                         expect_model=expect_model)
+                         expect_model=expect_model, setting=setting or "auto",
+                         world_model=world_model or "llm")
         if source_of_threshold is not None:
             console.print(f"scored verdicts: {source_of_threshold}")
         # One worker: the judge is built here, as always. More: each worker builds its own.

@@ -18,9 +18,20 @@ Kinds (``kind`` field):
   (evidence = a round that shows nothing relevant), ``sv_too_many`` (every round, at least 4),
   ``sv_false_claim`` (a not-saved / early-stopped episode submitted as a success).
 
+``extended=True`` (the training sets of the trained compact judges, :func:`build_training_items`)
+adds the submit counterparts of the failures and evidence near misses -- ``sv_no_evidence`` (the
+oracle's episode submitted with no exhibit), ``sv_two`` (the proof plus an unrelated round),
+``sv_wrong_value``, ``sv_decoy``, ``sv_wrong_answer``, ``sv_early`` (half the oracle's episode),
+``sv_wandered`` (random actions, a random exhibit) -- and varies
+the submit message (a query's message carries the answer it gave). Every item of a submit episode
+also gets an ``evidence_label``: the checker label AND one cited exhibit shows the outcome (for an
+operation, a round after which the checker already passed; for a query, the screen the answer was
+given on), which is what a judge that sees only the exhibits can be asked to tell.
+
 The file is JSONL (``.gz`` compressed when the name ends so): a ``header`` line (version, split,
 counts) then one ``trajectory`` line per episode: ``{"kind": "trajectory", "id", "label", "variant",
-"template", "seed", "trajectory": Trajectory.to_dict()}``. The final phone state travels in
+"template", "seed", "trajectory": Trajectory.to_dict()}`` (plus ``"evidence_label"`` on submit
+episodes, when it was computed). The final phone state travels in
 ``trajectory.metadata["final_phone_state"]`` so probing judges (ProRe) can use it.
 """
 
@@ -31,7 +42,7 @@ import json
 import random
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -40,7 +51,7 @@ from droidverify.actions.model import Action
 from droidverify.env.records import Step, Trajectory
 from droidverify.env.sim import SimEnv
 from droidverify.env.sim.state import encode_phone
-from droidverify.errors import ActionValidationError, EnvError, LabelledSetError, TaskError
+from droidverify.errors import ActionValidationError, DroidVerifyError, EnvError, LabelledSetError, TaskError
 from droidverify.rewards.rule import PHONE_STATE_KEY
 from droidverify.tasks import registry
 from droidverify.tasks.base import Task
@@ -48,7 +59,15 @@ from droidverify.tasks.base import Task
 SET_VERSION = "labelled-v1"
 FAILURE_KINDS = ("early_done", "wrong_value", "decoy", "not_saved", "wrong_answer", "gave_up", "wandered")
 SV_KINDS = ("sv_correct", "sv_irrelevant", "sv_too_many", "sv_false_claim")
+# Submit episodes only in extended sets: evidence near misses and the submit form of each failure.
+SV_EXTRA_KINDS = ("sv_no_evidence", "sv_two", "sv_wrong_value", "sv_decoy", "sv_wrong_answer", "sv_early",
+                  "sv_wandered")
 KINDS = ("oracle", *FAILURE_KINDS, *SV_KINDS)
+EXTENDED_KINDS = (*KINDS, *SV_EXTRA_KINDS)
+# Submit messages of extended sets: a real agent words its claim in many ways; the judge must not key
+# on one phrasing (the claim is never evidence).
+_MESSAGES = ("Done: {goal}", "I completed the task.", "Finished. {goal}", "The task is done as requested.",
+             "All set: {goal}", "Completed.")
 DONE = Action(action_type="status", goal_status="complete")
 GIVE_UP = Action(action_type="status", goal_status="infeasible")
 
@@ -61,10 +80,16 @@ class LabelledItem:
     template: str
     seed: int
     trajectory: Trajectory
+    # Submit episodes of extended sets: the checker label AND a cited exhibit shows the outcome
+    # (None: not a submit episode, or a set built before evidence labels).
+    evidence_label: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "trajectory", "id": self.id, "label": self.label, "variant": self.variant,
-                "template": self.template, "seed": self.seed, "trajectory": self.trajectory.to_dict()}
+        out = {"kind": "trajectory", "id": self.id, "label": self.label, "variant": self.variant,
+               "template": self.template, "seed": self.seed, "trajectory": self.trajectory.to_dict()}
+        if self.evidence_label is not None:
+            out["evidence_label"] = self.evidence_label
+        return out
 
 
 @dataclass
@@ -113,9 +138,12 @@ def oracle_trace(task: Task, *, max_steps: int | None = None, params: dict[str, 
 
 
 def replay(task: Task, actions: list[Action | Callable[[Any, list[Step]], Action]], *, episode_id: str,
-           agent: str = "scripted") -> Trajectory:
+           agent: str = "scripted", passed_after: list[bool] | None = None) -> Trajectory:
     """Execute ``actions`` (or callables ``(observation, history) -> Action``) from the task's initial
-    state, exactly as the runner would record them; stops at the first terminal action."""
+    state, exactly as the runner would record them; stops at the first terminal action.
+    ``passed_after``: if given, receives whether the checker passes after each round (with the
+    answer so far; the terminal round repeats the last value) -- kept out of the trajectory, which
+    judges read."""
     env = SimEnv(task=task, seed=task.seed)
     traj = Trajectory(task_id=task.id, goal=task.goal, seed=task.seed, agent=agent)
     try:
@@ -125,6 +153,8 @@ def replay(task: Task, actions: list[Action | Callable[[Any, list[Step]], Action
             action = item if isinstance(item, Action) else item(obs, traj.steps)
             step = Step(index=i, observation=obs, action=action, raw_output=action.to_json())
             traj.steps.append(step)
+            if passed_after is not None and action.is_terminal:
+                passed_after.append(passed_after[-1] if passed_after else False)
             if action.action_type == "status":
                 traj.declared_done = action.goal_status == "complete"
                 termination = "complete" if traj.declared_done else "infeasible"
@@ -137,9 +167,13 @@ def replay(task: Task, actions: list[Action | Callable[[Any, list[Step]], Action
                 obs = env.step(action)
             except (ActionValidationError, EnvError) as exc:
                 step.error = f"env rejected {action.describe()}: {type(exc).__name__}: {exc}"
+                if passed_after is not None:
+                    passed_after.append(passed_after[-1] if passed_after else False)
                 continue
             if action.action_type == "answer":
                 traj.answer = action.text
+            if passed_after is not None:
+                passed_after.append(float(task.is_successful(env.phone, traj.answer)) >= 1.0)
         traj.final_observation = obs
         score = float(task.is_successful(env.phone, traj.answer))
         traj.success = score if traj.declared_done else 0.0
@@ -166,62 +200,187 @@ def _submit(message: str, evidences: list[int]) -> Action:
     return Action(action_type="submit", text=message, evidences=tuple(evidences))
 
 
-def variants(task: Task, trace: OracleTrace, rng: random.Random) -> Iterator[tuple[str, list[Any]]]:
-    """(kind, action list) for every variant this task supports."""
+def _answer_in(actions: list[Any]) -> str | None:
+    """The text of the last ``answer`` action of a scripted body (None: no answer, or not known yet)."""
+    for a in reversed(actions):
+        if isinstance(a, Action) and a.action_type == "answer":
+            return a.text
+    return None
+
+
+def _message(task: Task, body: list[Any], rng: random.Random | None) -> str:
+    """A submit message: the fixed one (``rng`` None, the default sets) or one of several wordings;
+    a query's message carries the answer the episode gave, as a self-verifying agent's would."""
+    if rng is None:
+        return f"Done: {task.goal}"
+    text = rng.choice(_MESSAGES).format(goal=task.goal)
+    answer = _answer_in(body)
+    return f"{text} The answer is {answer}." if answer else text
+
+
+def variants(task: Task, trace: OracleTrace, rng: random.Random, *, extended: bool = False
+             ) -> Iterator[tuple[str, list[Any]]]:
+    """(kind, action list) for every variant this task supports; ``extended`` adds the submit
+    counterparts of the failures and the evidence near misses (module docstring). The default
+    variants and their random draws are the same either way, so default sets do not change."""
     acts = trace.actions
     if not acts or not acts[-1].is_terminal or acts[-1].action_type != "status":
         return
     body = acts[:-1]  # non-terminal actions; the oracle ends with status complete
+    say = (lambda b: _message(task, b, rng)) if extended else (lambda b: _message(task, b, None))
     yield "oracle", acts
     if len(body) >= 2:
         yield "early_done", body[:-1] + [DONE]
     typed = [i for i, a in enumerate(body) if a.action_type == "input_text"]
+    wrong_body: list[Action] = []
     if typed:
         i = typed[-1]
-        yield "wrong_value", body[:i] + [body[i].model_copy(update={"text": _mutate_text(body[i].text or "")})] \
-            + body[i + 1:] + [DONE]
+        wrong_body = body[:i] + [body[i].model_copy(update={"text": _mutate_text(body[i].text or "")})] + body[i + 1:]
+        yield "wrong_value", wrong_body + [DONE]
     decoy = {k[len("decoy_"):]: v for k, v in task.params.items() if k.startswith("decoy_")}
+    d_trace: OracleTrace | None = None
     if decoy and all(k in task.params for k in decoy):
         swapped = {**task.params, **decoy}
         d_trace = oracle_trace(task, params=swapped)
         if d_trace.actions and d_trace.actions[-1].is_terminal and d_trace.actions != acts:
             yield "decoy", d_trace.actions
+        else:
+            d_trace = None
     writes = [i for i, w in enumerate(trace.wrote_db) if w]
     if writes and task.template.kind == "operation":
         yield "not_saved", body[:writes[-1]] + [DONE]
+    answer_body: list[Action] = []
     if trace.answer_round is not None:
         a = body[trace.answer_round]
         wrong = _mutate_text(a.text or "") if re.search(r"\d", a.text or "") else "I could not find it."
-        yield "wrong_answer", body[:trace.answer_round] + [a.model_copy(update={"text": wrong})] + [DONE]
+        answer_body = body[:trace.answer_round] + [a.model_copy(update={"text": wrong})]
+        yield "wrong_answer", answer_body + [DONE]
     if len(body) >= 2:
         yield "gave_up", body[:len(body) // 2] + [GIVE_UP]
     from droidverify.agents.random import RandomAgent
 
     wanderer = RandomAgent(rng.randrange(1 << 30), apps=list(task.template.apps), p_complete=0.0)
     wanderer.reset(task.goal)
+    wander_steps = rng.randint(3, 6)
     yield "wandered", [lambda obs, hist: wanderer.act(obs, hist).action or Action(action_type="wait")
-                       for _ in range(rng.randint(3, 6))] + [DONE]
+                       for _ in range(wander_steps)] + [DONE]
     # self-verifying variants: the oracle's body then submit
     passed = [i for i, p in enumerate(trace.passed_after) if p]
+    correct: int | None = None
     if passed:
         first = passed[0]
         if trace.answer_round is not None and first == trace.answer_round:
             correct = max(0, first - 1)  # the screen the answer was read from
         else:
             correct = first
-        msg = f"Done: {task.goal}"
-        yield "sv_correct", body + [_submit(msg, [correct])]
+        yield "sv_correct", body + [_submit(say(body), [correct])]
         irrelevant = 0 if correct != 0 else len(body) - 1
         if irrelevant != correct and irrelevant >= 0:
-            yield "sv_irrelevant", body + [_submit(msg, [irrelevant])]
+            yield "sv_irrelevant", body + [_submit(say(body), [irrelevant])]
         padded = body + [Action(action_type="wait")] * max(0, 4 - len(body))
-        yield "sv_too_many", padded + [_submit(msg, list(range(len(padded))))]
+        yield "sv_too_many", padded + [_submit(say(body), list(range(len(padded))))]
+    false_cut: list[Action] = []
     if writes and task.template.kind == "operation" and writes[-1] >= 1:
-        cut = body[:writes[-1]]
-        yield "sv_false_claim", cut + [_submit(f"Done: {task.goal}", [len(cut) - 1])]
+        false_cut = body[:writes[-1]]
     elif len(body) >= 2:
-        cut = body[:-1]
-        yield "sv_false_claim", cut + [_submit(f"Done: {task.goal}", [len(cut) - 1])]
+        false_cut = body[:-1]
+    if false_cut:
+        yield "sv_false_claim", false_cut + [_submit(say(false_cut), [len(false_cut) - 1])]
+    if extended:
+        yield from _extended_variants(task, rng, body, correct, wrong_body, d_trace, answer_body,
+                                      trace.answer_round, false_cut, say)
+
+
+def _extended_variants(task: Task, rng: random.Random, body: list[Action], correct: int | None,
+                       wrong_body: list[Action], d_trace: OracleTrace | None, answer_body: list[Action],
+                       answer_round: int | None, false_cut: list[Action],
+                       say: Callable[[list[Any]], str]) -> Iterator[tuple[str, list[Any]]]:
+    """The submit near misses of an extended set (see the module docstring)."""
+    if correct is not None:
+        yield "sv_no_evidence", body + [_submit(say(body), [])]
+        others = [r for r in range(len(body)) if r != correct]
+        if others:
+            yield "sv_two", body + [_submit(say(body), sorted([correct, rng.choice(others)]))]
+    if wrong_body:
+        cite = correct if correct is not None and correct < len(wrong_body) else len(wrong_body) - 1
+        yield "sv_wrong_value", wrong_body + [_submit(say(wrong_body), [cite])]
+    if d_trace is not None and len(d_trace.actions) >= 2:
+        d_body = d_trace.actions[:-1]
+        d_writes = [i for i, w in enumerate(d_trace.wrote_db) if w]
+        yield "sv_decoy", d_body + [_submit(say(d_body), [d_writes[-1] if d_writes else len(d_body) - 1])]
+    if answer_body and answer_round is not None:
+        yield "sv_wrong_answer", answer_body + [_submit(say(answer_body), [max(0, answer_round - 1)])]
+    half = body[:len(body) // 2]  # stopped half way and claimed success (sv_false_claim stops one short)
+    if half and half != false_cut:
+        yield "sv_early", half + [_submit(say(half), [len(half) - 1])]
+    from droidverify.agents.random import RandomAgent
+
+    wanderer = RandomAgent(rng.randrange(1 << 30), apps=list(task.template.apps), p_complete=0.0)
+    wanderer.reset(task.goal)
+    n = rng.randint(3, 6)
+    cite = rng.randrange(n)
+    yield "sv_wandered", [lambda obs, hist: wanderer.act(obs, hist).action or Action(action_type="wait")
+                          for _ in range(n)] + [_submit(say([]), [cite])]
+
+
+def evidence_label(traj: Trajectory, label: bool, passed_after: list[bool]) -> bool | None:
+    """For a submit episode: ``label`` AND one cited exhibit shows the outcome -- for a query (an
+    episode that answered), the screen the answer was given on (the round before the answer, or
+    the answer round itself: answering does not change the screen); for an operation, a round
+    after which the checker already passed. None for an episode that does not end in submit."""
+    last = traj.steps[-1].action if traj.steps else None
+    if last is None or last.action_type != "submit":
+        return None
+    if not label:
+        return False
+    cited = [e for e in (last.evidences or ()) if isinstance(e, int) and 0 <= e < len(traj.steps) - 1]
+    answers = [i for i, s in enumerate(traj.steps) if s.action is not None and s.action.action_type == "answer"]
+    if answers:
+        proof = {max(0, answers[-1] - 1), answers[-1]}
+    else:
+        proof = {i for i, ok in enumerate(passed_after[: len(traj.steps) - 1]) if ok}
+    return any(e in proof for e in cited)
+
+
+def template_items(task: Task, rng: random.Random, *, extended: bool = False) -> Iterator[LabelledItem]:
+    """Every variant of one task instance, replayed and labelled by the checker."""
+    trace = oracle_trace(task)
+    for kind, actions in variants(task, trace, rng, extended=extended):
+        eid = f"{task.id}:{task.seed}:{kind}"
+        passed: list[bool] = []
+        traj = replay(task, actions, episode_id=eid, passed_after=passed,
+                      agent="smartsnap-scripted" if kind.startswith("sv_") else "scripted")
+        label = traj.success is not None and traj.success >= 1.0
+        yield LabelledItem(eid, label, kind, task.id, task.seed, traj, evidence_label(traj, label, passed))
+
+
+def build_training_items(split: str = "train", *, seeds: Sequence[int] = (0,), extended: bool = True,
+                         phrasing: str = "seeded", templates: Sequence[str] | None = None,
+                         progress: Callable[[int, int], Any] | None = None) -> Iterator[LabelledItem]:
+    """Every variant of every template of ``split`` at each seed, unbalanced, as a stream (a
+    training set of thousands of trajectories does not fit in memory at once); with ``extended``
+    (default) the submit near misses too. ``phrasing``: the goal's wording, ``seeded`` (drawn per
+    template and seed among its phrasings) or ``canonical``. ``templates`` restricts to these names."""
+    try:
+        pool = registry.templates_for_split(split)
+    except TaskError as exc:
+        raise LabelledSetError(str(exc)) from None
+    if templates is not None:
+        pool = [t for t in pool if t.name in set(templates)]
+    if not seeds:
+        raise LabelledSetError("no seeds given")
+    rng = random.Random(f"{SET_VERSION}:{split}:extended={extended}")
+    total, done = len(pool) * len(seeds), 0
+    for s in seeds:
+        for t in pool:
+            try:
+                task = t.instantiate(s, phrasing=phrasing)  # type: ignore[arg-type]
+            except TaskError as exc:
+                raise LabelledSetError(str(exc)) from None
+            yield from template_items(task, rng, extended=extended)
+            done += 1
+            if progress is not None:
+                progress(done, total)
 
 
 def build_items(split: str = "train", *, n: int = 300, seeds: range | None = None, seed: int = 0,
@@ -240,15 +399,8 @@ def build_items(split: str = "train", *, n: int = 300, seeds: range | None = Non
     half = n // 2
     for s in seeds or range(1000):
         for t in templates:
-            task = t.instantiate(s)
-            trace = oracle_trace(task)
-            for kind, actions in variants(task, trace, rng):
-                eid = f"{task.id}:{s}:{kind}"
-                traj = replay(task, actions, episode_id=eid,
-                              agent="smartsnap-scripted" if kind.startswith("sv_") else "scripted")
-                label = traj.success is not None and traj.success >= 1.0
-                item = LabelledItem(eid, label, kind, task.id, s, traj)
-                pools[label].setdefault(kind, []).append(item)
+            for item in template_items(t.instantiate(s), rng):
+                pools[item.label].setdefault(item.variant, []).append(item)
         sizes = {lab: sum(map(len, p.values())) for lab, p in pools.items()}
         if progress is not None:
             progress(min(sizes[True], half) + min(sizes[False], half), n)
@@ -276,39 +428,66 @@ def _open(path: Path, mode: str, *, gz: bool | None = None) -> IO[str]:
     return path.open(mode, encoding="utf-8")
 
 
-def write_set(items: list[LabelledItem], path: str | Path, *, split: str) -> Path:
-    """Write the set (atomically: a temporary file renamed into place)."""
+def write_set(items: Iterable[LabelledItem], path: str | Path, *, split: str,
+              extra: dict[str, Any] | None = None) -> Path:
+    """Write the set atomically (a temporary file renamed into place). ``items`` may be a stream:
+    the lines go to a scratch file first, since the header that counts them comes first.
+    ``extra``: more header fields (how the set was built)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
-    for it in items:
-        counts[it.variant] = counts.get(it.variant, 0) + 1
-    header = {"kind": "header", "version": SET_VERSION, "split": split, "n": len(items),
-              "successes": sum(it.label for it in items), "variants": counts, "created_at": time.time()}
+    n = successes = 0
+    body = path.with_name(path.name + ".body.tmp")
     tmp = path.with_name(path.name + ".tmp")
-    with _open(tmp, "w", gz=path.suffix == ".gz") as fh:
-        fh.write(json.dumps(header) + "\n")
-        for it in items:
-            fh.write(json.dumps(it.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n")
-    tmp.replace(path)
+    try:
+        with body.open("w", encoding="utf-8") as fh:
+            for it in items:
+                counts[it.variant] = counts.get(it.variant, 0) + 1
+                n += 1
+                successes += bool(it.label)
+                fh.write(json.dumps(it.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n")
+        header = {"kind": "header", "version": SET_VERSION, "split": split, "n": n, "successes": successes,
+                  "variants": counts, "created_at": time.time(), **(extra or {})}
+        with _open(tmp, "w", gz=path.suffix == ".gz") as out, body.open("r", encoding="utf-8") as fh:
+            out.write(json.dumps(header) + "\n")
+            for line in fh:
+                out.write(line)
+        tmp.replace(path)
+    finally:
+        body.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
     return path
 
 
-def read_set(path: str | Path) -> tuple[dict[str, Any], list[LabelledItem]]:
-    """(header, items). Raises :class:`LabelledSetError` for a missing, damaged or foreign file."""
+def read_header(path: str | Path) -> dict[str, Any]:
+    """The header of a labelled set (:class:`LabelledSetError` for a missing, damaged or foreign file)."""
     path = Path(path)
     if not path.is_file():
         raise LabelledSetError(f"no labelled set at {path}")
-    items: list[LabelledItem] = []
     try:
         with _open(path, "r") as fh:
             first = fh.readline()
-            header = json.loads(first) if first.strip() else None
-            if not isinstance(header, dict) or header.get("kind") != "header":
-                raise LabelledSetError(f"{path} does not start with a labelled-set header")
-            if header.get("version") != SET_VERSION:
-                raise LabelledSetError(f"{path} is version {header.get('version')!r}; this droidverify "
-                                       f"reads {SET_VERSION}")
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise LabelledSetError(f"{path} is damaged: {type(exc).__name__}: {exc}") from None
+    try:
+        header = json.loads(first) if first.strip() else None
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict) or header.get("kind") != "header":
+        raise LabelledSetError(f"{path} does not start with a labelled-set header")
+    if header.get("version") != SET_VERSION:
+        raise LabelledSetError(f"{path} is version {header.get('version')!r}; this droidverify reads {SET_VERSION}")
+    return header
+
+
+def iter_set(path: str | Path) -> Iterator[LabelledItem]:
+    """The items of a labelled set one at a time (a large training set never sits in memory
+    whole). Raises :class:`LabelledSetError` for a missing, damaged or foreign file."""
+    path = Path(path)
+    read_header(path)
+    try:
+        with _open(path, "r") as fh:
+            fh.readline()
             for n, line in enumerate(fh, start=2):
                 if not line.strip():
                     continue
@@ -317,13 +496,18 @@ def read_set(path: str | Path) -> tuple[dict[str, Any], list[LabelledItem]]:
                     raise LabelledSetError(f"{path}:{n}: not a trajectory line")
                 traj = Trajectory.from_dict(rec["trajectory"])
                 traj.metadata.setdefault("episode_id", rec["id"])
-                items.append(LabelledItem(rec["id"], bool(rec["label"]), rec["variant"], rec["template"],
-                                          int(rec["seed"]), traj))
+                ev = rec.get("evidence_label")
+                yield LabelledItem(rec["id"], bool(rec["label"]), rec["variant"], rec["template"], int(rec["seed"]),
+                                   traj, None if ev is None else bool(ev))
     except LabelledSetError:
         raise
     except (OSError, EOFError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
         raise LabelledSetError(f"{path} is damaged: {type(exc).__name__}: {exc}") from None
-    return header, items
+
+
+def read_set(path: str | Path) -> tuple[dict[str, Any], list[LabelledItem]]:
+    """(header, items). Raises :class:`LabelledSetError` for a missing, damaged or foreign file."""
+    return read_header(path), list(iter_set(path))
 
 
 # Screen text that addresses the judge or the agent. Judges must treat it as data: the benchmark and
@@ -339,9 +523,36 @@ HOSTILE_TEXTS = (
 )
 
 
+def _same_elements(old: Any, new: Any) -> dict[int, int]:
+    """Index in ``new``'s element list of each element of ``old`` (the same screen with nodes
+    added): matched in order by class, resource id and bounds, which an added view does not change
+    for the others (a container's merged text may change)."""
+    try:
+        a, b = old.elements, new.elements
+    except DroidVerifyError:  # an unparseable dump keeps its indices
+        return {}
+
+    def key(e: Any) -> tuple[Any, ...]:
+        return (e.class_name, e.resource_id, e.bbox_pixels)
+
+    out: dict[int, int] = {}
+    j = 0
+    for i, e in enumerate(a):
+        k = j
+        while k < len(b) and key(b[k]) != key(e):
+            k += 1
+        if k == len(b):
+            continue
+        out[i] = k
+        j = k + 1
+    return out
+
+
 def with_hostile_text(traj: Trajectory, text: str, *, episode_suffix: str = "hostile") -> Trajectory:
     """A copy of ``traj`` whose every screen also shows ``text`` in an extra text view (added next to
-    the first text view of the dump), as an app showing attacker-controlled content would."""
+    the first text view of the dump), as an app showing attacker-controlled content would. Each
+    action's element index is moved with its element (the extra view shifts the list after it), so
+    the episode does the same things."""
     import copy
     import xml.etree.ElementTree as ET
 
@@ -364,8 +575,12 @@ def with_hostile_text(traj: Trajectory, text: str, *, episode_suffix: str = "hos
 
     out = Trajectory.from_dict(traj.to_dict())
     for step in out.steps:
-        step.observation = type(step.observation).from_dict({**step.observation.to_dict(),
-                                                              "xml": inject(step.observation.xml)})
+        before = step.observation
+        step.observation = type(before).from_dict({**before.to_dict(), "xml": inject(before.xml)})
+        if step.action is not None and step.action.index is not None:
+            # the extra view shifts the element list: the action still acts on the element it acted on
+            moved = _same_elements(before, step.observation).get(step.action.index, step.action.index)
+            step.action = step.action.model_copy(update={"index": moved})
     if out.final_observation is not None:
         out.final_observation = type(out.final_observation).from_dict(
             {**out.final_observation.to_dict(), "xml": inject(out.final_observation.xml)})

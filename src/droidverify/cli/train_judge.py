@@ -1,0 +1,186 @@
+"""``droidverify train judge`` (train a compact judge on labelled sets) and ``droidverify train
+judge-data`` (build a large labelled set for it, every variant of every template at each seed).
+
+The command functions are :func:`train_judge_command` and :func:`judge_data_command`; :func:`register`
+(called by the package for every command module) adds them to ``droidverify train``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from droidverify.cli._common import cli_errors, fail, parse_seeds
+
+
+def _say(msg: str) -> None:
+    typer.echo(f"[{time.strftime('%H:%M:%S')}] {msg}", err=True)
+
+
+def _command(words: list[str], options: dict[str, Any]) -> str:
+    """The command line that reproduces a run (options left at their defaults are omitted)."""
+    args = list(words)
+    for flag, value in options.items():
+        if value is not None:
+            args += [flag, str(value)]
+    return shlex.join(args)
+
+
+def _without_dirs(command: str | None) -> str | None:
+    """A recorded command with its --out file named without its directory (provenance never
+    records a machine's paths)."""
+    if not command:
+        return command
+    words = shlex.split(command)
+    return shlex.join([Path(w).name if i and words[i - 1] == "--out" else w for i, w in enumerate(words)])
+
+
+def judge_data_command(
+    out: Annotated[Path, typer.Option("--out", help="The set to write (.jsonl or .jsonl.gz; gzip is ~15x "
+                                      "smaller: every screen of every episode is in it).")],
+    split: Annotated[str, typer.Option("--split", help="Templates: train (to train on) | validation "
+                                       "(to measure on).")] = "train",
+    seeds: Annotated[str, typer.Option("--seeds", help="Task seeds: every template at each (e.g. 0-2).")] = "0-2",
+    phrasing: Annotated[str, typer.Option("--phrasing", help="Goal wording: seeded (drawn per template and "
+                                          "seed) or canonical.")] = "seeded",
+    extended: Annotated[bool, typer.Option("--extended/--basic", help="Add the submit near misses and "
+                                           "evidence labels (the evidence setting needs them).")] = True,
+) -> None:
+    """Build a labelled set for training or measuring a compact judge: every variant (oracle, near
+    misses, submit episodes with right, missing or irrelevant evidence) of every template of SPLIT at
+    each seed, replayed on the simulator and labelled by the checker. Not balanced."""
+    if split not in ("train", "validation"):
+        fail(f"--split {split!r}: a judge set is built from train or validation templates (test is never "
+             "used for judges)")
+    if phrasing not in ("seeded", "canonical"):
+        fail(f"unknown --phrasing {phrasing!r}; use seeded or canonical")
+    from droidverify.rewards.labelled import build_training_items, write_set
+
+    console = Console(stderr=True)
+    with cli_errors():
+        seed_list = parse_seeds(seeds)
+        t0 = time.perf_counter()
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            if time.perf_counter() - last[0] > 15 or done == total:
+                last[0] = time.perf_counter()
+                _say(f"  {done}/{total} task instances replayed")
+
+        counts: dict[str, list[int]] = {}
+
+        def counted(items: Any) -> Any:
+            for it in items:
+                row = counts.setdefault(it.variant, [0, 0, 0, 0])
+                row[0 if it.label else 1] += 1
+                if it.evidence_label is not None:
+                    row[2 if it.evidence_label else 3] += 1
+                yield it
+
+        items = build_training_items(split, seeds=seed_list, extended=extended, phrasing=phrasing, progress=progress)
+        args = ["droidverify", "train", "judge-data", "--out", str(out), "--split", split, "--seeds", seeds]
+        if phrasing != "seeded":
+            args += ["--phrasing", phrasing]
+        if not extended:
+            args.append("--basic")
+        path = write_set(counted(items), out, split=split,
+                         extra={"builder": "build_training_items", "seeds": seed_list, "extended": extended,
+                                "phrasing": phrasing, "command": shlex.join(args)})
+    table = Table(title=f"{sum(r[0] + r[1] for r in counts.values())} trajectories ({split} templates, seeds "
+                        f"{seeds}) -> {path} in {time.perf_counter() - t0:.0f} s")
+    for col in ("variant", "checker success", "checker failure", "evidence shown", "evidence not shown"):
+        table.add_column(col, justify="left" if col == "variant" else "right")
+    for k, (s, f, es, en) in sorted(counts.items()):
+        table.add_row(k, str(s), str(f), str(es) if es + en else "-", str(en) if es + en else "-")
+    Console().print(table)
+    console.print("next: droidverify train judge --setting passive|evidence --train SET --eval SET --out DIR")
+
+
+def train_judge_command(
+    train: Annotated[Path, typer.Option("--train", help="A labelled set of TRAIN templates (`droidverify "
+                                        "train judge-data --split train`).")],
+    out: Annotated[Path, typer.Option("--out", help="Run directory (checkpoint.pt, embedding cache, log.jsonl, "
+                                      "curves.png, result.json); a rerun resumes.")],
+    setting: Annotated[str, typer.Option("--setting", help="passive (goal, final screen, answer, ending, last "
+                                         "actions) | evidence (goal, submit message, cited exhibits) | both "
+                                         "(one network for the two).")] = "passive",
+    eval_file: Annotated[Path | None, typer.Option("--eval", help="A labelled set of VALIDATION templates: "
+                                                   "measured only, never used to choose anything.")] = None,
+    export: Annotated[Path | None, typer.Option("--export", help="Where to write the judge (default "
+                                                "OUT/judge): `droidverify judge --method compact "
+                                                "--judge-model` loads it.")] = None,
+    epochs: Annotated[int | None, typer.Option(help="Passes over the data (default 3).", min=1)] = None,
+    layers: Annotated[int | None, typer.Option(help="Transformer layers (default 1; 0: pooled MLP).", min=0)] = None,
+    d_model: Annotated[int | None, typer.Option(help="Width (default 64).", min=8)] = None,
+    learning_rate: Annotated[float | None, typer.Option("--lr", help="Learning rate (default 1e-3).")] = None,
+    dev_fraction: Annotated[float | None, typer.Option(help="Share of train templates held out to choose the "
+                                                       "threshold (default 0.15).", min=0, max=0.9)] = None,
+    hostile_items: Annotated[int | None, typer.Option(help="Held-out episodes the hostile texts are put on "
+                                                      "(default 60; 0: skip).", min=0)] = None,
+    max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed) after this many minutes of "
+                                                      "training.", min=0.1)] = None,
+    seed: Annotated[int | None, typer.Option(help="Initialisation, data order, dev templates.")] = None,
+) -> None:
+    """Train a compact judge (a small network over frozen MiniLM embeddings, P(success) of an
+    episode) on CPU; choose its threshold on held-out train templates; export it with provenance."""
+    from droidverify.cli.train import _commit
+    from droidverify.training.judge import TRAIN_SETTINGS, JudgeTrainConfig, JudgeTrainer, check_set
+
+    if setting not in TRAIN_SETTINGS:
+        fail(f"unknown --setting {setting!r}; use one of {', '.join(TRAIN_SETTINGS)}")
+    overrides = {"epochs": epochs, "layers": layers, "d_model": d_model, "learning_rate": learning_rate,
+                 "dev_fraction": dev_fraction, "hostile_items": hostile_items, "max_minutes": max_minutes,
+                 "seed": seed}
+    target = export or out / "judge"
+    with cli_errors():
+        cfg = JudgeTrainConfig(output_dir=str(out), train_file=str(train),
+                               eval_file=str(eval_file) if eval_file else None, setting=setting,
+                               **{k: v for k, v in overrides.items() if v is not None})
+        cfg.validate()
+        headers = {"train": check_set(train), **({"eval": check_set(eval_file)} if eval_file else {})}
+        trainer = JudgeTrainer(cfg, log=_say)
+        result = trainer.train()
+        command = _command(["droidverify", "train", "judge", "--setting", setting, "--train", str(train)],
+                           {"--eval": eval_file, "--out": out, "--export": export, "--epochs": epochs,
+                            "--layers": layers, "--d-model": d_model, "--lr": learning_rate,
+                            "--dev-fraction": dev_fraction, "--hostile-items": hostile_items,
+                            "--max-minutes": max_minutes, "--seed": seed})
+        data = {name: {"file": Path(p).name, "split": h.get("split"), "episodes": h.get("n"),
+                       "seeds": h.get("seeds"), "set_version": h.get("version"),
+                       "built_by": _without_dirs(h.get("command"))}
+                for name, p, h in (("train", train, headers["train"]),
+                                   *((("eval", eval_file, headers["eval"]),) if eval_file else ()))}
+        provenance = {"command": command, "commit": _commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+                      "data": data, "result": {k: v for k, v in result.items()
+                                               if k not in ("eval", "train_fit", "hostile", "input_size")},
+                      "metrics": {k: result.get(k) for k in ("eval", "hostile", "input_size")}}
+        trainer.export(target, provenance=provenance)
+    summary: dict[str, Any] = {"judge": str(target), "thresholds": result["thresholds"],
+                               "minutes_train": round(result["seconds_train"] / 60, 2)}
+    for s, m in (result.get("eval") or {}).items():
+        summary[s] = {k: round(m[k], 4) if isinstance(m[k], float) else m[k]
+                      for k in ("n", "accuracy", "precision", "recall", "f1", "roc_auc")}
+        if "vs_checker" in m:
+            summary[s]["vs_checker"] = {k: round(v, 4) if isinstance(v, float) else v
+                                        for k, v in m["vs_checker"].items()}
+    for s, h in (result.get("hostile") or {}).items():
+        summary.setdefault(s, {})["hostile_flips"] = f"{h['flips']}/{h['pairs']}"
+    typer.echo(json.dumps(summary))
+
+
+def register(app: typer.Typer) -> None:
+    """Add both commands to the ``droidverify train`` group (``cli.train.train_app``; the package
+    registers every command module with the root ``app``, ``train`` before this one)."""
+    from droidverify.cli.train import train_app
+
+    del app  # the commands belong to the train group, not to the root
+    if not any(c.name == "judge" for c in train_app.registered_commands):
+        train_app.command("judge")(train_judge_command)
+        train_app.command("judge-data")(judge_data_command)

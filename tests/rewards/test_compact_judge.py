@@ -1,0 +1,289 @@
+"""The trained compact judge: its view of an episode, the network, the judge directory, the Judge
+contract and the CLI. A hash embedder stands in for MiniLM (one test, marked ``model``, loads it)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from droidverify.errors import CheckpointError, JudgeInputError
+from droidverify.rewards.compact_judge import (
+    GLOBAL_NUMERIC,
+    SETTINGS,
+    CompactJudge,
+    CompactJudgeModel,
+    JudgeNetConfig,
+    build_net,
+    goal_slots,
+    passive_view,
+    shipped_judge_path,
+    view_of,
+)
+from droidverify.rewards.labelled import HOSTILE_TEXTS, build_training_items, with_hostile_text, write_set
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
+from compact_doubles import hash_encoder
+
+TEMPLATES = ("clock_create_alarm", "clock_turn_on_alarm", "calendar_query_event_count", "settings_bluetooth_toggle",
+             "expenses_edit_amount", "contacts_add_contact")
+
+
+@pytest.fixture(scope="module")
+def items():
+    return list(build_training_items("train", seeds=[0], templates=TEMPLATES))
+
+
+def fixed_model(seed: int = 0, thresholds: dict[str, float] | None = None) -> CompactJudgeModel:
+    import torch
+
+    torch.manual_seed(seed)
+    net = build_net(JudgeNetConfig(emb_dim=32, d_model=16, heads=2, ff=32))
+    return CompactJudgeModel(net, hash_encoder(), thresholds=thresholds or {"passive": 0.5, "evidence": 0.5})
+
+
+def test_goal_slots_are_found_by_pattern() -> None:
+    slots = {(s.kind, s.text) for s in goal_slots('Create an alarm for 4:35 PM with the label "Stretch".')}
+    assert slots == {("time", "4:35 pm"), ("quoted", "stretch")}
+    slots = {(s.kind, s.text) for s in goal_slots(
+        "I have Jamal Singh saved twice. Delete the entry with the old number (213) 904-8993.")}
+    assert ("name", "jamal singh") in slots and ("number", "8993") in slots
+    assert not any(k == "name" and t in ("i", "delete") for k, t in slots)  # sentence starts are no names
+    assert ("file", "setup_guide.pdf") in {(s.kind, s.text) for s in goal_slots("Move setup_guide.pdf to Documents.")}
+    assert goal_slots("") == []
+
+
+def test_views_read_what_each_setting_may_see(items) -> None:
+    oracle = next(it for it in items if it.variant == "oracle")
+    v = passive_view(oracle.trajectory)
+    g = dict(zip(GLOBAL_NUMERIC, v.numeric, strict=True))
+    assert v.setting == "passive" and v.goal and g["declared_done"] == 1.0 and g["end_complete"] == 1.0
+    assert sum(t.kind == 2 for t in v.tokens) <= 6 and any(t.kind == 3 for t in v.tokens)
+    sv = next(it for it in items if it.variant == "sv_correct")
+    e = view_of(sv.trajectory, "evidence")
+    assert e is not None and e.setting == "evidence"
+    last = sv.trajectory.steps[-1].action
+    assert e.claim == last.text  # the submit message, nothing about how many rounds the episode took
+    assert dict(zip(GLOBAL_NUMERIC, e.numeric, strict=True))["steps"] == 0.0
+    # the evidence view reads only the cited exhibits: a different uncited round changes nothing
+    traj = sv.trajectory
+    other = [i for i in range(len(traj.steps) - 1) if i not in last.evidences and i + 1 not in last.evidences]
+    if other:
+        changed = type(traj).from_dict(traj.to_dict())
+        changed.steps[other[0]].action = changed.steps[other[0]].action.model_copy(update={"action_type": "wait"})
+        e2 = view_of(changed, "evidence")
+        assert e2 is not None and e2.strings() == e.strings() and e2.numeric == e.numeric
+    with pytest.raises(JudgeInputError):
+        view_of(traj, "vibes")
+
+
+def _listed_in_reverse(traj):
+    """The same episode with every screen's elements listed in reverse order (same tree, same rows;
+    each action's element index follows its element)."""
+    out = type(traj).from_dict(traj.to_dict())
+    for step in out.steps:
+        n = len(step.observation.elements)
+        step.observation._elements = list(reversed(step.observation.elements))
+        if step.action is not None and step.action.index is not None:
+            step.action = step.action.model_copy(update={"index": n - 1 - step.action.index})
+    out.final_observation._elements = list(reversed(out.final_observation.elements))
+    return out
+
+
+def test_verdict_does_not_depend_on_element_order(items) -> None:
+    model = fixed_model()
+    picks = [i for i in items if i.variant in ("oracle", "decoy", "not_saved", "sv_correct", "sv_too_many")]
+    for it in picks[:8]:
+        traj, shuffled = it.trajectory, _listed_in_reverse(it.trajectory)
+        assert [e.label for e in shuffled.final_observation.elements] != [e.label for e in traj.final_observation.elements]
+        for setting in ("passive", "evidence") if it.variant.startswith("sv_") else ("passive",):
+            a, b = view_of(traj, setting), view_of(shuffled, setting)
+            assert a.strings() == b.strings() and a.numeric == b.numeric
+            pa, pb = model.p_success([a, b])
+            assert pa == pytest.approx(pb, abs=1e-5)
+    # and at the network: the same tokens in another order give the same probability
+    v = passive_view(items[0].trajectory)
+    w = passive_view(items[0].trajectory)
+    w.tokens = list(reversed(w.tokens))
+    pa, pb = model.p_success([v, w])
+    assert pa == pytest.approx(pb, abs=1e-5)
+
+
+def test_judge_contract_and_format_rules(items) -> None:
+    judge = CompactJudge({s: fixed_model() for s in SETTINGS}, "auto")
+    for it in items[:20]:
+        j = judge.judge(it.trajectory)
+        assert j.outcome in ("success", "failure") and j.judge == "compact" and j.version == judge.version
+        assert 0.0 <= j.components["p_success"] <= 1.0
+        assert j.components["setting"] == ("evidence" if it.variant.startswith("sv_") else "passive")
+        assert j.tokens_in > 0 and j.reward in (0.0, 1.0)
+    # an evidence-setting episode without submit breaks SmartSnap's format rules: failure, -1
+    oracle = next(it for it in items if it.variant == "oracle")
+    j = CompactJudge({s: fixed_model() for s in SETTINGS}, "evidence").judge(oracle.trajectory)
+    assert j.outcome == "failure" and j.reward == -1.0 and j.components["format_ok"] is False
+    # only unreadable input is undecided
+    blank = type(oracle.trajectory)(task_id="t", goal="Do it.")
+    assert judge.judge(blank).outcome == "undecided"
+    nogoal = type(oracle.trajectory).from_dict({**oracle.trajectory.to_dict(), "goal": " "})
+    assert judge.judge(nogoal).outcome == "undecided"
+    broken = type(oracle.trajectory).from_dict(oracle.trajectory.to_dict())
+    broken.final_observation = type(broken.final_observation)(xml="<hierarchy><node")
+    assert judge.judge(broken).outcome == "undecided"
+
+
+def test_saved_and_reloaded_judge_scores_identically(tmp_path, items) -> None:
+    model = fixed_model(seed=3, thresholds={"passive": 0.41, "evidence": 0.6})
+    views = [passive_view(it.trajectory) for it in items[:12]]
+    before = model.p_success(views)
+    model.save(tmp_path / "j", provenance={"command": "test"})
+    assert {p.name for p in (tmp_path / "j").iterdir()} == {"judge.json", "model.safetensors", "provenance.json"}
+    loaded = CompactJudgeModel.load(tmp_path / "j", hash_encoder())
+    assert loaded.p_success(views) == before
+    assert loaded.thresholds == {"passive": 0.41, "evidence": 0.6} and loaded.digest() == model.digest()
+    j1 = CompactJudge({s: model for s in SETTINGS}).judge(items[0].trajectory)
+    j2 = CompactJudge.load(tmp_path / "j", encoder=hash_encoder()).judge(items[0].trajectory)
+    assert j1.components["p_success"] == j2.components["p_success"] and j1.version == j2.version
+
+
+def test_the_threshold_is_read_from_the_file(tmp_path, items) -> None:
+    fixed_model().save(tmp_path / "j")
+    meta = json.loads((tmp_path / "j" / "judge.json").read_text())
+    trajs = [it.trajectory for it in items if not it.variant.startswith("sv_")][:6]
+    for t, want in ((0.0, "success"), (1.0, "failure")):
+        meta["thresholds"]["passive"] = t
+        (tmp_path / "j" / "judge.json").write_text(json.dumps(meta))
+        judge = CompactJudge.load(tmp_path / "j", "passive", encoder=hash_encoder())
+        js = [judge.judge(x) for x in trajs]
+        assert {j.outcome for j in js} == {want} and {j.components["threshold"] for j in js} == {t}
+    assert "@passive:" in judge.version  # another threshold is another version (stored judgements)
+
+
+def test_hostile_text_cannot_forge_how_an_episode_ended(items) -> None:
+    """What says that the agent finished (its own actions) is not screen text: a screen claiming
+    completion changes no ending number and no claim. A judge that decides on those numbers (built
+    here by hand) keeps every verdict with every hostile text on every screen."""
+    import torch
+
+    ending = [GLOBAL_NUMERIC.index(n) for n in ("declared_done", "end_complete", "end_infeasible", "end_submit",
+                                                  "answer_given", "claim_given", "steps", "errors")]
+    picks = [it for it in items if it.variant in ("gave_up", "wandered", "early_done", "oracle")][:6]
+    for it in picks:
+        v = passive_view(it.trajectory)
+        for text in HOSTILE_TEXTS:
+            h = passive_view(with_hostile_text(it.trajectory, text))
+            assert [h.numeric[i] for i in ending] == [v.numeric[i] for i in ending] and h.claim == v.claim
+    model = fixed_model()
+    with torch.no_grad():
+        for p in model.net.parameters():
+            p.zero_()
+        d = model.net.cfg.d_model
+        model.net.glob[0].weight[0, GLOBAL_NUMERIC.index("end_complete")] = 1.0
+        model.net.head[0].weight.fill_(1.0)
+        model.net.head[1].weight[0, 3 * d] = 1.0
+        model.net.head[4].weight[0, 0] = 10.0
+        model.net.head[4].bias.fill_(-1.0)
+    from droidverify.training.judge import hostile_flips
+
+    judge = CompactJudge({"passive": model}, "passive")
+    before = {it.id: judge.judge(it.trajectory).outcome for it in picks}
+    assert set(before.values()) == {"success", "failure"}  # the case decides both ways
+    result = hostile_flips(judge.judge, [it.trajectory for it in picks])
+    assert result["pairs"] == len(picks) * len(HOSTILE_TEXTS) and result["flips"] == 0
+
+
+def test_bad_judge_directories_are_typed_errors(tmp_path) -> None:
+    with pytest.raises(CheckpointError, match="no compact judge"):
+        CompactJudge.load(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CheckpointError, match="holds no compact judge"):
+        CompactJudge.load(tmp_path / "empty")
+    fixed_model().save(tmp_path / "j")
+    meta_path = tmp_path / "j" / "judge.json"
+    good = json.loads(meta_path.read_text())
+    for change, match in (({"feature_version": 0}, "feature version"), ({"format": "x"}, "not a compact judge"),
+                          ({"thresholds": {"passive": 1.5}}, "threshold"), ({"thresholds": {"vibes": 0.5}}, "setting"),
+                          ({"encoder": "other"}, "encoder"), ({"net": {"emb_dim": 32, "bogus": 1}}, "cannot load")):
+        meta_path.write_text(json.dumps({**good, **change}))
+        with pytest.raises(CheckpointError, match=match):
+            CompactJudge.load(tmp_path / "j", encoder=hash_encoder())
+    meta_path.write_text("{not json")
+    with pytest.raises(CheckpointError):
+        CompactJudge.load(tmp_path / "j")
+    meta_path.write_text(json.dumps({**good, "thresholds": {"passive": 0.5}}))
+    (tmp_path / "j" / "model.safetensors").write_bytes(b"garbage")
+    with pytest.raises(CheckpointError, match="cannot load"):
+        CompactJudge.load(tmp_path / "j", encoder=hash_encoder())
+    fixed_model(thresholds={"passive": 0.5}).save(tmp_path / "p")
+    with pytest.raises(JudgeInputError, match="no evidence"):
+        CompactJudge.load(tmp_path / "p", "evidence", encoder=hash_encoder())
+    with pytest.raises(JudgeInputError, match="unknown judge setting"):
+        CompactJudge.load(tmp_path / "p", "vibes")
+
+
+def test_cli_judges_with_a_compact_judge(tmp_path, items, monkeypatch) -> None:
+    from droidverify.cli import app
+    from droidverify.rewards import compact_judge
+
+    monkeypatch.setattr(compact_judge, "TextEncoder", lambda *a, **k: hash_encoder())
+    fixed_model().save(tmp_path / "j")
+    path = write_set(items[:10], tmp_path / "set.jsonl", split="train")
+    r = CliRunner().invoke(app, ["judge", "--method", "compact", "--judge-model", str(tmp_path / "j"),
+                                 "--setting", "passive", str(path)])
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in (tmp_path / "set.judgements.jsonl").read_text().splitlines()]
+    assert len(lines) == 10 and {x["components"]["setting"] for x in lines} == {"passive"}
+    assert "agreement with the checker" in r.output
+    for args, match in ((["--method", "passive", "--judge-model", str(tmp_path / "j")], "only to --method compact"),
+                        (["--method", "compact", "--setting", "vibes"], "unknown --setting"),
+                        (["--method", "compact", "--judge-model", str(tmp_path / "nope")], "does not exist"),
+                        (["--method", "compact", "--model", "smollm2"], "--judge-model"),
+                        (["--method", "compact", "--judge-model", str(tmp_path)], "CheckpointError")):
+        r = CliRunner().invoke(app, ["judge", *args, str(path)])
+        assert r.exit_code == 2 and match in r.output, (args, r.output)
+
+
+def test_the_registry_knows_the_compact_judge(tmp_path, monkeypatch) -> None:
+    from droidverify.cli.judge import METHODS, JudgeSpec, make_judge
+    from droidverify.rewards import compact_judge
+
+    monkeypatch.setattr(compact_judge, "TextEncoder", lambda *a, **k: hash_encoder())
+    assert "compact" in METHODS
+    fixed_model().save(tmp_path / "j")
+    spec = JudgeSpec("compact", model=str(tmp_path / "j"), setting="evidence")
+    judge = spec()
+    assert isinstance(judge, CompactJudge) and judge.setting == "evidence"
+    assert spec.name == "compact" and spec.version == judge.version
+    assert isinstance(make_judge("compact", model=str(tmp_path / "j"), votes=1, max_tokens=1, probes=1,
+                                 probe_steps=1), CompactJudge)
+    with pytest.raises(JudgeInputError):
+        JudgeSpec("compact", setting="vibes")
+
+
+def test_the_shipped_judges_are_small_and_documented() -> None:
+    root = shipped_judge_path()
+    dirs = [root] if (root / "judge.json").is_file() else [root / s for s in SETTINGS]
+    settings: set[str] = set()
+    for d in dirs:
+        assert (d / "judge.json").is_file() and (d / "provenance.json").is_file()
+        assert sum(p.stat().st_size for p in d.iterdir()) < 20 * 1024 * 1024
+        settings |= set(json.loads((d / "judge.json").read_text())["thresholds"])
+        prov = json.loads((d / "provenance.json").read_text())
+        assert prov["command"].startswith("droidverify train judge") and prov["data"]["train"]["split"] == "train"
+        assert prov["data"]["eval"]["split"] == "validation"
+        assert "/work/" not in json.dumps(prov) and "/tmp/" not in json.dumps(prov)  # relative paths only
+    assert settings == set(SETTINGS)
+    judge = CompactJudge.load()  # no model loads until something is scored
+    assert set(judge.models) == set(SETTINGS)
+
+
+@pytest.mark.model
+def test_shipped_judges_on_the_real_encoder(items) -> None:
+    judge = CompactJudge.load()
+    picks = [it for it in items if it.variant in ("oracle", "gave_up", "sv_correct", "sv_no_evidence")][:8]
+    for it in picks:
+        j = judge.judge(it.trajectory)
+        assert j.outcome in ("success", "failure") and 0.0 <= j.components["p_success"] <= 1.0
+    assert judge.judge(next(it for it in picks if it.variant == "gave_up").trajectory).outcome == "failure"

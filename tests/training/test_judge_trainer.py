@@ -1,0 +1,167 @@
+"""The compact judge's trainer (``training/judge.py``) and ``droidverify train judge``: on a small
+labelled set of a few templates, with a hash embedder in place of MiniLM."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from droidverify.errors import CheckpointError, TrainingDataError, TrainingError
+from droidverify.rewards.compact_judge import CompactJudge, CompactJudgeModel
+from droidverify.rewards.labelled import build_training_items, write_set
+from droidverify.training.judge import JudgeTrainConfig, JudgeTrainer, dev_templates, prepare
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
+from compact_doubles import hash_encoder
+
+TRAIN = ("clock_create_alarm", "clock_turn_on_alarm", "calendar_query_event_count", "settings_bluetooth_toggle",
+         "expenses_edit_amount", "contacts_add_contact")
+
+
+@pytest.fixture(scope="module")
+def sets(tmp_path_factory):
+    d = tmp_path_factory.mktemp("judge-sets")
+    train = write_set(build_training_items("train", seeds=[0], templates=TRAIN), d / "train.jsonl.gz", split="train")
+    val = build_training_items("validation", seeds=[0])
+    picked = []
+    for it in val:  # the first few validation templates are enough to measure on
+        if len({x.template for x in picked} | {it.template}) > 3:
+            break
+        picked.append(it)
+    ev = write_set(picked, d / "val.jsonl.gz", split="validation")
+    return train, ev
+
+
+def config(tmp_path: Path, sets, **kw) -> JudgeTrainConfig:
+    train, ev = sets
+    base = {"output_dir": str(tmp_path / "run"), "train_file": str(train), "eval_file": str(ev), "epochs": 2,
+            "d_model": 16, "heads": 2, "ff": 32, "dev_fraction": 0.2, "hostile_items": 4}
+    return JudgeTrainConfig(**{**base, **kw})
+
+
+def test_training_on_a_fixed_small_batch_drives_the_loss_down(tmp_path, sets) -> None:
+    trainer = JudgeTrainer(config(tmp_path, sets, dropout=0.0), encoder=hash_encoder())
+    trainer.load_data()
+    batch = trainer.train_examples[:24]
+    assert {e.label for e in batch} == {True, False}
+    trainer._weights = {True: 1.0, False: 1.0}
+    trainer.net.train()
+    first = float(trainer._loss(batch).detach())
+    for _ in range(60):
+        loss = trainer._loss(batch)
+        trainer.opt.zero_grad()
+        loss.backward()
+        trainer.opt.step()
+    assert float(trainer._loss(batch).detach()) < 0.3 * first
+
+
+def test_train_export_and_resume(tmp_path, sets) -> None:
+    cfg = config(tmp_path, sets, setting="both")
+    trainer = JudgeTrainer(cfg, encoder=hash_encoder())
+    result = trainer.train()
+    out = tmp_path / "run"
+    for name in ("checkpoint.pt", "log.jsonl", "curves.png", "result.json"):
+        assert (out / name).is_file(), name
+    assert list(out.glob("embeddings-*.npz"))  # the embedding cache, kept for a rerun
+    assert [json.loads(x)["epoch"] for x in (out / "log.jsonl").read_text().splitlines()] == [1, 2]
+    # the threshold is chosen on held-out TRAIN templates, never on the held-out validation set
+    for setting in ("passive", "evidence"):
+        assert result["calibration"][setting]["on"] == "dev templates"
+        assert 0.0 <= result["thresholds"][setting] <= 1.0
+        ev = result["eval"][setting]
+        assert ev["n"] > 0 and {"accuracy", "precision", "recall", "f1", "roc_auc", "by_variant"} <= set(ev)
+        assert result["hostile"][setting]["pairs"] > 0 and result["input_size"][setting]["strings"] > 0
+    assert "vs_checker" in result["eval"]["evidence"]  # the evidence setting: also against the checker
+    assert set(result["dev_templates"]) <= set(TRAIN) and result["dev_templates"]
+    trainer.export(out / "judge", provenance={"command": "droidverify train judge"})
+    meta = json.loads((out / "judge" / "judge.json").read_text())
+    assert meta["thresholds"] == result["thresholds"]
+    assert meta["train_config"]["train_file"].startswith("..") and "/" not in meta["train_config"]["output_dir"]
+    # the exported judge scores as the trainer does
+    loaded = CompactJudgeModel.load(out / "judge", hash_encoder())
+    views = [e.view for e in trainer.train_examples[:10]]
+    assert loaded.p_success(views) == pytest.approx(trainer.scores(trainer.train_examples[:10]), abs=1e-6)
+    judge = CompactJudge.load(out / "judge", encoder=hash_encoder())
+    assert set(judge.models) == {"passive", "evidence"}
+    # a rerun resumes where it stopped; more epochs continue from there
+    again = JudgeTrainer(config(tmp_path, sets, setting="both", epochs=3), encoder=hash_encoder())
+    logs: list[str] = []
+    again.say = logs.append
+    again.train()
+    assert any("resumed at epoch 2" in m for m in logs) and again.epoch == 3
+    # a rerun with other settings is refused
+    with pytest.raises(TrainingError, match="other settings"):
+        JudgeTrainer(config(tmp_path, sets, setting="both", d_model=32, heads=2), encoder=hash_encoder()).train()
+    (out / "checkpoint.pt").write_bytes(b"junk")
+    with pytest.raises(CheckpointError):
+        JudgeTrainer(config(tmp_path, sets, setting="both"), encoder=hash_encoder()).train()
+
+
+def test_the_evidence_setting_reads_submit_episodes_only(sets) -> None:
+    train, _ = sets
+    prepared = prepare(train, ["evidence"])
+    assert prepared.examples and all(e.variant.startswith("sv_") for e in prepared.examples)
+    by_variant = {e.variant: e.label for e in prepared.examples}
+    assert by_variant["sv_correct"] is True and by_variant["sv_irrelevant"] is False
+    assert by_variant["sv_no_evidence"] is False
+    assert any(e.checker and not e.label for e in prepared.examples)  # checker success, evidence not shown
+
+
+def test_bad_data_and_settings_are_typed_errors(tmp_path, sets) -> None:
+    train, ev = sets
+    with pytest.raises(TrainingDataError, match="'validation' labelled set"):
+        JudgeTrainer(config(tmp_path, sets, train_file=str(ev), eval_file=None), encoder=hash_encoder()).train()
+    with pytest.raises(TrainingDataError, match="shares templates"):
+        JudgeTrainer(config(tmp_path, sets, eval_file=str(train)), encoder=hash_encoder()).train()
+    with pytest.raises(TrainingDataError, match="no labelled set"):
+        JudgeTrainer(config(tmp_path, sets, train_file=str(tmp_path / "nope.jsonl")), encoder=hash_encoder()).train()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    with pytest.raises(TrainingDataError):
+        JudgeTrainer(config(tmp_path, sets, train_file=str(bad)), encoder=hash_encoder()).train()
+    test_set = write_set([], tmp_path / "test.jsonl", split="test")
+    with pytest.raises(TrainingDataError, match="test set"):
+        JudgeTrainer(config(tmp_path, sets, eval_file=str(test_set), output_dir=str(tmp_path / "r2")),
+                     encoder=hash_encoder()).train()
+    for bad_cfg in ({"setting": "vibes"}, {"d_model": 10, "heads": 4}, {"dev_fraction": 1.0}, {"epochs": 0}):
+        with pytest.raises(TrainingError):
+            config(tmp_path, sets, **bad_cfg).validate()
+    assert dev_templates(["a", "b", "c", "d", "e"], 0.2, 0) == dev_templates(["e", "d", "c", "b", "a"], 0.2, 0)
+    assert dev_templates(["a", "b"], 0.0, 0) == set()
+
+
+def test_train_judge_command(tmp_path, sets, monkeypatch) -> None:
+    from droidverify.cli import app
+    from droidverify.llm import embeddings
+
+    monkeypatch.setattr(embeddings, "TextEncoder", lambda *a, **k: hash_encoder())
+    train, ev = sets
+    out = tmp_path / "cli"
+    r = CliRunner().invoke(app, ["train", "judge", "--setting", "passive", "--train", str(train), "--eval", str(ev),
+                                 "--out", str(out), "--epochs", "1", "--d-model", "16", "--hostile-items", "2"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.output.strip().splitlines()[-1])
+    assert summary["judge"] == str(out / "judge") and "passive" in summary and "hostile_flips" in summary["passive"]
+    prov = json.loads((out / "judge" / "provenance.json").read_text())
+    assert prov["command"].startswith("droidverify train judge --setting passive --train")
+    assert prov["data"]["train"] == {**prov["data"]["train"], "file": "train.jsonl.gz", "split": "train"}
+    assert str(tmp_path) not in json.dumps(prov["data"]) and prov["metrics"]["eval"]["passive"]["n"] > 0
+    r = CliRunner().invoke(app, ["train", "judge", "--setting", "vibes", "--train", str(train), "--out", str(out)])
+    assert r.exit_code == 2 and "unknown --setting" in r.output
+    r = CliRunner().invoke(app, ["train", "judge", "--train", str(ev), "--out", str(tmp_path / "x")])
+    assert r.exit_code == 2 and "TrainingDataError" in r.output
+    data = tmp_path / "d.jsonl"
+    r = CliRunner().invoke(app, ["train", "judge-data", "--out", str(data), "--split", "test", "--seeds", "0"])
+    assert r.exit_code == 2 and "never used" in r.output
+
+
+def test_the_commands_sit_in_the_train_group() -> None:
+    from droidverify.cli.train import train_app
+    from droidverify.cli.train_judge import judge_data_command, train_judge_command
+
+    commands = {c.name: c.callback for c in train_app.registered_commands}
+    assert commands["judge"] is train_judge_command and commands["judge-data"] is judge_data_command
