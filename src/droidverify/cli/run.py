@@ -291,7 +291,7 @@ def _pct(x: float | None) -> str:
 def _judge_spec(method: str | None, judge_model: str | None, model: str | None, probes: int | None,
                 probe_steps: int | None, evaluator: str | None, env: str) -> Any:
     """The ``--judge`` options as a picklable judge factory (None without --judge); exits 2 on bad
-    input. The judge's model defaults to the agent's ``--model``."""
+    input. The judge's model defaults to the agent's ``--model`` (not for the compact judge)."""
     from droidverify.cli.judge import EVALUATORS, METHODS, JudgeSpec
 
     if method is None:
@@ -307,7 +307,10 @@ def _judge_spec(method: str | None, judge_model: str | None, model: str | None, 
         fail("--probes, --probe-steps and --evaluator apply only to --judge prore")
     if evaluator is not None and evaluator not in EVALUATORS:
         fail(f"unknown --evaluator {evaluator!r}; use one of {', '.join(EVALUATORS)}")
-    return JudgeSpec(method, model=judge_model if judge_model is not None else model, probes=probes or 2,
+    # The judge's model defaults to the agent's LLM, except for judges whose model is a trained
+    # checkpoint of their own (the compact judge): an agent's LLM is not one.
+    fallback = None if method == "compact" else model
+    return JudgeSpec(method, model=judge_model if judge_model is not None else fallback, probes=probes or 2,
                      probe_steps=probe_steps or 6, evaluator=evaluator or "generator", env=env)
 
 
