@@ -438,11 +438,13 @@ class CompactTrainer:
         # Paths relative to the run directory: provenance never records a machine's absolute paths.
         for key in ("output_dir", "train_file", "eval_file"):
             if cfg.get(key):
-                cfg[key] = _relative(cfg[key], self.out)
+                cfg[key] = relative_path(cfg[key], self.out)
         return scorer.save(directory, train_config=cfg, provenance=provenance)
 
 
-def _relative(path: str, base: Path) -> str:
+def relative_path(path: str, base: Path) -> str:
+    """``path`` relative to a run directory (provenance never records a machine's absolute paths);
+    its file name when no relative path exists (another drive)."""
     import os
 
     try:

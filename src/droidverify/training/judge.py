@@ -33,6 +33,7 @@ from droidverify.env.records import Trajectory
 from droidverify.errors import JudgeInputError, LabelledSetError, TrainingDataError, TrainingError
 from droidverify.rewards.base import Judgement
 from droidverify.rewards.compact_judge import SETTINGS, JudgeView, view_of
+from droidverify.training.compact import relative_path
 
 TRAIN_SETTINGS = (*SETTINGS, "both")
 
@@ -595,18 +596,9 @@ class JudgeTrainer:
         cfg = self.config.to_dict()
         for key in ("output_dir", "train_file", "eval_file"):
             if cfg.get(key):
-                cfg[key] = _relative(cfg[key], self.out)
+                cfg[key] = relative_path(cfg[key], self.out)
         model = CompactJudgeModel(self.net, self.encoder, thresholds=dict(self.thresholds))
         return model.save(directory, train_config=cfg, provenance=provenance)
-
-
-def _relative(path: str, base: Path) -> str:
-    import os
-
-    try:
-        return os.path.relpath(Path(path).resolve(), base.resolve())
-    except ValueError:
-        return Path(path).name
 
 
 def plot_judge_curves(log_file: str | Path, png: str | Path) -> None:
