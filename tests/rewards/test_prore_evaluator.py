@@ -112,3 +112,15 @@ def test_run_judge_prore_evaluator(loads, tmp_path) -> None:
     r = CliRunner().invoke(app, ["run", "--agent", "oracle", "--tasks", TASK, "--out", str(tmp_path / "b"),
                                  "--evaluator", "verifier"])
     assert r.exit_code == 2 and "give --judge" in r.output
+
+
+def test_the_verifier_evaluator_runs_with_the_memory_its_checkpoint_was_trained_with(loads) -> None:
+    from droidverify.agents.verifier.trained import read_verifier_json, shipped_compact_path
+
+    judge = make_judge("prore", model=None, votes=1, max_tokens=64, probes=1, probe_steps=2, evaluator="verifier")
+    spec = judge.evaluator
+    assert spec.verifier is not None  # no model named: the shipped compact verifier
+    assert spec.memory == read_verifier_json(spec.verifier)["memory"] == read_verifier_json(shipped_compact_path())["memory"]
+    generator = make_judge("prore", model=REMOTE, votes=1, max_tokens=64, probes=1, probe_steps=2,
+                           evaluator="generator")
+    assert generator.evaluator.memory == "history"  # an untrained agent keeps ProRe's full history

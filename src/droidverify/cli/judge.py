@@ -77,7 +77,8 @@ def check_evaluator(evaluator: object) -> str:
 
 def prore_evaluator(evaluator: str, llm: Any, model: str | None, *, env: str = "sim") -> Any:
     """ProRe's evaluator as a picklable agent factory: ``droidverify run --agent EVALUATOR``'s
-    ``AgentSpec`` (history memory; the apps of ``env``). The generator and smartsnap agents share the
+    ``AgentSpec`` (history memory, except a trained verifier's own; the apps of ``env``). The
+    generator and smartsnap agents share the
     judge's ``llm``; the verifier agent loads its own copy of ``model`` (with the shipped verifier for
     the bundled model: its adapter is merged into the weights, which must not be the judge's)."""
     from droidverify.runner.factories import AgentSpec, installed_app_names, resolve_verifier
@@ -85,7 +86,12 @@ def prore_evaluator(evaluator: str, llm: Any, model: str | None, *, env: str = "
     check_evaluator(evaluator)
     apps = installed_app_names(env)
     if evaluator == "verifier":
-        return AgentSpec("verifier", model, "history", 0, apps, verifier=resolve_verifier(None, model))
+        from droidverify.agents.verifier.trained import check_settings
+
+        # a trained verifier runs with the memory it was trained with (history only when it says so)
+        verifier = resolve_verifier(None, model)
+        memory = check_settings(verifier, memory=None).get("memory", "history") if verifier is not None else "history"
+        return AgentSpec("verifier", model, memory, 0, apps, verifier=verifier)
     return AgentSpec(evaluator, model, "history", 0, apps).with_llm(llm)
 
 

@@ -207,13 +207,15 @@ def run_command(
     if content is not None and content not in CONTENT_MODES:
         fail(f"unknown --content {content!r}; use {' or '.join(CONTENT_MODES)}")
     if agent == "verifier":
-        from droidverify.agents.verifier.trained import load_compact, verifier_backbone
+        from droidverify.agents.verifier.trained import check_settings, load_compact, verifier_backbone
 
         try:
             verifier_dir = resolve_verifier(verifier, model, env)
+            # fails now, not in a worker, when memory/content differ from the checkpoint's
             if verifier_dir is not None and verifier_backbone(verifier_dir) == "compact":
-                # fails now, not in a worker, when memory/content differ from the checkpoint's
                 load_compact(verifier_dir, memory=memory, content=content)
+            elif verifier_dir is not None:
+                check_settings(verifier_dir, memory=memory)
         except DroidVerifyError as e:
             fail(str(e))
     elif verifier is not None or content is not None:
