@@ -25,7 +25,13 @@ from droidverify.training.collection import (
     reverse_action,
 )
 from droidverify.training.loop import DataSpec, build_dataset, entropy_auc, roc_auc, sim_apps
-from droidverify.training.records import VerifierStepRecord, iter_records, load_hf_dataset, write_records
+from droidverify.training.records import (
+    VerifierStepRecord,
+    iter_records,
+    load_hf_dataset,
+    read_records,
+    write_records,
+)
 
 
 def test_oracle_rollouts_label_every_step_and_solve_the_task() -> None:
@@ -189,12 +195,18 @@ def test_records_validate_round_trip_and_load_with_datasets(tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_build_dataset_writes_stats_with_a_small_self_correction_share(tmp_path: Path) -> None:
-    # (start_seeds=(): the mid-task starts of the default data are tested in test_starts.py)
-    stats = build_dataset(tmp_path / "d.jsonl", DataSpec(oracle_seeds=(0,), noisy_seeds=(100, 101), start_seeds=()))
-    assert stats["records"] > 1000 and 0.005 < stats["self_correction_share"] < 0.06
+    # (start_seeds=(): the mid-task starts of the default data are tested in test_starts.py; every
+    # 4th train template keeps the run to a few minutes as the template set grows)
+    names = [t.name for t in registry.templates_for_split("train")][::4]
+    stats = build_dataset(tmp_path / "d.jsonl", DataSpec(oracle_seeds=(0,), noisy_seeds=(100, 101), start_seeds=(),
+                                                         templates=names))
+    assert stats["records"] > 300 and 0.005 < stats["self_correction_share"] < 0.06
     assert json.loads((tmp_path / "d.stats.json").read_text())["records"] == stats["records"]
+    assert {r.task_id for r in read_records(tmp_path / "d.jsonl")} == set(names)
     with pytest.raises(TrainingError, match="unknown split"):
         build_dataset(tmp_path / "x.jsonl", DataSpec(split="dev"))
+    with pytest.raises(TrainingError, match="not templates of the 'train' split"):
+        build_dataset(tmp_path / "y.jsonl", DataSpec(templates=["no_such_template"]))
 
 
 def test_noisy_oracle_rejects_bad_epsilon() -> None:

@@ -52,6 +52,8 @@ class DataSpec:
     # simulator's own look). Held-out sets keep "canonical"/"none" to match published figures.
     phrasing: str = "seeded"
     skin: str = "seeded"
+    # Only these templates of the split (None: all of them): a smaller data set, or one without an app.
+    templates: Sequence[str] | None = None
 
 
 def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str], None] | None = None,
@@ -71,6 +73,12 @@ def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str],
         raise TrainingError(f"unknown phrasing {spec.phrasing!r}; use 'canonical' or 'seeded'")
     if spec.start_seeds and (not spec.start_modes or set(spec.start_modes) - {"mid", "detour"}):
         raise TrainingError(f"start_modes must be a non-empty list of 'mid' and 'detour', got {spec.start_modes!r}")
+    wanted: set[str] | None = None
+    if spec.templates is not None:
+        wanted = set(spec.templates)
+        unknown = sorted(wanted - {t.name for t in registry.templates_for_split(spec.split)})
+        if unknown or not wanted:
+            raise TrainingError(f"templates {unknown or '(none)'} are not templates of the {spec.split!r} split")
     apps = sim_apps()
     path = Path(path)
     stats: dict[str, Any] = {}
@@ -85,7 +93,8 @@ def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str],
         if not seeds:
             continue
         st = CollectStats()
-        tasks = registry.tasks_for(spec.split, seeds, phrasing=spec.phrasing)
+        tasks = [t for t in registry.tasks_for(spec.split, seeds, phrasing=spec.phrasing)
+                 if wanted is None or t.id in wanted]
         before = len(recs)
         recs += list(collect(tasks, split_of=registry.split_of, apps=apps, policy=policy, epsilon=spec.epsilon,
                              self_correction_rate=spec.self_correction_rate, seed=spec.seed, stats=st,
