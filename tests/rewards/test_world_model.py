@@ -36,6 +36,7 @@ from droidverify.rewards.see import (
     sample_pairs,
     see_auc_table,
     semantic_reward,
+    semantic_table,
 )
 from droidverify.tasks import registry
 
@@ -155,6 +156,21 @@ def test_reward_of_an_action_with_itself_is_one(contacts) -> None:
     assert semantic_reward(obs.xml, done, done, model=m) == 1.0 and semantic_reward(obs.xml, answer, answer, model=m) == 1.0
     assert semantic_reward(obs.xml, done, a, model=m) == 0.0 and semantic_reward(obs.xml, answer, answer.model_copy(
         update={"text": "4"}), model=m) == 0.0  # endings and replies match only themselves
+
+
+def test_semantic_table_is_the_pairwise_reward_of_every_action_in_one_batch(contacts) -> None:
+    _env, obs = contacts
+    m = tiny_model()
+    a = Action(action_type="click", index=row(obs, "Amara Gallagher"))
+    actions = [Action(action_type="navigate_back"), a, label_point(obs, a.index),
+               Action(action_type="status", goal_status="complete"), Action(action_type="answer", text="3")]
+    table = semantic_table(obs.xml, actions, 1, model=m)
+    assert table == pytest.approx([semantic_reward(obs.xml, x, a, model=m) for x in actions], abs=1e-6)
+    assert table[1] == table[2] == 1.0 and table[3] == table[4] == 0.0
+    ending = semantic_table(obs.xml, actions, 3, model=m)
+    assert ending == [0.0, 0.0, 0.0, 1.0, 0.0]  # an ending matches only itself
+    with pytest.raises(JudgeInputError, match="out of range"):
+        semantic_table(obs.xml, actions, 5, model=m)
 
 
 def test_bad_reward_inputs_are_typed_errors(contacts) -> None:

@@ -1065,6 +1065,31 @@ def semantic_reward(screen_xml: str, action_a: Action | str | dict[str, Any], ac
     return (model or shipped_world_model()).similarity(Observation(xml=screen_xml), a, b)
 
 
+def semantic_table(screen_xml: str, actions: Sequence[Action], reference: int, *,
+                   model: LearnedWorldModel | None = None) -> list[float]:
+    """Every action's semantic reward against ``actions[reference]`` on one screen (the learned
+    world model, default the shipped one; one batched prediction): what ASL's trainer needs per
+    step (``training.policy.SemanticTable``). Same rules as :meth:`LearnedWorldModel.similarity`."""
+    if not 0 <= reference < len(actions):
+        raise JudgeInputError(f"reference {reference} is out of range for {len(actions)} actions")
+    model = model or shipped_world_model()
+    obs = Observation(xml=screen_xml)
+    ref = actions[reference]
+    movable = [i for i, a in enumerate(actions)
+               if not (a.is_terminal or a.action_type == "answer" or ref.is_terminal or ref.action_type == "answer")]
+    out = [1.0 if a.to_json() == ref.to_json() else 0.0 for a in actions]
+    if not movable:
+        return out
+    inputs = model.inputs(obs, [ref, *(actions[i] for i in movable)])
+    vecs = model.predict_inputs(inputs)
+    for k, i in enumerate(movable, start=1):
+        if out[i] == 1.0 or inputs[k].action == inputs[0].action:
+            out[i] = 1.0
+        else:
+            out[i] = float(min(1.0, max(-1.0, float((vecs[k] * vecs[0]).sum()))))
+    return out
+
+
 # ---- data: simulator transitions ------------------------------------------------------------------
 
 TRANSITIONS_VERSION = 1

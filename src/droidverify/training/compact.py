@@ -342,6 +342,11 @@ class CompactTrainer:
             return (step + 1) / warm
         return 0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warm) / max(1, total - warm))))
 
+    def batch_loss(self, scores: Any, batch: Sequence[Example]) -> Any:
+        """The objective on one batch of score rows ([B, N]); trainers of other objectives override it
+        (``training.policy``). ``self.step`` is the optimizer step about to be taken."""
+        return step_loss(scores, [ex.correct for ex in batch], [ex.positive for ex in batch], self.config.loss)
+
     def train(self, *, resume: bool = True) -> dict[str, Any]:
         import torch
 
@@ -372,7 +377,7 @@ class CompactTrainer:
             for start in range(0, len(order), cfg.batch_size):
                 batch = [self.train_examples[i] for i in order[start:start + cfg.batch_size]]
                 scores = self.net(**batch_tensors([ex.view for ex in batch], self.encoder))
-                loss = step_loss(scores, [ex.correct for ex in batch], [ex.positive for ex in batch], cfg.loss)
+                loss = self.batch_loss(scores, batch)
                 self.opt.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), 1.0)
