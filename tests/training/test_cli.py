@@ -166,3 +166,38 @@ def test_train_default_trains_the_compact_verifier_unless_told_otherwise(tmp_pat
     assert res.output.strip().endswith(str(tmp_path / "d" / "verifier"))
     bad = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--backbone", "gpt"])
     assert bad.exit_code == 2 and "unknown --backbone 'gpt'" in bad.output
+
+
+def test_train_default_collects_the_budget_asked_for_and_refuses_data_of_another(tmp_path: Path, monkeypatch) -> None:
+    import json
+    from dataclasses import asdict
+
+    import droidverify.cli.train as train_cli
+    import droidverify.training.loop as loop_mod
+
+    specs: list[object] = []
+
+    def fake_build(path, spec, *, progress=None, backend=None):
+        specs.append(spec)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text("")
+        Path(path).with_suffix(".stats.json").write_text(json.dumps({"spec": asdict(spec)}, default=list))
+        return {}
+
+    monkeypatch.setattr(loop_mod, "build_dataset", fake_build)
+    monkeypatch.setattr(train_cli, "_train_compact", lambda *a: {})
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "q"), "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    quick = specs[0]
+    assert list(quick.oracle_seeds) == [0, 1] and list(quick.noisy_seeds) == [100, 101] and len(quick.start_seeds) == 4
+    assert specs[1].split == "validation"
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "f"), "--workers", "1",
+                              "--data-budget", "full"])
+    assert res.exit_code == 0, res.output
+    assert list(specs[2].oracle_seeds) == list(range(8)) and list(specs[2].noisy_seeds) == list(range(100, 106))
+    # a rerun on data of the other budget is refused instead of silently reused
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "q"), "--workers", "1",
+                              "--data-budget", "full"])
+    assert res.exit_code == 2 and "another data spec" in res.output and "oracle_seeds" in res.output
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "q"), "--data-budget", "huge"])
+    assert res.exit_code == 2 and "unknown data budget 'huge'" in res.output
