@@ -62,8 +62,8 @@ def test_temperature_must_be_positive_for_a_group() -> None:
     with pytest.raises(TrainingError, match="seeds"):
         GRPOConfig(seeds=[])
     assert GRPOConfig(group_size=1, temperature=0.0).temperature == 0.0  # one greedy member is fine
-    cfg = GRPOConfig()
-    assert (cfg.group_size, cfg.temperature, cfg.reward) == (4, 1.0, "rule")
+    cfg = GRPOConfig()  # SmartSnap trains with groups of 8 (issue 22)
+    assert (cfg.group_size, cfg.temperature, cfg.reward) == (8, 1.0, "rule")
 
 
 def test_tasks_of_a_config() -> None:
@@ -90,11 +90,14 @@ def test_member_seeds_are_fixed_and_distinct() -> None:
 
 
 def test_group_advantages_are_standardised_rewards() -> None:
+    # The std is the sample std (N - 1), as TRL's GRPOTrainer computes it with torch.std (issue 22);
+    # these numbers were +-1 and 1/sqrt(2/3) with the population std this module used before.
+    # [1, 0, 0, 1]: mean 0.5, squared deviations sum to 1, std = sqrt(1/3), advantage 0.5/sqrt(1/3)
     adv = group_advantages([1.0, 0.0, 0.0, 1.0], eps=0.0 + 1e-12)
-    assert adv == pytest.approx([1.0, -1.0, -1.0, 1.0])
+    assert adv == pytest.approx([math.sqrt(3) / 2, -math.sqrt(3) / 2, -math.sqrt(3) / 2, math.sqrt(3) / 2])
+    # [2, 1, 0]: mean 1, squared deviations sum to 2, std = sqrt(2/2) = 1
     adv = group_advantages([2.0, 1.0, 0.0], eps=1e-4)
-    std = math.sqrt(2 / 3)
-    assert adv == pytest.approx([1 / (std + 1e-4), 0.0, -1 / (std + 1e-4)])
+    assert adv == pytest.approx([1 / (1 + 1e-4), 0.0, -1 / (1 + 1e-4)])
     assert sum(adv) == pytest.approx(0.0)
     assert group_advantages([2.0, 1.0, 0.0], scale=False) == [1.0, 0.0, -1.0]  # Dr. GRPO
 
@@ -148,7 +151,8 @@ def test_rule_reward_by_default_and_equal_groups_have_zero_advantage() -> None:
 def test_smartsnap_agent_gets_the_composite_reward() -> None:
     cfg = _cfg(seeds=[0], tasks=TEMPLATES[:1], reward="smartsnap", group_size=2)
     (g,) = rollout_groups(None, cfg, player=GRPOPlayer("smartsnap", llm=SeededLLM))
-    assert g.agent == "smartsnap" and g.judge == "smartsnap"
+    # the default judge is the compact evidence judge in SmartSnap's composite, not the policy (issue 22)
+    assert g.agent == "smartsnap" and g.judge == "smartsnap-compact"
     for m in g.members:  # the scripted policy never submits: format failure, reward -1
         assert m.reward == -1.0 and m.components["format_ok"] is False
     assert g.advantages == [0.0, 0.0]
@@ -185,7 +189,7 @@ def test_jsonl_round_trip(tmp_path: Path) -> None:
     assert _view(back) == _view(groups)
     assert [g.to_dict() for g in back] == [g.to_dict() for g in groups]
     line = json.loads(path.read_text().splitlines()[0])
-    assert line["kind"] == "grpo_group" and line["schema_version"] == 1
+    assert line["kind"] == "grpo_group" and line["schema_version"] == 2
     assert line["reward_mean"] == pytest.approx(groups[0].reward_mean)
     line["schema_version"] = 99
     path.write_text(json.dumps(line) + "\n")

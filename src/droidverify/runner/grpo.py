@@ -9,9 +9,14 @@ configuration, the records, the advantages and the backend loop::
     from droidverify.runner.grpo import GRPOPlayer
     from droidverify.training.grpo import GRPOConfig, rollout_groups
 
-    cfg = GRPOConfig(group_size=4, temperature=1.0, split="train", seeds=[0])
+    cfg = GRPOConfig(group_size=8, temperature=1.0, split="train", seeds=[0])
     with LocalBackend(2) as backend:
         groups = rollout_groups(None, cfg, player=GRPOPlayer("generator"), backend=backend, out="g.jsonl")
+
+The judge is never the policy's own model unless asked for (``judge_model=POLICY_JUDGE``): a judge
+that trains along with the policy lets the reward drift. SmartSnap's reward is therefore judged by
+default by the shipped compact evidence judge (:class:`CompactEvidenceReward`), a separate trained
+network that stays fixed while the policy learns.
 """
 
 from __future__ import annotations
@@ -20,12 +25,70 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from droidverify.errors import RunError
+from droidverify.env.records import Trajectory
+from droidverify.errors import JudgeInputError, RunError
+from droidverify.rewards.base import Judgement, Tally, trajectory_id
 from droidverify.runner.factories import DTYPES, MEMORIES
 from droidverify.tasks.base import Task
 from droidverify.training.grpo import REWARDS, GRPOConfig, GRPOMember
 
 GRPO_AGENTS = ("generator", "smartsnap")  # the agents that sample their actions (the verifier ranks)
+# ``judge_model`` value naming the policy's own LLM as the judge: allowed, but only when asked for.
+POLICY_JUDGE = "policy"
+
+
+class CompactEvidenceReward:
+    """SmartSnap's composite (3C) reward with the trained compact judge (``rewards.compact_judge``,
+    setting ``evidence``) in place of the LLM judge's votes.
+
+    The composition is ``rewards.smartsnap``'s: format failures (``check_submit``) are -1 without
+    judging; otherwise the votes go through ``combine_votes`` (majority success +1, else majority
+    evidence-valid 0, else -1; -0.1 per evidence beyond 3). The compact judge gives one verdict, so
+    it is **one vote**, and it reads no separate "is the evidence valid" answer, so that vote's
+    ``evidence_valid`` is None: a verdict of failure is -1, and the 0 tier (valid evidence of an
+    unfinished task) is never reached. A compact judgement that is ``undecided`` (the episode could
+    not be read) is an errored vote: outcome ``undecided`` with ``parse_status`` ``error``, which GRPO
+    treats as a failed judge (``training.grpo.judge_failure``), not as a proven failure.
+    """
+
+    name = "smartsnap-compact"
+
+    def __init__(self, compact: Any) -> None:
+        if getattr(compact, "setting", None) != "evidence" or not isinstance(getattr(compact, "version", None), str):
+            raise JudgeInputError(f"the SmartSnap compact reward needs a compact judge of setting 'evidence', "
+                                  f"got {compact!r} (setting {getattr(compact, 'setting', None)!r})")
+        self.compact = compact
+        self.version = f"3c-1+{compact.version}"
+
+    def judge(self, trajectory: Trajectory) -> Judgement:
+        from droidverify.rewards.smartsnap import Vote, check_submit, combine_votes
+
+        tally = Tally()
+        eid = trajectory_id(trajectory)
+        check = check_submit(trajectory)
+        if not check.ok:
+            return tally.judgement(
+                episode_id=eid, judge=self.name, version=self.version, outcome="failure", reward=-1.0,
+                components={"format_ok": False, "format_error": check.reason, "reward": -1.0},
+                rationale=f"format failure: {check.reason}")
+        inner = self.compact.judge(trajectory)
+        p = inner.components.get("p_success")
+        if inner.outcome == "undecided":
+            vote = Vote(None, None, "error", f"the compact judge could not read the episode: {inner.error}")
+        else:
+            vote = Vote(inner.outcome, None, "strict", reasoning=inner.rationale, p_yes=p)
+        combo = combine_votes([vote], len(check.evidences))
+        outcome = combo.pop("outcome")
+        judgement = tally.judgement(
+            episode_id=eid, judge=self.name, version=self.version, outcome=outcome, reward=combo["reward"],
+            components={"format_ok": True, **combo, "p_success": p,
+                        "threshold": inner.components.get("threshold")},
+            rationale=inner.rationale or combo["rule"], parse_status=vote.status, error=vote.error,  # type: ignore[arg-type]
+            details={"votes": [vote.to_dict()], "exhibits": [{"round": r, "step": r} for r in check.evidences],
+                     "message": check.message[:2000], "submit_round": check.submit_round,
+                     "compact": inner.to_dict()})
+        judgement.tokens_in = inner.tokens_in
+        return judgement
 
 
 @dataclass(frozen=True)
@@ -38,9 +101,14 @@ class GRPOPlayer:
     ``openai:URL[#model]`` -- a server that honours the request ``seed`` makes groups repeatable);
     ``llm``: a picklable LLM factory to use instead (tests, custom backends). ``judge``: a ``Judge``
     or a picklable judge factory carrying ``name`` and ``version`` (``cli.judge.JudgeSpec``); None:
-    the judge ``cfg.reward`` names -- ``rule`` (the task checker) or ``smartsnap`` (the evidence
-    judge's composite reward, on ``judge_model``, by default the policy's own LLM, loaded once).
-    A judge that crashes gives an ``undecided`` judgement with reward 0 (never a lost episode).
+    the judge ``cfg.reward`` names -- ``rule`` (the task checker) or ``smartsnap`` (SmartSnap's
+    composite reward). The smartsnap judge is never the policy by default: with ``judge_model``
+    None it is the trained compact evidence judge (:class:`CompactEvidenceReward`; ``compact_judge``:
+    its directory, None: the shipped one); ``judge_model`` an LLM spec: SmartSnap's LLM evidence
+    judge with ``votes`` votes on that model (loaded once per worker; the policy's already loaded
+    model when it is the same spec); :data:`POLICY_JUDGE` (``"policy"``): on the policy's own LLM,
+    said explicitly. A judge that crashes, or whose model call fails, gives a member marked
+    ``judge_failed`` and left out of its group's statistics (``training.grpo.judge_failure``).
     """
 
     agent: str = "generator"
@@ -49,6 +117,7 @@ class GRPOPlayer:
     memory: str = "diff"
     judge: Any = None
     judge_model: str | None = None
+    compact_judge: str | None = None
     votes: int = 3
     dtype: str = "auto"
     device: str = "cpu"
@@ -61,6 +130,13 @@ class GRPOPlayer:
             raise RunError(f"unknown memory {self.memory!r}; use one of {', '.join(MEMORIES)}")
         if self.dtype not in DTYPES:
             raise RunError(f"unknown dtype {self.dtype!r}; use one of {', '.join(DTYPES)}")
+        if isinstance(self.votes, bool) or not isinstance(self.votes, int) or self.votes < 1:
+            raise RunError(f"votes must be an int >= 1, got {self.votes!r}")
+        if self.judge_model is not None and (not isinstance(self.judge_model, str) or not self.judge_model.strip()):
+            raise RunError(f"judge_model must be an LLM spec or {POLICY_JUDGE!r}, got {self.judge_model!r}")
+        if self.judge_model is not None and self.compact_judge is not None:
+            raise RunError(f"give the SmartSnap judge as an LLM (judge_model={self.judge_model!r}) or as a "
+                           f"compact judge (compact_judge={self.compact_judge!r}), not both")
         if self.judge is not None:
             from droidverify.runner.judging import judge_identity
 
@@ -95,14 +171,23 @@ class GRPOWorker:
 
             inner = RuleJudge()
         elif cfg.reward == "smartsnap":
-            from droidverify.rewards.smartsnap import EvidenceJudge
-
-            judge_llm = self.llm if spec.judge_model is None else _load(spec.judge_model, spec)
-            inner = EvidenceJudge(judge_llm, votes=spec.votes)
+            inner = self._smartsnap_judge()
         else:
             raise RunError(f"unknown GRPO reward {cfg.reward!r}: use one of {', '.join(REWARDS)}, or give "
                            "the player a judge (judge=cli.judge.JudgeSpec(METHOD, ...))")
         self.judge = GuardedJudge(inner)
+
+    def _smartsnap_judge(self) -> Any:
+        """SmartSnap's composite reward on a judge that is not the policy unless the spec says so."""
+        spec = self.spec
+        if spec.judge_model is None:
+            from droidverify.rewards.compact_judge import CompactJudge
+
+            return CompactEvidenceReward(CompactJudge.load(spec.compact_judge, "evidence"))
+        from droidverify.rewards.smartsnap import EvidenceJudge
+
+        named_policy = spec.judge_model == POLICY_JUDGE or (spec.llm is None and spec.judge_model == spec.model)
+        return EvidenceJudge(self.llm if named_policy else _load(spec.judge_model, spec), votes=spec.votes)
 
     def make_agent(self, sample_seed: int) -> Any:
         """A fresh agent for one episode: sampling at the group's temperature with its own seed,
@@ -130,8 +215,7 @@ class GRPOWorker:
             j = self.judge.judge(traj, env=env)
         finally:
             env.close()
-        return GRPOMember(member=member, sample_seed=sample_seed, trajectory=traj, reward=float(j.reward),
-                          outcome=j.outcome, judgement=j.to_dict())
+        return GRPOMember.judged(member, sample_seed, traj, j.to_dict())
 
 
 def _load(model: str | None, spec: GRPOPlayer) -> Any:
