@@ -46,7 +46,11 @@ TASKS_MODULE_HELP = ("A module of your own task templates: a module name on the 
 
 def load_task_modules(modules: list[str] | None) -> None:
     """User task templates: the installed ``droidverify.tasks`` entry points, then each
-    ``--tasks-module``. One that cannot be loaded exits 2 with one ``error:`` line."""
+    ``--tasks-module``. One that cannot be loaded exits 2 with one ``error:`` line.
+
+    Every command that resolves a task name calls this (run, tasks, judge, labelled-set, train data
+    and loop); the registry remembers what it loaded, and ``--workers`` / ``--ray`` workers load the
+    same modules before they resolve a name (``runner.backends``)."""
     from droidverify.errors import TaskError
     from droidverify.tasks import registry
 

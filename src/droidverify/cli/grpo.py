@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from droidverify.cli._common import cli_errors, fail, parse_seeds
+from droidverify.cli._common import TASKS_MODULE_HELP, cli_errors, fail, load_task_modules, parse_seeds
 from droidverify.cli.run import _RunCommand  # a bare --ray (no ADDRESS) as in `droidverify run`
 
 AGENTS = ("generator", "smartsnap")
@@ -58,6 +58,8 @@ def grpo_rollouts_command(
                                             help="Run the episodes on Ray actors: a local Ray instance (or "
                                             "RAY_ADDRESS), or the cluster at ADDRESS. Needs the \\[ray] "
                                             "extra.")] = None,
+    tasks_module: Annotated[list[str] | None, typer.Option("--tasks-module", metavar="MODULE",
+                                                           help=TASKS_MODULE_HELP)] = None,
 ) -> None:
     """Collect GRPO rollout groups: for every task, G episodes sampled at --temperature, each judged,
     with advantages (r - mean) / (std + eps) per group (sample std, as TRL; 0 for a group whose rewards
@@ -67,6 +69,7 @@ def grpo_rollouts_command(
         fail(f"--agent must be one of {', '.join(AGENTS)} (GRPO needs a sampling agent), got {agent!r}")
     if reward not in REWARD_CHOICES:
         fail(f"--reward must be one of {', '.join(REWARD_CHOICES)}, got {reward!r}")
+    load_task_modules(tasks_module)
     with cli_errors():
         from droidverify.runner.backends import RayBackend, make_backend, parse_workers
         from droidverify.runner.grpo import GRPOPlayer

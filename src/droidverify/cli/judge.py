@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperGroup
 
-from droidverify.cli._common import cli_errors, fail
+from droidverify.cli._common import TASKS_MODULE_HELP, cli_errors, fail, load_task_modules
 from droidverify.errors import DroidVerifyError
 
 METHODS = ("rule", "passive", "smartsnap", "prore", "see", "compact")
@@ -64,6 +64,38 @@ def load_episodes(source: Path) -> tuple[list[Any], dict[str, bool], Path]:
     name = source.name.removesuffix(".gz").removesuffix(".jsonl")
     return [it.trajectory for it in items], {it.id: it.label for it in items}, \
         source.with_name(f"{name}.{JUDGEMENTS_FILE}")
+
+
+def unknown_task_names(trajectories: list[Any], method: str) -> dict[str, str]:
+    """Task names the judge ``method`` must resolve but the registry does not know -> the registry's
+    error. The rule judge re-runs the checker on a saved final phone state (the episode's template
+    is needed then); SEE replays every episode on its task. Other methods read only the episode."""
+    from droidverify.errors import TaskError
+    from droidverify.rewards.rule import PHONE_STATE_KEY
+    from droidverify.tasks import registry
+
+    if method not in ("rule", "see"):
+        return {}
+    needed = {str(t.task_id) for t in trajectories
+              if method == "see" or (isinstance(t.metadata, dict) and t.metadata.get(PHONE_STATE_KEY))}
+    unknown: dict[str, str] = {}
+    for name in sorted(needed):
+        try:
+            registry.get_template(name)
+        except TaskError as e:
+            unknown[name] = str(e)
+    return unknown
+
+
+def check_task_names(trajectories: list[Any], method: str) -> None:
+    """Refuse, naming the templates, to judge episodes of tasks this process cannot resolve (each
+    would otherwise be judged ``undecided``, which reads as a judge's doubt, not a missing module)."""
+    unknown = unknown_task_names(trajectories, method)
+    if unknown:
+        count = sum(str(t.task_id) in unknown for t in trajectories)
+        fail(f"the {method} judge cannot resolve the task templates of {count} of {len(trajectories)} "
+             f"episodes ({'; '.join(unknown.values())}); give the module that defines them with "
+             "--tasks-module, as to `droidverify run`")
 
 
 def check_evaluator(evaluator: object) -> str:
@@ -298,6 +330,10 @@ def judge_command(
     world_model: Annotated[str | None, typer.Option("--world-model", help="--method see: llm (ASL's world-model "
                                                     "prompt on --model; default) | learned (the shipped learned "
                                                     "world model, no LLM).")] = None,
+    tasks_module: Annotated[list[str] | None, typer.Option("--tasks-module", metavar="MODULE",
+                                                           help=TASKS_MODULE_HELP + " Needed to judge "
+                                                           "episodes of your own templates with rule or "
+                                                           "see.")] = None,
 ) -> None:
     """Judge every episode of SOURCE with one method; write judgements.jsonl (resumable: judged
     episodes are skipped) and print the agreement with the checker where labels exist.
@@ -321,6 +357,7 @@ def judge_command(
         model = str(judge_model) if judge_model is not None else None
     if world_model is not None and (world_model not in ("llm", "learned") or method != "see"):
         fail(f"--world-model {world_model!r}: llm or learned, with --method see only")
+    load_task_modules(tasks_module)  # here and, through the backend, in every --workers process
     from rich.progress import Progress
 
     from droidverify.rewards.metrics import agreement
@@ -369,6 +406,7 @@ def judge_command(
             trajs = trajs[:limit]
         if not trajs:
             fail(f"{source} holds no finished episode")
+        check_task_names(trajs, method)
         spec = JudgeSpec(method, model=model, votes=votes if votes is not None else 3,
                          max_tokens=max_tokens if max_tokens is not None else 256,
                          probes=probes if probes is not None else 2,
@@ -532,11 +570,15 @@ def labelled_set_command(
     split: Annotated[str, typer.Option("--split", help="Templates: train (default) | validation | test.")] = "train",
     n: Annotated[int, typer.Option("--n", help="Trajectories (even; half successes).", min=2,
                                    max=100_000)] = 300,
+    tasks_module: Annotated[list[str] | None, typer.Option("--tasks-module", metavar="MODULE",
+                                                           help=TASKS_MODULE_HELP + " Its templates of "
+                                                           "--split join the set.")] = None,
 ) -> None:
     """Build a balanced, checker-labelled trajectory set from the simulator (oracle successes,
     realistic failures, self-verifying submit variants)."""
     from droidverify.rewards.labelled import build_items, write_set
 
+    load_task_modules(tasks_module)
     console = Console(stderr=True)
     with cli_errors():
         with console.status("building the labelled set"):

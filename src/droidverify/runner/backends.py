@@ -13,6 +13,10 @@ worker, up to ``max_attempts`` times, then :class:`~droidverify.errors.WorkerLos
 raised by ``setup`` or ``fn`` stops the iteration and is re-raised in the caller with its type (the
 worker's traceback is attached as a note), exactly as if it had happened in the caller.
 
+Before ``setup``, every worker loads the user tasks modules the caller has loaded
+(``tasks.registry.user_task_modules``: ``--tasks-module``, entry points), so a task name the caller
+resolves resolves in the worker too (a spawned process or a Ray actor inherits no imports).
+
 Backends:
 
 - :class:`InlineBackend` — this process, one worker (what ``run_many`` does without a backend).
@@ -133,6 +137,13 @@ class InlineBackend(RolloutBackend):
             yield i, fn(state, item)
 
 
+def _caller_task_modules() -> tuple[str, ...]:
+    """The user tasks modules this process has loaded (none when the registry was never used)."""
+    from droidverify.tasks import registry
+
+    return registry.user_task_modules()
+
+
 # --- local worker processes ---------------------------------------------------------------------------
 
 
@@ -151,8 +162,18 @@ def _exit_with_parent(parent: int) -> None:
             os._exit(3)
 
 
-def _local_worker_main(conn: Connection, setup: Setup, fn: WorkFn, threads: int | None = None) -> None:
-    """A worker process: build the state once, then run items until told to stop (``None``)."""
+def _load_task_modules(specs: Sequence[str]) -> None:
+    """In a worker, before anything resolves a task name: load the caller's user tasks modules."""
+    if specs:
+        from droidverify.tasks import registry
+
+        registry.load_tasks_modules(specs)
+
+
+def _local_worker_main(conn: Connection, setup: Setup, fn: WorkFn, threads: int | None = None,
+                       task_modules: Sequence[str] = ()) -> None:
+    """A worker process: load the caller's tasks modules, build the state once, then run items until
+    told to stop (``None``)."""
     # Ctrl-C reaches the whole process group; the parent decides what stops, and stops us.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True,
@@ -163,6 +184,7 @@ def _local_worker_main(conn: Connection, setup: Setup, fn: WorkFn, threads: int 
         # LocalLLM reads this when it loads.
         os.environ["OMP_NUM_THREADS"] = str(threads)
     try:
+        _load_task_modules(task_modules)
         state = setup()
     except Exception as e:  # noqa: BLE001 -- sent to the caller, who re-raises it with its type
         conn.send(("error", None, _portable(e)))
@@ -235,6 +257,7 @@ class LocalBackend(RolloutBackend):
         self.max_attempts = max_attempts
         self.stop_timeout = stop_timeout
         self._live: list[_Worker] = []
+        self._task_modules: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -258,6 +281,7 @@ class LocalBackend(RolloutBackend):
         pending = deque(range(len(items)))
         attempts = _Attempts(len(items), self.max_attempts, n)
         left = len(items)
+        self._task_modules = _caller_task_modules()
         self._live = [self._start(ctx, setup, fn) for _ in range(n)]
 
         def dispatch(w: _Worker) -> None:
@@ -304,8 +328,8 @@ class LocalBackend(RolloutBackend):
     def _start(self, ctx: Any, setup: Setup, fn: WorkFn) -> _Worker:
         parent, child = ctx.Pipe(duplex=True)
         threads = max(1, default_workers() // self.workers)
-        proc = ctx.Process(target=_local_worker_main, args=(child, setup, fn, threads), daemon=True,
-                           name="droidverify-rollout")
+        proc = ctx.Process(target=_local_worker_main, args=(child, setup, fn, threads, self._task_modules),
+                           daemon=True, name="droidverify-rollout")
         proc.start()
         child.close()  # the parent keeps its end only: EOF then means the worker is gone
         return _Worker(proc=proc, conn=parent)
@@ -351,14 +375,24 @@ def _import_ray() -> Any:
 class _RayWorker:
     """The body of a Ray actor: holds the state ``setup()`` built (env factory, agent, model)."""
 
-    def __init__(self, setup: Setup) -> None:
+    def __init__(self, setup: Setup, task_modules: Sequence[str] = ()) -> None:
         self._setup: Setup | None = setup
         self._state: Any = None
+        self._error: BaseException | None = None
+        # here, before any item arrives: an item holding a user template unpickles only once its
+        # module is loaded; a failure is kept for the first item (a failed constructor would look
+        # like a lost actor and be retried, hiding the reason)
+        try:
+            _load_task_modules(task_modules)
+        except Exception as e:  # noqa: BLE001 -- re-raised in the caller with its own type
+            self._error = _portable(e)
 
     def pid(self) -> int:
         return os.getpid()
 
     def run(self, fn: WorkFn, item: Any) -> tuple[str, Any]:
+        if self._error is not None:
+            return "error", self._error
         try:
             if self._setup is not None:
                 self._state, self._setup = self._setup(), None
@@ -431,10 +465,11 @@ class RayBackend(RolloutBackend):
         n = min(self.workers, len(items))
         setup_ref = ray.put(setup)  # shipped once, not once per actor
         fn_ref = ray.put(fn)
+        task_modules = _caller_task_modules()
         pending = deque(range(len(items)))
         attempts = _Attempts(len(items), self.max_attempts, n)
         left = len(items)
-        self._actors = [actor_cls.remote(setup_ref) for _ in range(n)]
+        self._actors = [actor_cls.remote(setup_ref, task_modules) for _ in range(n)]
         inflight: dict[Any, tuple[int, int]] = {}  # object ref -> (actor slot, item index)
         busy: set[int] = set()
 
@@ -458,7 +493,7 @@ class RayBackend(RolloutBackend):
                         ray.kill(self._actors[slot], no_restart=True)
                         attempts.lost(index, "Ray actor")
                         pending.appendleft(index)
-                        self._actors[slot] = actor_cls.remote(setup_ref)
+                        self._actors[slot] = actor_cls.remote(setup_ref, task_modules)
                         continue
                     if kind == "error":
                         raise payload

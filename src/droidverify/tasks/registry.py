@@ -40,6 +40,9 @@ ENTRY_POINT_GROUP = "droidverify.tasks"  # each entry point names a module of @r
 
 _TEMPLATES: dict[str, TaskTemplate] = {}
 _LOADED = False
+# template name -> (the spec that loads its module again, where its class is defined): what worker
+# processes load so they resolve the same names (spawned processes do not inherit imports)
+_SOURCES: dict[str, tuple[str, str]] = {}
 
 
 def _where(cls: type) -> str:
@@ -78,7 +81,8 @@ def _load() -> None:
 _PATH_HINT = "give a module on the Python path, e.g. my_tasks or pkg.tasks, or a path to a .py file"
 
 
-def _import_user_module(name: str, what: str, hint: str = _PATH_HINT) -> tuple[ModuleType, list[TaskTemplate]]:
+def _import_user_module(name: str, what: str, hint: str = _PATH_HINT,
+                        source: str | None = None) -> tuple[ModuleType, list[TaskTemplate]]:
     """Import ``name`` -> (module, the templates it registers: defined in it or in its submodules,
     or registered while it was imported). On failure the registry is left as it was and a
     :class:`TaskModuleError` says why."""
@@ -105,6 +109,8 @@ def _import_user_module(name: str, what: str, hint: str = _PATH_HINT) -> tuple[M
              or type(t).__module__.startswith(prefix)]
     if not found:
         raise TaskModuleError(_no_templates_message(module, what), module=name)
+    for t in found:  # the latest load names the source (a name freed and registered again moves on)
+        _SOURCES[t.name] = (source or name, _where(type(t)))
     return module, sorted(found, key=lambda t: t.name)
 
 
@@ -151,7 +157,36 @@ def load_tasks_module(spec: str) -> list[TaskTemplate]:
         raise TaskModuleError(f"a tasks module must be a non-empty string, got {spec!r}", module=None)
     spec = spec.strip()
     _load()
-    return _import_user_module(_module_name_for(spec), f"tasks module {spec!r}")[1]
+    name = _module_name_for(spec)
+    # a path is kept absolute: a worker started elsewhere loads the same file
+    source = str(Path(spec).expanduser().resolve()) if name != spec else spec
+    return _import_user_module(name, f"tasks module {spec!r}", source=source)[1]
+
+
+def user_task_modules() -> tuple[str, ...]:
+    """The tasks modules (``--tasks-module`` specs, entry points' module names) that registered the
+    user templates now in the registry, in the order they were first loaded; each is a valid
+    argument of :func:`load_tasks_module`.
+
+    Worker processes (``runner.backends``) load these before they resolve a task name, so a name this
+    process resolves resolves there too. Templates registered by a bare ``import`` are not listed.
+    """
+    out: list[str] = []
+    for name, (spec, where) in _SOURCES.items():
+        template = _TEMPLATES.get(name)
+        # a template the registry no longer holds, or holds from another class, is not this source's
+        if template is not None and _where(type(template)) == where and spec not in out:
+            out.append(spec)
+    return tuple(out)
+
+
+def load_tasks_modules(specs: Iterable[str]) -> list[TaskTemplate]:
+    """:func:`load_tasks_module` for each of ``specs`` in order (what :func:`user_task_modules`
+    returned in another process); returns every template they registered."""
+    found: dict[str, TaskTemplate] = {}
+    for spec in specs:
+        found.update((t.name, t) for t in load_tasks_module(spec))
+    return [found[k] for k in sorted(found)]
 
 
 def _no_templates_message(module: ModuleType, what: str) -> str:

@@ -1,11 +1,13 @@
 """Verifier training data from the simulator, labelled by the task oracles.
 
-Three sources (V-Droid section 4, with the oracle as the human annotator):
+Three sources (after V-Droid sections 4-5, with the oracle as the human annotator):
 
 - ``oracle``: states on the oracle's own path.
 - ``policy``: states a behaviour policy visits (a noisy oracle that takes a wrong action now and
   then, or any droidverify agent such as the current verifier), each labelled by the oracle,
-  which names the correct next action from any state. That is V-Droid's joint annotation loop.
+  which names the correct next action from any state (every visited state, on the policy's own
+  uncorrected path). V-Droid's human-agent joint annotation, where the annotator corrects only the
+  agent's uncertain steps and the episode goes on from the correction, is ``annotate_above``.
 - ``self_correction``: right after a wrong action that changed the screen, the reverse action is
   the positive (click/long_press -> back, open_app -> home, scroll -> the opposite scroll,
   input_text -> clear_text on the same field).
@@ -617,7 +619,7 @@ def collect(
     apps: Sequence[str],
     policy: str | PolicyFactory = "oracle",
     epsilon: float = 0.3,
-    self_correction_rate: float = 0.5,
+    self_correction_rate: float = 0.12,
     seed: int = 0,
     round_index: int = 0,
     keep: Callable[[VerifierStepRecord], bool] | None = None,
@@ -633,10 +635,12 @@ def collect(
 
     ``policy``: ``"oracle"`` (the oracle's path), ``"noisy"`` (:class:`NoisyOracle` with
     ``epsilon``; self-correction records follow its mistakes with probability
-    ``self_correction_rate``, drawn by :func:`self_correction_rng`), or a factory ``task -> Agent``
-    whose agent acts while the oracle labels every state it visits. ``keep(record)`` filters records
-    (entropy triage). Statistics (unmatched oracle actions per template included) accumulate in
-    ``stats``, one episode at a time; ``on_episode(task, stats)`` follows each episode.
+    ``self_correction_rate``, drawn by :func:`self_correction_rng`; 0.12 as in ``loop.DataSpec`` and
+    ``train data``: 1.2% of the records of the default data set, docs/training.md), or a factory
+    ``task -> Agent`` whose agent acts while the oracle labels every state it visits.
+    ``keep(record)`` filters records (entropy triage). Statistics (unmatched oracle actions per
+    template included) accumulate in ``stats``, one episode at a time; ``on_episode(task, stats)``
+    follows each episode.
 
     ``annotate_above`` (an agent factory's policy only): V-Droid's joint annotation. At every step
     the agent proposes; where its normalised entropy is at or above this, the oracle (the annotator)

@@ -5,9 +5,10 @@ Per labelled step the positive candidate should outscore every negative:
 ``loss = mean_neg -log sigmoid(s_pos - s_neg - margin)``. Scores are the learned head applied to
 the next-token logits of each candidate's prompt. The step's shared prefix is run once and its KV
 cache serves every candidate (``LocalLLM.candidate_hidden``, the same code the agent scores with),
-instead of one full prompt per candidate as in V-Droid's own code. A LoRA adapter (peft) trains
-on the layers chosen; an optional SFT term trains the content of placeholder positives (app name,
-text, answer) that the agent generates after choosing them.
+instead of one full prompt per candidate (the naive forward, ``naive_forward=True``, kept as the
+benchmark baseline; V-Droid's paper does not describe its training forward). A LoRA adapter
+(peft) trains on the layers chosen; an optional SFT term trains the content of placeholder
+positives (app name, text, answer) that the agent generates after choosing them.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class P3Config:
     sft_weight: float = 0.5  # weight of the completion (content) loss; 0 disables it
     max_prompt_tokens: int = 3000  # records whose prompt is longer are skipped (and counted)
     max_batch: int = 8  # candidates per packed pass
-    naive_forward: bool = False  # V-Droid's way: every candidate's full prompt on its own (benchmark)
+    naive_forward: bool = False  # every candidate's full prompt on its own, one forward each (benchmark)
     eval_every: int = 100
     eval_records: int = 200
     save_every: int = 100
