@@ -51,6 +51,8 @@ def policy_command(
     max_minutes: Annotated[float | None, typer.Option(help="Stop after this many minutes of training.",
                                                       min=0.1)] = None,
     seed: Annotated[int, typer.Option(help="Initialisation, data order and sampling.")] = 0,
+    finish: Annotated[str, typer.Option(help="status (declares done) or submit (SmartSnap's self-verifying "
+                                        "policy: train on `train sv-data` records).")] = "status",
 ) -> None:
     """Train the compact policy (the compact verifier's softmax) by SFT or ASL; export it as a verifier."""
     from droidverify.cli.train import _provenance, _say
@@ -66,7 +68,7 @@ def policy_command(
                                     "max_minutes": max_minutes}.items() if v is not None}
         cfg = PolicyConfig(output_dir=str(out), train_file=str(train), eval_file=str(eval_file) if eval_file else None,
                            objective=objective, reward=kind, reward_name=reward, tau=tau, beta=beta,
-                           samples=samples, seed=seed, **values)
+                           samples=samples, seed=seed, finish=finish, **values)
         trainer = PolicyTrainer(cfg, table=table, log=_say)
         result = trainer.train()
         dest = export or out / "verifier"
@@ -80,7 +82,90 @@ def policy_command(
                                     if k in ("top1", "pairwise", "coverage", "records")}}))
 
 
+def sv_data_command(
+    out: Annotated[Path, typer.Option("--out", help="JSONL file to write (statistics beside it).")],
+    split: Annotated[str, typer.Option(help="Templates: train, validation or test.")] = "train",
+    seeds: Annotated[str, typer.Option(help="Task seeds of the oracle's episodes.")] = "0-1",
+    skin: Annotated[str, typer.Option(help="seeded (a simulator skin per episode) or none.")] = "seeded",
+) -> None:
+    """Warm-start records of the self-verifying compact policy: the oracle's episodes ending in a
+    submit that cites the round proving the task (training.selfverify)."""
+    from droidverify.cli._common import parse_seeds
+    from droidverify.cli.train import _say
+    from droidverify.tasks import registry
+    from droidverify.training.loop import sim_apps
+    from droidverify.training.records import write_records
+    from droidverify.training.selfverify import submit_records
+
+    with cli_errors():
+        if split not in registry.SPLITS:
+            raise typer.BadParameter(f"unknown split {split!r}; use one of {registry.SPLITS}")
+        tasks = registry.tasks_for(split, parse_seeds(seeds))
+        stats: dict[str, Any] = {}
+        n = write_records(out, submit_records(tasks, split_of=registry.split_of, apps=sim_apps(), skin=skin,
+                                              stats=stats))
+        stats.update({"split": split, "seeds": parse_seeds(seeds), "skin": skin, "written": n})
+        out.with_suffix(".stats.json").write_text(json.dumps(stats, indent=1))
+        _say(f"{n} records from {stats.get('episodes', 0)} episodes; {stats.get('proof_not_offered', 0)} final "
+             "steps dropped (proof round not offered)")
+    typer.echo(json.dumps(stats))
+
+
+def policy_grpo_command(
+    init: Annotated[Path, typer.Option("--init", help="The start policy: a compact verifier directory (the SFT "
+                                       "warm start of `train policy --finish submit`).")],
+    out: Annotated[Path, typer.Option("--out", help="Run directory; a rerun resumes.")],
+    reward: Annotated[str, typer.Option(help="smartsnap (SmartSnap's 3C composite on the trained compact "
+                                        "evidence judge) or rule (the checker: the oracle upper bound).")] = "smartsnap",
+    compact_judge: Annotated[Path | None, typer.Option(help="smartsnap: a compact judge directory (default: "
+                                                       "the shipped one).")] = None,
+    judge_model: Annotated[str | None, typer.Option(help="smartsnap: an LLM evidence judge instead (a model "
+                                                    "path or openai:URL[#model]); never the policy.")] = None,
+    iterations: Annotated[int, typer.Option(min=1)] = 20,
+    tasks_per_iteration: Annotated[int, typer.Option(min=1)] = 16,
+    group_size: Annotated[int, typer.Option(min=2, help="Episodes per task (SmartSnap: 8).")] = 8,
+    learning_rate: Annotated[float, typer.Option("--lr")] = 3e-4,
+    kl_beta: Annotated[float, typer.Option(help="KL to the start policy (0: none).", min=0)] = 0.0,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature of the rollouts.")] = 1.0,
+    max_steps: Annotated[int | None, typer.Option(help="Step limit per episode (default: the task's).", min=1)] = None,
+    max_minutes: Annotated[float | None, typer.Option(min=0.1)] = None,
+    seed: Annotated[int, typer.Option()] = 0,
+    workers: Annotated[str, typer.Option(help="Rollout workers: N or auto.")] = "auto",
+    export: Annotated[Path | None, typer.Option(help="Final policy directory (default OUT/verifier).")] = None,
+) -> None:
+    """GRPO on the compact policy (SmartSnap's recipe): G sampled episodes per task, judged, group-normalised
+    advantages, clipped policy gradient; rollouts on worker processes."""
+    from droidverify.cli.train import _backend, _provenance, _say
+    from droidverify.runner.grpo import CompactPolicyPlayer
+    from droidverify.training.grpo import GRPOConfig, rollout_groups
+    from droidverify.training.policy_grpo import PolicyGRPOConfig, PolicyGRPOTrainer
+
+    if reward not in ("smartsnap", "rule"):
+        raise typer.BadParameter(f"--reward must be smartsnap or rule, got {reward!r}")
+    with cli_errors(), _backend(workers, "rollouts") as backend:
+        cfg = PolicyGRPOConfig(output_dir=str(out), init_policy=str(init), iterations=iterations,
+                               tasks_per_iteration=tasks_per_iteration, group_size=group_size,
+                               learning_rate=learning_rate, kl_beta=kl_beta, temperature=temperature,
+                               max_minutes=max_minutes, seed=seed)
+        player_kw = {"compact_judge": str(compact_judge) if compact_judge else None, "judge_model": judge_model}
+
+        def rollout(policy: Path, tasks: list[Any], k: int) -> list[Any]:
+            gcfg = GRPOConfig(group_size=group_size, temperature=temperature, max_steps=max_steps,
+                              seed=seed * 100_003 + k, reward=reward)
+            return rollout_groups(tasks, gcfg, player=CompactPolicyPlayer(str(policy), **player_kw),
+                                  backend=backend, out=out / "groups" / f"iteration-{k}.jsonl")
+
+        trainer = PolicyGRPOTrainer(cfg, rollout=rollout, log=_say)
+        (out / "judge.json").write_text(json.dumps({"reward": reward, **player_kw}))
+        result = trainer.train()
+        dest = export or out / "verifier"
+        trainer.export(dest, provenance={**_provenance(), "result": result})
+    typer.echo(json.dumps({"verifier": str(dest), **result}))
+
+
 def register(app: typer.Typer) -> None:
-    from droidverify.cli.train import train_app  # the `train` group; this module adds one command to it
+    from droidverify.cli.train import train_app  # the `train` group; this module adds its commands to it
 
     train_app.command("policy")(policy_command)
+    train_app.command("sv-data")(sv_data_command)
+    train_app.command("policy-grpo")(policy_grpo_command)

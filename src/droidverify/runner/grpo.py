@@ -224,3 +224,65 @@ def _load(model: str | None, spec: GRPOPlayer) -> Any:
     if (model or "").startswith("openai:"):
         return load_llm(model)  # a server chooses its own dtype and device
     return load_llm(model, dtype=spec.dtype, device=spec.device)
+
+
+@dataclass(frozen=True)
+class CompactPolicyPlayer:
+    """A picklable player factory for the compact policy (``training.policy_grpo``): each member is an
+    episode of ``VerifierAgent`` scoring with the compact verifier in ``policy`` (a directory) and
+    drawing its action from softmax(scores / temperature) with the member's own seed, judged by the
+    judge ``cfg.reward`` names: ``smartsnap`` (the default for a policy that ends with ``submit``:
+    SmartSnap's composite on the compact evidence judge, ``compact_judge`` or the shipped one; an LLM
+    evidence judge with ``judge_model``) or ``rule`` (the checker: the oracle upper bound)."""
+
+    policy: str
+    compact_judge: str | None = None
+    judge_model: str | None = None
+    votes: int = 3
+
+    def __call__(self, cfg: GRPOConfig) -> CompactPolicyWorker:
+        return CompactPolicyWorker(self, cfg)
+
+
+class CompactPolicyWorker:
+    def __init__(self, spec: CompactPolicyPlayer, cfg: GRPOConfig) -> None:
+        from droidverify.agents.verifier.compact.scorer import CompactScorer
+        from droidverify.runner.factories import installed_app_names
+        from droidverify.runner.judging import GuardedJudge
+
+        self.cfg = cfg
+        self.scorer = CompactScorer.load(spec.policy)
+        self.apps = installed_app_names("sim")
+        if cfg.reward == "rule":
+            from droidverify.rewards.rule import RuleJudge
+
+            inner: Any = RuleJudge()
+        elif cfg.reward == "smartsnap":
+            if spec.judge_model is not None:
+                from droidverify.rewards.smartsnap import EvidenceJudge
+
+                inner = EvidenceJudge(_load(spec.judge_model, GRPOPlayer()), votes=spec.votes)
+            else:
+                from droidverify.rewards.compact_judge import CompactJudge
+
+                inner = CompactEvidenceReward(CompactJudge.load(spec.compact_judge, "evidence"))
+        else:
+            raise RunError(f"unknown GRPO reward {cfg.reward!r}: use one of {', '.join(REWARDS)}")
+        self.judge = GuardedJudge(inner)
+
+    def play(self, task: Task, member: int, sample_seed: int) -> GRPOMember:
+        from droidverify.agents.verifier import VerifierAgent
+        from droidverify.env.sim import SimEnv
+        from droidverify.runner.episode import run_episode
+
+        agent = VerifierAgent(None, scorer=self.scorer, apps=self.apps, temperature=self.cfg.temperature,
+                              sample_seed=sample_seed, memory=self.scorer.memory)
+        env = SimEnv(task=task, seed=task.seed)
+        try:
+            traj = run_episode(agent, env, task, max_steps=self.cfg.max_steps)
+            traj.metadata["episode_id"] = f"{task.id}:{task.seed}:g{member}"
+            traj.metadata["grpo"] = {"member": member, "sample_seed": sample_seed}
+            j = self.judge.judge(traj, env=env)
+        finally:
+            env.close()
+        return GRPOMember.judged(member, sample_seed, traj, j.to_dict())

@@ -438,7 +438,8 @@ class CompactTrainer:
     def export(self, directory: str | Path, *, provenance: dict[str, Any] | None = None) -> Path:
         from droidverify.agents.verifier.compact.scorer import CompactScorer
 
-        scorer = CompactScorer(self.net, self.encoder, memory=self.config.memory, content=self.config.content)
+        scorer = CompactScorer(self.net, self.encoder, memory=self.config.memory, content=self.config.content,
+                               finish=getattr(self.config, "finish", "status"))
         cfg = self.config.to_dict()
         # Paths relative to the run directory: provenance never records a machine's absolute paths.
         for key in ("output_dir", "train_file", "eval_file"):

@@ -58,6 +58,9 @@ class PolicyConfig(CompactConfig):
     tau: float | None = None  # asl thresholded variant: reward only similarities above tau ...
     beta: float = 0.5  # ... scaled by beta, on top of the exact-match reward
     samples: int = 1  # actions sampled per step (the ASL term is averaged over them)
+    # how the trained policy ends an episode: "status" (declares done) or "submit" (SmartSnap's
+    # self-verifying policy, trained on training.selfverify's records); written to verifier.json
+    finish: str = "status"
 
     def validate(self) -> None:
         super().validate()
@@ -69,6 +72,8 @@ class PolicyConfig(CompactConfig):
             raise TrainingError(f"tau is a similarity threshold in [-1, 1], got {self.tau}")
         if self.beta < 0 or self.samples < 1:
             raise TrainingError("beta must be >= 0 and samples >= 1")
+        if self.finish not in ("status", "submit"):
+            raise TrainingError(f"finish must be 'status' or 'submit', got {self.finish!r}")
 
 
 def exact_rewards(ex: Example) -> list[float]:

@@ -25,12 +25,14 @@ from droidverify.agents.screen import (
 from droidverify.agents.verifier.candidates import extract_candidates
 from droidverify.agents.verifier.memory import WorkingMemory, make_memory
 from droidverify.agents.verifier.prompt import build_verification_prompt
+from droidverify.agents.verifier.submit import with_submit
 from droidverify.env.records import Observation, Step, TokenUsage
 from droidverify.errors import DroidVerifyError, LLMOutputError
 from droidverify.llm.base import LLM, Messages, ScoreResult
 
 Head = Callable[[Any], Sequence[float]]
 CONTENT_MODES = ("llm", "select")
+FINISH_MODES = ("status", "submit")  # how the agent ends: declare done, or submit proof (SmartSnap)
 
 
 class _NoGenerator(Exception):
@@ -171,6 +173,11 @@ class VerifierAgent:
     chosen by the scorer; ``"llm"`` keeps placeholders and generates their content. Default:
     ``"select"`` with a scorer, ``"llm"`` without.
 
+    ``finish``: ``"status"`` (V-Droid: ``status complete`` is a candidate) or ``"submit"``
+    (SmartSnap's self-verifying agent: it is replaced by ``submit(message, evidences)`` candidates,
+    :mod:`~droidverify.agents.verifier.submit`). Default: what the scorer's checkpoint was trained
+    for, else ``"status"``.
+
     ``temperature`` > 0: instead of the argmax, draw the candidate from softmax(scores / T) over the
     ``top_k`` best (all when None); a completion failure moves on to the next draw without
     replacement. A wrong argmax is otherwise wrong on every visit of a screen; a draw gives each
@@ -198,6 +205,7 @@ class VerifierAgent:
         sample_seed: int = 0,
         scorer: Any = None,
         content: str | None = None,
+        finish: str | None = None,
     ) -> None:
         if batch_size is not None and batch_size < 1:
             raise DroidVerifyError(f"VerifierAgent: batch_size must be >= 1 or None, got {batch_size}")
@@ -205,6 +213,11 @@ class VerifierAgent:
             raise DroidVerifyError(f"VerifierAgent: temperature must be a finite number >= 0, got {temperature!r}")
         if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
             raise DroidVerifyError(f"VerifierAgent: top_k must be an integer >= 1 or None, got {top_k!r}")
+        # a compact policy trained to end by submitting proof says so in its checkpoint
+        finish = finish or (getattr(scorer, "meta", None) or {}).get("finish") or "status"
+        if finish not in FINISH_MODES:
+            raise DroidVerifyError(f"VerifierAgent: finish must be one of {FINISH_MODES}, got {finish!r}")
+        self.finish = finish
         content = content or ("select" if scorer is not None else "llm")
         if content not in CONTENT_MODES:
             raise DroidVerifyError(f"VerifierAgent: content must be one of {CONTENT_MODES}, got {content!r}")
@@ -356,6 +369,8 @@ class VerifierAgent:
         memory_text = self.memory.render()
         t_mem = time.perf_counter() - t0
         candidates = extract_candidates(observation, apps=self.apps)
+        if self.finish == "submit":
+            candidates = with_submit(candidates, history)
         descriptions = [describe_action(c, observation.elements) for c in candidates]
         return PreparedStep(observation=observation, memory_text=memory_text,
                             ui=describe_ui(observation, self.ui_style), candidates=candidates,
@@ -461,6 +476,8 @@ class VerifierAgent:
             "completion": completion,
             "completion_failures": failures,
         }
+        if self.finish != "status":
+            info["finish"] = self.finish
         if self.temperature > 0:
             info["temperature"] = self.temperature
             info["top_k"] = self.top_k

@@ -25,6 +25,7 @@ MAX_MEMORY = 12  # most recent memory entries the scorer reads
 _TOKEN_RE = re.compile(r"\w+", re.UNICODE)
 _NUM_RE = re.compile(r"\d+(?:[.,:]\d+)?")
 _STEP_RE = re.compile(r"^Step \d+:\s*")
+_STEP_NUM_RE = re.compile(r"^Step (\d+):\s*")
 
 NUMERIC_NAMES: tuple[str, ...] = (
     *(f"kind_{k}" for k in KINDS),
@@ -52,6 +53,16 @@ def tokens(text: str | None) -> list[str]:
 
 def _frac_in(a: Sequence[str], b: set[str]) -> float:
     return sum(t in b for t in a) / len(a) if a else 0.0
+
+
+def memory_by_round(memory_text: str) -> dict[int, str]:
+    """Memory entries by round id (``Step n:`` is round n - 1, the id ``submit`` cites)."""
+    out: dict[int, str] = {}
+    for ln in (memory_text or "").splitlines():
+        m = _STEP_NUM_RE.match(ln.strip())
+        if m:
+            out[int(m.group(1)) - 1] = ln.strip()[m.end():]
+    return out
 
 
 def memory_entries(memory_text: str) -> list[str]:
@@ -94,7 +105,7 @@ def _value(action: Action) -> str | None:
         return None
     if action.action_type == "open_app":
         return action.app_name
-    if action.action_type in ("input_text", "answer"):
+    if action.action_type in ("input_text", "answer", "submit"):
         return action.text
     return None
 
@@ -130,6 +141,9 @@ def candidate_text(action: Action, elements: Sequence[UIElement]) -> str:
         verb = f"scroll {action.direction}"
     if action.action_type == "status":
         verb = f"declare the task {action.goal_status}"
+    if action.action_type == "submit":  # SmartSnap's curation: which rounds prove it (context: those rounds)
+        ev = list(action.evidences or ())
+        verb = f"submit proof citing {len(ev)} round{'s' if len(ev) != 1 else ''}"
     parts = [verb]
     if action.index is not None and 0 <= action.index < len(elements):
         el = elements[action.index]
@@ -187,6 +201,7 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
     w, h = screen_size
     view = StepView(goal=goal_s, memory=mem[-MAX_MEMORY:])
     rows: dict[int, list[tuple[UIElement, str]]] = {}
+    rounds = memory_by_round(memory_text) if any(c.action_type == "submit" for c in candidates) else {}
     for i, action in enumerate(candidates):
         kind = _kind(action)
         el = elements[action.index] if action.index is not None and 0 <= action.index < len(elements) else None
@@ -232,8 +247,12 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
             float(bool(value_low) and value_low in quoted),
             float(bool(label) and any(q in label.lower() for q in quoted)),
         ]
-        view.candidates.append(CandidateView(text=candidate_text(action, elements),
-                                             context=_row_context(el, rows) if el is not None else "",
+        if action.action_type == "submit":  # what the cited rounds did, as the memory tells it
+            context = " | ".join(sanitize_screen_text(rounds.get(r, ""), max_len=160)
+                                 for r in (action.evidences or ()))
+        else:
+            context = _row_context(el, rows) if el is not None else ""
+        view.candidates.append(CandidateView(text=candidate_text(action, elements), context=context,
                                              value=sanitize_screen_text(value, max_len=120), numeric=nums))
     return view
 

@@ -85,12 +85,12 @@ class CompactScorer:
     kind = BACKBONE
 
     def __init__(self, net: Any, encoder: TextEncoder | None = None, *, memory: str = "diff",
-                 content: str = "select", meta: dict[str, Any] | None = None) -> None:
+                 content: str = "select", finish: str = "status", meta: dict[str, Any] | None = None) -> None:
         self.net = net.eval()
         self.encoder = encoder or TextEncoder()
         self.memory = memory
         self.content = content
-        self.meta = meta or {}
+        self.meta = {**(meta or {}), "finish": (meta or {}).get("finish", finish)}
 
     def view(self, goal: str, memory_text: str, elements: Sequence[UIElement], candidates: Sequence[Action],
              descriptions: Sequence[str] | None = None) -> StepView:
@@ -131,6 +131,8 @@ class CompactScorer:
                 "encoder": EMBEDDER_NAME, "encoder_dtype": getattr(self.encoder, "dtype", "float32"),
                 "net": self.net.cfg.to_dict(), "memory": self.memory,
                 "content": self.content, "train_config": train_config or {}}
+        if self.meta.get("finish", "status") != "status":  # a self-verifying policy ends by submitting proof
+            meta["finish"] = self.meta["finish"]
         return write_verifier_dir(directory, weights, meta, provenance)
 
     @classmethod
