@@ -32,7 +32,9 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import pickle
+import re
 import signal
+import socket
 import threading
 import time
 import traceback
@@ -372,6 +374,126 @@ def _import_ray() -> Any:
     return ray
 
 
+# Ray 2.60 clients present a token only with RAY_AUTH_MODE=token; the token itself comes from one of these.
+RAY_TOKEN_SOURCES = ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+RAY_AUTH_PROBE_SECONDS = 3.0  # a head answers a refused token in milliseconds; this bounds a silent one
+_AUTH_MARKERS = ("InvalidAuthToken", "AuthenticationError", "Unauthenticated")
+_RPC_REFUSAL = re.compile(r"(?:RPC error: )?InvalidAuthToken:[^.\n]*")
+
+
+def _cluster_hostport(target: str | None) -> tuple[str, int] | None:
+    """``(host, port)`` of a cluster address written ``HOST:PORT``; None for anything Ray resolves
+    itself (no address: a new local instance; ``auto``/``local``; ``ray://`` client addresses)."""
+    if not target or "://" in target:
+        return None
+    host, sep, port = target.strip().rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not (port.isascii() and port.isdigit()):
+        return None
+    return host, int(port)
+
+
+def _ray_token_note(explicit: bool) -> str:
+    """What this client presented, for the error. The usual mistake is a token without
+    RAY_AUTH_MODE=token: Ray then sends nothing to a cluster named by its address (``explicit``);
+    only for ``auto`` / no address does an unset mode turn token mode on when a token is found."""
+    mode = os.environ.get("RAY_AUTH_MODE")
+    given = [v for v in RAY_TOKEN_SOURCES if os.environ.get(v)]
+    default_file = os.path.join(os.path.expanduser("~"), ".ray", "auth_token")
+    have = given[0] if given else default_file if os.path.isfile(default_file) else None
+    sending = (mode or "").strip().lower() == "token" or (mode is None and not explicit)
+    if not sending:
+        shown = f"RAY_AUTH_MODE={mode}" if mode else "RAY_AUTH_MODE is not set"
+        if have:
+            return f"a token is given here ({', '.join(given) or have}) but {shown}, so Ray does not send it"
+        return f"this client sent no token ({shown})"
+    if have:
+        return f"the token this client sent (from {have}) is not the cluster's"
+    if mode is None:
+        return "this client sent no token (none was found, and RAY_AUTH_MODE is not set)"
+    return "RAY_AUTH_MODE=token is set but no token was found"
+
+
+def _ray_auth_error(where: str, detail: str) -> BackendError:
+    explicit = _cluster_hostport(where) is not None
+    return BackendError(
+        f"the Ray cluster at {where} requires token authentication and refused this client: "
+        f"{_ray_token_note(explicit)} ({detail.strip()}). Give the client the cluster's token: set "
+        "RAY_AUTH_MODE=token and RAY_AUTH_TOKEN=<token>, or RAY_AUTH_TOKEN_PATH=<file holding it> "
+        "(with neither, Ray reads ~/.ray/auth_token); `ray get-auth-token` on the head node prints it. "
+        "On a trusted network the cluster can run without tokens instead: start its nodes with "
+        "RAY_AUTH_MODE=disabled (docs/parallel.md)")
+
+
+def _auth_failure_text(exc: BaseException) -> str | None:
+    """Ray's words when its failure to connect was the cluster refusing our token, else None. Ray
+    wraps that in a ConnectionError whose cause's text holds the GCS client's traceback."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if type(e).__name__ == "AuthenticationError":
+            return str(getattr(e, "message", e))  # its str() appends Ray's own page of advice
+        text = str(e)
+        said = _RPC_REFUSAL.search(text)  # Ray's one-line reason, without the advice appended to it
+        if said:
+            return said.group(0).strip()
+        lines = [ln.strip() for ln in text.splitlines() if any(m in ln for m in _AUTH_MARKERS)]
+        if lines:
+            return lines[-1][:300]
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def _probe_ray_auth(target: str | None, timeout: float = RAY_AUTH_PROBE_SECONDS) -> str | None:
+    """Why the cluster at ``target`` refuses this client's token, or None (accepted, not a
+    ``HOST:PORT`` address, nothing listening, or no answer in ``timeout``: ``ray.init`` decides).
+
+    Without this, ``ray.init`` retries a refused token for ~20 s and then reports only that it
+    could not connect. It asks the head's GCS for its cluster id once, as ``ray.init`` does first.
+    Uses Ray internals (the [ray] extra pins the version); missing ones just skip the check.
+    """
+    hostport = _cluster_hostport(target)
+    if hostport is None:
+        return None
+    try:
+        from ray._private.authentication.authentication_token_setup import ensure_token_if_auth_enabled
+        from ray._raylet import InnerGcsClient
+    except ImportError:
+        return None
+    try:
+        # token mode with no token anywhere: Ray's own check raises; a GCS client would abort the process
+        ensure_token_if_auth_enabled(None, create_token_if_missing=False)
+    except Exception as e:  # noqa: BLE001 -- only its AuthenticationError is ours to explain
+        if type(e).__name__ != "AuthenticationError":
+            return None  # ray.init meets it again and reports it
+        return _auth_failure_text(e)
+    try:  # something must listen there, or the probe would only wait out Ray's own connect timeouts
+        with socket.create_connection(hostport, timeout=min(timeout, 2.0)) as sock:
+            ip = sock.getpeername()[0]
+    except OSError:
+        return None
+    gcs = f"[{ip}]:{hostport[1]}" if ":" in ip else f"{ip}:{hostport[1]}"
+    outcome: list[BaseException | None] = []
+
+    def ask() -> None:
+        try:
+            InnerGcsClient.standalone(gcs, None, int(timeout * 1000))
+            outcome.append(None)
+        except BaseException as e:  # noqa: BLE001 -- handed to the caller's thread
+            outcome.append(e)
+
+    # a thread: a listener that is not a Ray head can keep the client waiting past timeout_ms
+    probe = threading.Thread(target=ask, daemon=True, name="droidverify-ray-auth-probe")
+    probe.start()
+    probe.join(timeout)
+    err = outcome[0] if outcome else None
+    # only a refusal counts: any other answer (a timeout, a non-Ray listener) is ray.init's to report
+    if err is not None and type(err).__name__ == "AuthenticationError":
+        return _auth_failure_text(err)
+    return None
+
+
 class _RayWorker:
     """The body of a Ray actor: holds the state ``setup()`` built (env factory, agent, model)."""
 
@@ -407,6 +529,10 @@ class RayBackend(RolloutBackend):
     Connects with ``ray.init(address)`` unless Ray is already initialised in this process; without
     an address Ray uses ``RAY_ADDRESS`` if set, else starts a local instance (stopped again by
     :meth:`close`). Every node of a cluster needs droidverify installed (the same version).
+
+    A cluster with token authentication that refuses this client's token (none sent, or the wrong
+    one) fails :meth:`connect` within seconds with a :class:`BackendError` saying which variables
+    give Ray the token (``RAY_AUTH_MODE=token`` and ``RAY_AUTH_TOKEN`` / ``RAY_AUTH_TOKEN_PATH``).
     """
 
     def __init__(self, workers: int | None = None, *, address: str | None = None, num_cpus: float = 1.0,
@@ -437,11 +563,18 @@ class RayBackend(RolloutBackend):
             return self._ray
         ray = _import_ray()
         if not ray.is_initialized():
+            where = self.address or os.environ.get("RAY_ADDRESS") or "a new local instance"
+            # a cluster that refuses our token: say so now, not after ray.init's ~20 s of retries
+            refused = _probe_ray_auth(self.address or os.environ.get("RAY_ADDRESS"))
+            if refused is not None:
+                raise _ray_auth_error(where, refused)
             kwargs = {"include_dashboard": False, "log_to_driver": False, **self.init_kwargs}
             try:
                 ray.init(address=self.address, **kwargs)
             except Exception as e:  # noqa: BLE001 -- ConnectionError, RuntimeError, ValueError from ray
-                where = self.address or os.environ.get("RAY_ADDRESS") or "a new local instance"
+                refused = _auth_failure_text(e)  # an address the probe could not check (auto, ray://)
+                if refused is not None:
+                    raise _ray_auth_error(where, refused) from None
                 raise BackendError(f"cannot start or reach Ray at {where}: {type(e).__name__}: {e}") from None
             self._started_ray = True
         self._ray = ray
