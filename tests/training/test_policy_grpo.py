@@ -26,7 +26,7 @@ from droidverify.tasks import registry
 from droidverify.training.grpo import GRPOMember, RolloutGroup, group_advantages
 from droidverify.training.loop import sim_apps
 from droidverify.training.policy_grpo import PolicyGRPOConfig, PolicyGRPOTrainer, clipped_objective
-from droidverify.training.selfverify import submit_records
+from droidverify.training.selfverify import submit_records, with_submit_candidates
 
 
 def test_submit_candidates_cite_the_last_rounds_and_carry_the_answer():
@@ -108,6 +108,23 @@ def test_a_query_cites_the_screen_the_answer_was_read_from_and_says_the_answer()
     given = Action.model_validate_json(answers[0].oracle_action).text
     final = Action.model_validate_json(recs[-1].candidates[recs[-1].positive])
     assert final.evidences == (answers[0].step - 1,) and given in final.text
+
+
+def test_other_records_get_submit_candidates_and_keep_their_label():
+    from droidverify.training import collect
+
+    task = registry.get_template("settings_wifi_toggle").instantiate(0)
+    recs = list(collect([task], split_of=registry.split_of, apps=sim_apps()))
+    done = [r for r in recs if '"complete"' in r.candidates[r.positive]]
+    assert done and with_submit_candidates(done[0]) is None  # which round proves it needs a replay
+    for r in recs:
+        if r in done:
+            continue
+        new = with_submit_candidates(r)
+        assert new is not None and new.candidates[new.positive] == r.candidates[r.positive]
+        assert not any('"complete"' in c for c in new.candidates)
+        assert sum('"submit"' in c for c in new.candidates) == len(submit_candidates(range(r.step)))
+        assert {new.candidates[i] for i in new.equivalent} == {r.candidates[i] for i in r.equivalent}
 
 
 def test_clipped_objective_matches_a_hand_computation():

@@ -87,6 +87,13 @@ def sv_data_command(
     split: Annotated[str, typer.Option(help="Templates: train, validation or test.")] = "train",
     seeds: Annotated[str, typer.Option(help="Task seeds of the oracle's episodes.")] = "0-1",
     skin: Annotated[str, typer.Option(help="seeded (a simulator skin per episode) or none.")] = "seeded",
+    also: Annotated[list[Path] | None, typer.Option("--also", help="Record files (`train data`) whose other "
+                                                     "states join, with submit candidates in place of status "
+                                                     "complete (their status-complete labels are left out).")] = None,
+    also_sources: Annotated[str, typer.Option(help="--also: the record sources taken (comma-separated).")] = (
+        "policy,self_correction"),
+    also_min_seed: Annotated[int, typer.Option(help="--also: oracle records only from seeds >= this (mid-task "
+                                               "starts; the launcher episodes are collected here).")] = 400,
 ) -> None:
     """Warm-start records of the self-verifying compact policy: the oracle's episodes ending in a
     submit that cites the round proving the task (training.selfverify)."""
@@ -94,8 +101,8 @@ def sv_data_command(
     from droidverify.cli.train import _say
     from droidverify.tasks import registry
     from droidverify.training.loop import sim_apps
-    from droidverify.training.records import write_records
-    from droidverify.training.selfverify import submit_records
+    from droidverify.training.records import iter_records, write_records
+    from droidverify.training.selfverify import submit_records, with_submit_candidates
 
     with cli_errors():
         if split not in registry.SPLITS:
@@ -104,6 +111,24 @@ def sv_data_command(
         stats: dict[str, Any] = {}
         n = write_records(out, submit_records(tasks, split_of=registry.split_of, apps=sim_apps(), skin=skin,
                                               stats=stats))
+        sources = {x.strip() for x in also_sources.split(",") if x.strip()}
+        for extra in also or []:
+            kept = dropped = 0
+
+            def converted(path: Path = extra) -> Any:
+                nonlocal kept, dropped
+                for rec in iter_records(path):
+                    if not (rec.source in sources or (rec.source == "oracle" and rec.seed >= also_min_seed)):
+                        continue
+                    new = with_submit_candidates(rec)
+                    if new is None:
+                        dropped += 1
+                        continue
+                    kept += 1
+                    yield new
+
+            n += write_records(out, converted(), append=True)
+            stats.setdefault("also", {})[extra.name] = {"records": kept, "dropped_status_complete": dropped}
         stats.update({"split": split, "seeds": parse_seeds(seeds), "skin": skin, "written": n})
         out.with_suffix(".stats.json").write_text(json.dumps(stats, indent=1))
         _say(f"{n} records from {stats.get('episodes', 0)} episodes; {stats.get('proof_not_offered', 0)} final "

@@ -112,3 +112,18 @@ def submit_records(tasks: Iterable[Task], *, split_of: Callable[[str], str], app
             st["replay_diverged"] = st.get("replay_diverged", 0) + 1
             continue
         yield from as_self_verifying(recs, proof_round(recs, passed), st)
+
+
+def with_submit_candidates(rec: VerifierStepRecord) -> VerifierStepRecord | None:
+    """Any other record (noisy-policy states, mid-task starts) as the self-verifying policy sees it:
+    ``status complete`` replaced by the submit candidates of its rounds. None for a record whose label
+    is ``status complete`` (which round proves it needs a replay: :func:`submit_records` does that);
+    the message carries no answer (the record does not tell which was given)."""
+    if rec.candidates[rec.positive] == _DONE:
+        return None
+    stats: dict[str, int] = {}
+    # the record alone: its positive is not the ending, so as_self_verifying only swaps candidates
+    out = list(as_self_verifying([rec.model_copy(update={"oracle_action": rec.oracle_action})], None, stats))
+    if not out:
+        return None
+    return out[0].model_copy(update={"record_id": f"sv:{rec.record_id}"})
