@@ -94,6 +94,72 @@ def _step_top1(verifier: Path, records: Path) -> dict[str, Any]:
     return {"records": m["records"], "top1": m["top1"]}
 
 
+def _judged_run(verifier: Path, out: Path, *, split: str, seeds: str, max_tasks: int | None = None) -> dict[str, Any]:
+    """Greedy success of a self-verifying policy, with the compact evidence judge's verdict on each
+    episode: judged success, agreement with the checker, evidences per submit."""
+    cmd = [*_cli(), "run", "--agent", "verifier", "--verifier", str(verifier), "--split", split, "--seeds", seeds,
+           "--out", str(out), "--no-progress", "--workers", "2", "--judge", "compact"]
+    if max_tasks:
+        cmd += ["--max-tasks", str(max_tasks)]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    episodes = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines() if x.strip()]
+    judgements = {}
+    jfile = out / "judgements.jsonl"
+    if jfile.is_file():
+        for x in jfile.read_text().splitlines():
+            if x.strip():
+                j = json.loads(x)
+                judgements[j.get("episode_id")] = j
+    solved = agree = judged = evid = subs = 0
+    for e in episodes:
+        ok = (e.get("success") or 0.0) >= 1.0
+        solved += ok
+        actions = e.get("actions") or []
+        last = json.loads(actions[-1]) if actions and actions[-1] else {}
+        if last.get("action_type") == "submit":
+            subs += 1
+            evid += len(last.get("evidences") or [])
+        j = judgements.get(e.get("episode_id"))
+        if j and j.get("outcome") in ("success", "failure"):
+            judged += 1
+            agree += (j["outcome"] == "success") == ok
+    n = max(len(episodes), 1)
+    return {"solved": solved, "episodes": len(episodes), "success": solved / n, "submits": subs,
+            "evidences_per_submit": evid / max(subs, 1), "judged": judged, "judge_agreement": agree / max(judged, 1)}
+
+
+def part_grpo(args: argparse.Namespace) -> dict[str, Any]:
+    """SFT warm start on self-verifying records, then GRPO with each reward; success before and after."""
+    out = args.out / "grpo"
+    out.mkdir(parents=True, exist_ok=True)
+    warm = out / "sft-warm"
+    if not (warm / "verifier" / "verifier.json").is_file():
+        subprocess.run([*_cli(), "train", "policy", "--objective", "sft", "--finish", "submit", "--train",
+                        str(args.grpo_data), "--eval", str(args.data / "eval.jsonl"), "--out", str(warm),
+                        "--seed", str(args.seed)], check=True)
+    res: dict[str, Any] = {"sft": {}}
+    for split, seeds, mt in (("train", str(args.unseen_seed), args.max_tasks), ("validation", "0", None)):
+        res["sft"][split] = _judged_run(warm / "verifier", warm / f"run-{split}", split=split, seeds=seeds, max_tasks=mt)
+    print(f"[grpo] sft warm start: {json.dumps(res['sft'])}", flush=True)
+    for reward in [r for r in args.grpo_rewards.split(",") if r]:
+        d = out / f"grpo-{reward}"
+        t0 = time.perf_counter()
+        if not (d / "verifier" / "verifier.json").is_file():
+            subprocess.run([*_cli(), "train", "policy-grpo", "--init", str(warm / "verifier"), "--out", str(d),
+                            "--reward", reward, "--iterations", str(args.grpo_iterations), "--tasks-per-iteration",
+                            str(args.grpo_tasks), "--max-minutes", str(args.grpo_minutes), "--workers", "2",
+                            "--seed", str(args.seed)], check=True)
+        log = [json.loads(x) for x in (d / "log.jsonl").read_text().splitlines() if x.strip()]
+        res[f"grpo-{reward}"] = {"iterations": len(log), "seconds": round(sum(e["seconds"] for e in log), 1),
+                                 "wall_seconds_this_run": round(time.perf_counter() - t0, 1),
+                                 "first_iteration": log[0] if log else None, "last_iteration": log[-1] if log else None}
+        for split, seeds, mt in (("train", str(args.unseen_seed), args.max_tasks), ("validation", "0", None)):
+            res[f"grpo-{reward}"][split] = _judged_run(d / "verifier", d / f"run-{split}", split=split, seeds=seeds,
+                                                       max_tasks=mt)
+        print(f"[grpo] {reward}: {json.dumps(res[f'grpo-{reward}'])}", flush=True)
+    return res
+
+
 def _fmt(x: dict[str, Any] | None) -> str:
     return "-" if not x else f"{x['success']:.1%} ({x['solved']}/{x['episodes']})"
 
@@ -110,6 +176,13 @@ def main() -> None:
     ap.add_argument("--holdout-app", default=None, help="e.g. Expenses: ASL's out-of-distribution experiment.")
     ap.add_argument("--holdout-objectives", default="sft,asl-exact,asl-see")
     ap.add_argument("--test", action="store_true", help="Also the test split (final figures only).")
+    ap.add_argument("--grpo-data", type=Path, default=None, help="Self-verifying warm-start records (`train "
+                    "sv-data`): run the GRPO part (SFT warm start, then GRPO per --grpo-rewards).")
+    ap.add_argument("--grpo-rewards", default="smartsnap,rule")
+    ap.add_argument("--grpo-iterations", type=int, default=40)
+    ap.add_argument("--grpo-tasks", type=int, default=8, help="Tasks per GRPO iteration (x 8 episodes).")
+    ap.add_argument("--grpo-minutes", type=float, default=30.0)
+    ap.add_argument("--only-grpo", action="store_true", help="Skip the objectives and the held-out app.")
     args = ap.parse_args()
 
     from droidverify.tasks import registry
@@ -122,6 +195,8 @@ def main() -> None:
         ap.error(f"unknown objectives {unknown}")
     rows: dict[str, Any] = {}
     started = time.strftime("%Y-%m-%d %H:%M")
+    if args.only_grpo:
+        names, args.holdout_app = [], None
     for name in names:
         d = args.out / name
         if OBJECTIVES[name].get("reward", "").startswith("see"):
@@ -172,15 +247,24 @@ def main() -> None:
                                                                         seeds="0") if app_val else None)}
             print(f"[holdout/{name}] {json.dumps(held[name])}", flush=True)
 
+    grpo = part_grpo(args) if args.grpo_data else {}
     out = {"date": started, "data": str(args.data), "args": {k: str(v) for k, v in vars(args).items()},
-           "objectives": rows, "holdout": held}
-    (args.out / "results.json").write_text(json.dumps(out, indent=1))
+           "objectives": rows, "holdout": held, "grpo": grpo}
+    name = "results-grpo.json" if args.only_grpo else "results.json"
+    (args.out / name).write_text(json.dumps(out, indent=1))
     print(f"\n| objective | val top-1 | success train@{args.unseen_seed} | success validation | "
           + ("success test | " if args.test else "") + "train s |")
     print("|---|---|---|---|" + ("---|" if args.test else "") + "---|")
     for name, r in rows.items():
         print(f"| {name} | {r['val_top1']:.3f} | {_fmt(r['success_train_unseen'])} | {_fmt(r['success_validation'])} | "
               + (f"{_fmt(r.get('success_test'))} | " if args.test else "") + f"{r['train_seconds']:.0f} |")
+    if grpo:
+        print("\n| self-verifying policy | success train@unseen | success validation | judge agrees | evidences/submit |")
+        print("|---|---|---|---|---|")
+        for name, r in grpo.items():
+            tr, va = r["train"], r["validation"]
+            print(f"| {name} | {_fmt(tr)} | {_fmt(va)} | {va['judge_agreement']:.2f} ({va['judged']}) | "
+                  f"{va['evidences_per_submit']:.2f} |")
     if held:
         print(f"\nHeld-out app {args.holdout_app} (trained without it):\n")
         print("| objective | top-1 on its records | success, its train templates | success, its validation templates |")

@@ -8,6 +8,7 @@ and ``if TYPE_CHECKING:`` blocks: a lazy or type-only import upward is still a d
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -157,3 +158,104 @@ def test_the_compact_judge_reads_only_what_a_device_shows() -> None:
     out = [f"{path.relative_to(PKG.parent)}:{line} imports {mod}" for line, mod in _imports(path)
            for target in banned if _within(mod, target)]
     assert out == []
+
+
+# ---- one success rule: no success threshold outside env/records.py (issue 23 item 3) ----------------
+SUCCESS_RULE = "env/records.py"  # SUCCESS_SCORE, is_success, episode_success: every consumer calls them
+# Files allowed a success threshold of their own, each with why. An entry whose file no longer holds
+# one fails test_only_the_listed_files_keep_a_threshold: remove it then.
+THRESHOLD_ALLOWED: dict[str, str] = {
+    "runner/templates/report.html.jinja": "a template cannot import the rule; report.py must hand it is_success",
+}
+# What a success threshold compares: a score, a success, the checker, a reward, a pass or a solve.
+_SCORED = re.compile(r"succe|score|checker|reward|passed|solved", re.IGNORECASE)
+_TEMPLATE_THRESHOLD = re.compile(r"(succe|score|reward|solved)\w*\s*(>=|==|<)\s*1(\.0*)?\b", re.IGNORECASE)
+
+
+def _is_one(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float) and node.value == 1
+
+
+def _names_rule(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "SUCCESS_SCORE") or \
+        (isinstance(node, ast.Attribute) and node.attr == "SUCCESS_SCORE")
+
+
+def _thresholds_in(source: str) -> list[tuple[int, str]]:
+    """(line, comparison) of every success threshold written in ``source``: a comparison with
+    ``SUCCESS_SCORE``; ``x >= 1.0`` / ``x < 1.0`` (full marks, whatever ``x`` is: a validation range is
+    written ``0.0 <= x <= 1.0``); or 1 / 1.0 compared with a score, success, checker or reward
+    (``len(...)`` aside: a count, not a score). Probabilities and similarities compared with 1.0
+    under other names (``p <= 1.0``, ``out[i] == 1.0``) are not thresholds."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        for i, op in enumerate(node.ops):
+            left, right = sides[i], sides[i + 1]
+            full_marks = len(node.ops) == 1 and (
+                (isinstance(op, (ast.GtE, ast.Lt)) and isinstance(right, ast.Constant) and right.value == 1.0
+                 and type(right.value) is float)
+                or (isinstance(op, (ast.LtE, ast.Gt)) and isinstance(left, ast.Constant) and left.value == 1.0
+                    and type(left.value) is float))
+            scored = any(_is_one(one) and _SCORED.search(ast.unparse(other))
+                         and not (isinstance(other, ast.Call) and ast.unparse(other.func) == "len")
+                         for one, other in ((left, right), (right, left)))
+            if _names_rule(left) or _names_rule(right) or full_marks or scored:
+                found.append((node.lineno, ast.unparse(node)))
+                break
+    return sorted(found)
+
+
+def _threshold_sites() -> dict[str, list[str]]:
+    """Package file (relative to the package) -> its success thresholds as ``file:line: comparison``."""
+    out: dict[str, list[str]] = {}
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG).as_posix()
+        hits = [f"{path.relative_to(PKG.parent)}:{line}: {text}"
+                for line, text in _thresholds_in(path.read_text(encoding="utf-8"))]
+        if hits:
+            out[rel] = hits
+    for path in sorted(PKG.rglob("*.jinja")):
+        rel = path.relative_to(PKG).as_posix()
+        hits = [f"{path.relative_to(PKG.parent)}:{n}: {m.group(0)}"
+                for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+                for m in _TEMPLATE_THRESHOLD.finditer(line)]
+        if hits:
+            out[rel] = hits
+    return out
+
+
+def test_no_success_threshold_outside_the_one_rule() -> None:
+    # the runner, reports, judges, labelled sets, data collection and GRPO call is_success /
+    # episode_success; a threshold written anywhere else is a second rule that can drift
+    sites = _threshold_sites()
+    stray = [hit for rel, hits in sites.items() if rel != SUCCESS_RULE and rel not in THRESHOLD_ALLOWED
+             for hit in hits]
+    assert stray == [], "success thresholds outside env/records.py (call is_success / episode_success):\n" + \
+        "\n".join(stray)
+    assert SUCCESS_RULE in sites  # the rule itself is found: the scan sees thresholds at all
+
+
+def test_only_the_listed_files_keep_a_threshold() -> None:
+    sites = _threshold_sites()
+    stale = [rel for rel in THRESHOLD_ALLOWED if rel not in sites]
+    assert stale == [], f"THRESHOLD_ALLOWED lists files that hold no success threshold now: {stale}"
+
+
+def test_the_threshold_scan_sees_every_form_and_skips_probabilities() -> None:
+    # the rule must be able to fail, and must not flag a probability clamp or a count
+    flagged = ("ok = score >= 1.0\n", "ok = float(s) >= 1.0\n", "ok = 1.0 <= reward\n",
+               "ok = traj.success == 1.0\n", "ok = task.is_successful(phone, None) >= 1\n",
+               "ok = checker_score < 1.0\n", "ok = value >= SUCCESS_SCORE\n",
+               "ok = x >= records.SUCCESS_SCORE\n", "ok = (m.trajectory.success or 0.0) >= 1.0\n")
+    for src in flagged:
+        assert len(_thresholds_in(src)) == 1, src
+    skipped = ("ok = 0.0 <= p <= 1.0\n", "ok = -1.0 <= tau <= 1.0\n", "ok = hi <= 1.0\n",
+               "ok = out[i] == 1.0\n", "ok = scale != 1.0\n", "ok = len(set(rewards)) <= 1\n",
+               "ok = votes < 1\n", "ok = score >= 0.5\n", "ok = 0.0 <= threshold <= 1.0\n")
+    for src in skipped:
+        assert _thresholds_in(src) == [], src
+    assert _TEMPLATE_THRESHOLD.search("{% elif ep.success >= 1.0 %}")
+    assert not _TEMPLATE_THRESHOLD.search("{% elif ep.success > 0 %}")

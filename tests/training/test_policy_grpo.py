@@ -19,7 +19,7 @@ from droidverify.agents.verifier.compact.features import NUMERIC_NAMES
 from droidverify.agents.verifier.compact.model import CompactNet, NetConfig
 from droidverify.agents.verifier.compact.scorer import CompactScorer
 from droidverify.agents.verifier.submit import submit_candidates, with_submit
-from droidverify.env.records import Step
+from droidverify.env.records import Step, is_success
 from droidverify.env.sim import SimEnv
 from droidverify.errors import TrainingError
 from droidverify.tasks import registry
@@ -90,7 +90,7 @@ def test_warm_start_records_end_in_a_submit_citing_the_round_that_made_the_check
     passed = []
     for r in recs[:-1]:
         env.step(Action.model_validate_json(r.oracle_action))
-        passed.append(float(task.is_successful(env.phone, env.last_answer)) >= 1.0)
+        passed.append(is_success(task.is_successful(env.phone, env.last_answer)))
     env.close()
     assert passed[proof] and not any(passed[:proof])
 

@@ -41,6 +41,7 @@ COMPACT_SETTINGS = ("passive", "evidence", "auto")
 def load_episodes(source: Path) -> tuple[list[Any], dict[str, bool], Path]:
     """(trajectories, labels by episode id, default judgements file) of a run directory or a
     labelled-set file. A run directory's labels are its checker results (where scored)."""
+    from droidverify.env.records import is_success
     from droidverify.rewards.labelled import read_set
     from droidverify.rewards.rule import PHONE_STATE_KEY
     from droidverify.rewards.store import JUDGEMENTS_FILE
@@ -56,7 +57,7 @@ def load_episodes(source: Path) -> tuple[list[Any], dict[str, bool], Path]:
             state = phones.get(str(t.metadata.get("attempt_id")))
             if state:
                 t.metadata[PHONE_STATE_KEY] = state
-        labels = {str(t.metadata.get("episode_id")): t.success >= 1.0 for t in trajs if t.success is not None}
+        labels = {str(t.metadata.get("episode_id")): is_success(t.success) for t in trajs if t.success is not None}
         return trajs, labels, source / JUDGEMENTS_FILE
     if not source.is_file():
         fail(f"{source} does not exist")

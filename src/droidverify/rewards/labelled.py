@@ -48,7 +48,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from droidverify.actions.model import Action
-from droidverify.env.records import Step, Trajectory
+from droidverify.env.records import (
+    Step,
+    Trajectory,
+    episode_end,
+    episode_success,
+    is_success,
+    oracle_after_answer,
+)
 from droidverify.env.sim import SimEnv
 from droidverify.env.sim.state import encode_phone
 from droidverify.errors import ActionValidationError, DroidVerifyError, EnvError, LabelledSetError, TaskError
@@ -115,8 +122,7 @@ def oracle_trace(task: Task, *, max_steps: int | None = None, params: dict[str, 
                 action = task.template.oracle_action(env.phone, p, obs)
             except TaskError:
                 break  # e.g. the decoy-steered oracle finds no target: no episode (no terminal action)
-            if answered and action.action_type == "answer":
-                action = DONE  # the runner's oracle rule: after an answer, finish
+            action = oracle_after_answer(action, answered)
             trace.actions.append(action)
             if action.is_terminal:
                 break
@@ -131,7 +137,7 @@ def oracle_trace(task: Task, *, max_steps: int | None = None, params: dict[str, 
                 answered = True
                 trace.answer_round = len(trace.actions) - 1
             trace.wrote_db.append(env.phone.conn.total_changes != before)
-            trace.passed_after.append(float(task.is_successful(env.phone, env.last_answer)) >= 1.0)
+            trace.passed_after.append(is_success(task.is_successful(env.phone, env.last_answer)))
         return trace
     finally:
         env.close()
@@ -155,13 +161,11 @@ def replay(task: Task, actions: list[Action | Callable[[Any, list[Step]], Action
             traj.steps.append(step)
             if passed_after is not None and action.is_terminal:
                 passed_after.append(passed_after[-1] if passed_after else False)
-            if action.action_type == "status":
-                traj.declared_done = action.goal_status == "complete"
-                termination = "complete" if traj.declared_done else "infeasible"
-                break
-            if action.action_type == "submit":
-                traj.declared_done = True
-                termination = "submit"
+            ends, done = episode_end(action)  # as the runner: an answer does not end the episode
+            if ends:
+                traj.declared_done = done
+                termination = action.action_type if action.action_type != "status" else \
+                    "complete" if done else "infeasible"
                 break
             try:
                 obs = env.step(action)
@@ -173,10 +177,10 @@ def replay(task: Task, actions: list[Action | Callable[[Any, list[Step]], Action
             if action.action_type == "answer":
                 traj.answer = action.text
             if passed_after is not None:
-                passed_after.append(float(task.is_successful(env.phone, traj.answer)) >= 1.0)
+                passed_after.append(is_success(task.is_successful(env.phone, traj.answer)))
         traj.final_observation = obs
         score = float(task.is_successful(env.phone, traj.answer))
-        traj.success = score if traj.declared_done else 0.0
+        traj.success = episode_success(score, traj.declared_done)
         traj.metadata.update({
             "episode_id": episode_id, "termination": termination, "checker_score": score,
             "params": task.params, "apps": list(task.template.apps), "complexity": task.template.complexity,
@@ -342,6 +346,12 @@ def evidence_label(traj: Trajectory, label: bool, passed_after: list[bool]) -> b
     return any(e in proof for e in cited)
 
 
+def checker_label(traj: Trajectory) -> bool:
+    """A replayed episode's label: the runner's success rule on its ``success`` (the checker's score,
+    declared done), whatever its variant is called."""
+    return is_success(traj.success)
+
+
 def template_items(task: Task, rng: random.Random, *, extended: bool = False) -> Iterator[LabelledItem]:
     """Every variant of one task instance, replayed and labelled by the checker."""
     trace = oracle_trace(task)
@@ -350,7 +360,7 @@ def template_items(task: Task, rng: random.Random, *, extended: bool = False) ->
         passed: list[bool] = []
         traj = replay(task, actions, episode_id=eid, passed_after=passed,
                       agent="smartsnap-scripted" if kind.startswith("sv_") else "scripted")
-        label = traj.success is not None and traj.success >= 1.0
+        label = checker_label(traj)
         yield LabelledItem(eid, label, kind, task.id, task.seed, traj, evidence_label(traj, label, passed))
 
 

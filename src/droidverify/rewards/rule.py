@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from droidverify.env.records import Trajectory
+from droidverify.env.records import Trajectory, episode_success, is_success
 from droidverify.errors import DroidVerifyError
 from droidverify.rewards.base import Judgement, Tally, trajectory_id
 
@@ -65,9 +65,9 @@ class RuleJudge:
             return tally.judgement(episode_id=eid, judge=self.name, version=self.version,
                                    outcome="undecided", reward=0.0, error="no checker result recorded",
                                    components={"source": source})
-        reward = score if trajectory.declared_done else 0.0
+        reward = episode_success(score, trajectory.declared_done) or 0.0  # a float: score is not None
         return tally.judgement(
             episode_id=eid, judge=self.name, version=self.version,
-            outcome="success" if reward >= 1.0 else "failure", reward=reward,
+            outcome="success" if is_success(reward) else "failure", reward=reward,
             components={"checker_score": score, "declared_done": trajectory.declared_done, "source": source},
             rationale=f"checker {score:g}, {'declared' if trajectory.declared_done else 'did not declare'} done")

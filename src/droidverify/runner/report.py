@@ -29,6 +29,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from droidverify.agents.base import CandidateRecord
+from droidverify.env.records import is_success
 from droidverify.errors import DroidVerifyError, RunError
 from droidverify.runner.store import (
     EPISODES_FILE,
@@ -359,7 +360,7 @@ def _entropy_by_outcome(views: list[EpisodeView]) -> list[dict[str, Any]] | None
         vals = [s.verifier.entropy_normalized for s in v.steps
                 if s.verifier is not None and s.verifier.entropy_normalized is not None]
         succ = v.ep.get("success")
-        key = "unscored" if succ is None else "solved" if succ >= 1.0 else "not solved"
+        key = "unscored" if succ is None else "solved" if is_success(succ) else "not solved"
         groups[key].extend(vals)
     rows = [{"name": k, "steps": len(vs), "mean": sum(vs) / len(vs)} for k, vs in groups.items() if vs]
     return rows or None

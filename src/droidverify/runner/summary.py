@@ -9,10 +9,13 @@ from typing import Any
 
 from rich.table import Table
 
+from droidverify.env.records import is_success
+
 
 @dataclass
 class GroupStats:
-    """Episodes of one group. ``solved`` counts success >= 1.0 among scored episodes."""
+    """Episodes of one group. ``solved`` counts the scored episodes that succeeded
+    (:func:`~droidverify.env.records.is_success`)."""
 
     episodes: int = 0
     scored: int = 0
@@ -39,7 +42,7 @@ class GroupStats:
         if s is not None:
             self.scored += 1
             self.score_sum += float(s)
-            self.solved += int(float(s) >= 1.0)
+            self.solved += int(is_success(s))
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "success_rate": self.success_rate, "mean_score": self.mean_score,
@@ -47,8 +50,7 @@ class GroupStats:
 
 
 def _solved(ep: dict[str, Any]) -> bool:
-    s = ep.get("success")
-    return s is not None and float(s) >= 1.0
+    return is_success(ep.get("success"))
 
 
 def _attempt(ep: dict[str, Any]) -> int:

@@ -34,7 +34,7 @@ from droidverify.actions.model import Action
 from droidverify.agents.base import Agent
 from droidverify.agents.screen import needs_completion
 from droidverify.agents.verifier.agent import VerifierAgent, completion_question
-from droidverify.env.records import Step
+from droidverify.env.records import Step, episode_end, episode_success, is_success, oracle_after_answer
 from droidverify.errors import ActionValidationError, EnvError, TrainingError
 from droidverify.tasks.base import Task
 from droidverify.training.records import CompletionLabel, VerifierStepRecord
@@ -436,8 +436,7 @@ def _episode_records(
             stats.unmatched_examples.append({"task": task.id, "seed": task.seed, "step": index,
                                              "oracle_error": f"{type(exc).__name__}: {exc}"})
             break
-        if answered and oracle.action_type == "answer":
-            oracle = Action(action_type="status", goal_status="complete")
+        oracle = oracle_after_answer(oracle, answered)
         pos = match_candidate(oracle, cands, obs.elements)
         stats.steps += 1
 
@@ -514,8 +513,9 @@ def _episode_records(
         history.append(step)
         if action is None:
             continue
-        if action.action_type == "status":
-            declared_done = action.goal_status == "complete"
+        ends, done = episode_end(action)  # as the runner: an answer does not end the episode
+        if ends:
+            declared_done = done
             break
         if action.action_type == "answer":
             answered = True
@@ -527,8 +527,9 @@ def _episode_records(
         last_mistake = (action, before) if mistake else None
     answer = next((s.action.text for s in reversed(history) if s.action is not None
                    and s.action.action_type == "answer"), None)
-    if declared_done and task.is_successful(env.phone, answer) >= 1.0:
-        stats.episode_success += 1
+    # an undeclared episode fails whatever its checker says, so the checker runs only on a declared one
+    score = float(task.is_successful(env.phone, answer)) if declared_done else None
+    stats.episode_success += int(is_success(episode_success(score, declared_done)))
     env.close()
 
 

@@ -56,7 +56,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from droidverify.env.records import Trajectory
+from droidverify.env.records import Trajectory, is_success
 from droidverify.errors import TrainingDataError, TrainingError
 from droidverify.tasks.base import Task
 from droidverify.training.collection import ItemBackend
@@ -557,4 +557,4 @@ def group_stats(groups: Sequence[RolloutGroup]) -> dict[str, Any]:
     return {"groups": len(groups), "episodes": len(eps), "excluded": len(eps) - len(rewards),
             "reward_mean": sum(rewards) / len(rewards) if rewards else 0.0,
             "frac_reward_zero_std": sum(g.zero_std for g in groups) / len(groups) if groups else 0.0,
-            "success_rate": sum((m.trajectory.success or 0.0) >= 1.0 for m in eps) / len(eps) if eps else 0.0}
+            "success_rate": sum(is_success(m.trajectory.success) for m in eps) / len(eps) if eps else 0.0}

@@ -35,7 +35,7 @@ from typing import Any
 
 from droidverify.actions.model import Action
 from droidverify.agents.verifier.compact.features import StepView, step_view
-from droidverify.env.records import Trajectory
+from droidverify.env.records import Trajectory, is_success
 from droidverify.errors import TrainingError
 from droidverify.tasks.base import Task
 from droidverify.training.grpo import RolloutGroup
@@ -245,7 +245,7 @@ class PolicyGRPOTrainer:
             for m in g.members:
                 st.episodes += 1
                 traj = m.trajectory
-                checker_ok = bool((traj.success or 0.0) >= 1.0)
+                checker_ok = is_success(traj.success)
                 st.checker_success += checker_ok
                 ev = _evidences(traj)
                 if ev is not None:

@@ -25,7 +25,7 @@ from typing import Any
 from droidverify.actions.model import Action
 from droidverify.agents.screen import describe_action
 from droidverify.agents.verifier.submit import submit_candidates
-from droidverify.env.records import Observation
+from droidverify.env.records import Observation, is_success
 from droidverify.tasks.base import Task
 from droidverify.training.collection import collect
 from droidverify.training.records import VerifierStepRecord
@@ -48,7 +48,7 @@ def _passed_after(task: Task, recs: Sequence[VerifierStepRecord]) -> list[bool] 
             if action.is_terminal:
                 break
             obs = env.step(action)
-            out.append(float(task.is_successful(env.phone, env.last_answer)) >= 1.0)
+            out.append(is_success(task.is_successful(env.phone, env.last_answer)))
         return out
     finally:
         env.close()
