@@ -204,18 +204,25 @@ class GRPOWorker:
         return GeneratorAgent(self.llm, **kw)
 
     def play(self, task: Task, member: int, sample_seed: int) -> GRPOMember:
-        from droidverify.env.sim import SimEnv
-        from droidverify.runner.episode import run_episode
+        return play_member(self.make_agent(sample_seed), self.judge, task, member, sample_seed, self.cfg.max_steps)
 
-        env = SimEnv(task=task, seed=task.seed)  # fresh per member: every member starts from the same phone
-        try:
-            traj = run_episode(self.make_agent(sample_seed), env, task, max_steps=self.cfg.max_steps)
-            traj.metadata["episode_id"] = f"{task.id}:{task.seed}:g{member}"
-            traj.metadata["grpo"] = {"member": member, "sample_seed": sample_seed}
-            j = self.judge.judge(traj, env=env)
-        finally:
-            env.close()
-        return GRPOMember.judged(member, sample_seed, traj, j.to_dict())
+
+def play_member(agent: Any, judge: Any, task: Task, member: int, sample_seed: int,
+                max_steps: int | None) -> GRPOMember:
+    """One group member: an episode of ``agent`` in a fresh simulator of the task's seed (every member
+    starts from the same phone), judged where it ran."""
+    from droidverify.env.sim import SimEnv
+    from droidverify.runner.episode import run_episode
+
+    env = SimEnv(task=task, seed=task.seed)
+    try:
+        traj = run_episode(agent, env, task, max_steps=max_steps)
+        traj.metadata["episode_id"] = f"{task.id}:{task.seed}:g{member}"
+        traj.metadata["grpo"] = {"member": member, "sample_seed": sample_seed}
+        j = judge.judge(traj, env=env)
+    finally:
+        env.close()
+    return GRPOMember.judged(member, sample_seed, traj, j.to_dict())
 
 
 def _load(model: str | None, spec: GRPOPlayer) -> Any:
@@ -272,17 +279,7 @@ class CompactPolicyWorker:
 
     def play(self, task: Task, member: int, sample_seed: int) -> GRPOMember:
         from droidverify.agents.verifier import VerifierAgent
-        from droidverify.env.sim import SimEnv
-        from droidverify.runner.episode import run_episode
 
         agent = VerifierAgent(None, scorer=self.scorer, apps=self.apps, temperature=self.cfg.temperature,
                               sample_seed=sample_seed, memory=self.scorer.memory)
-        env = SimEnv(task=task, seed=task.seed)
-        try:
-            traj = run_episode(agent, env, task, max_steps=self.cfg.max_steps)
-            traj.metadata["episode_id"] = f"{task.id}:{task.seed}:g{member}"
-            traj.metadata["grpo"] = {"member": member, "sample_seed": sample_seed}
-            j = self.judge.judge(traj, env=env)
-        finally:
-            env.close()
-        return GRPOMember.judged(member, sample_seed, traj, j.to_dict())
+        return play_member(agent, self.judge, task, member, sample_seed, self.cfg.max_steps)

@@ -461,30 +461,10 @@ def relative_path(path: str, base: Path) -> str:
 
 def plot_compact_curves(log_file: str | Path, png: str | Path) -> None:
     """Loss and held-out top-1 / pairwise against epochs, as a PNG (needs matplotlib)."""
-    try:
-        import matplotlib
-    except ImportError:
-        return
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from droidverify.training.curves import plot_log
 
-    rows = [json.loads(x) for x in Path(log_file).read_text(encoding="utf-8").splitlines() if x.strip()]
-    if not rows:
-        return
-    ep = [r["epoch"] for r in rows]
-    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
-    ax[0].plot(ep, [r["loss"] for r in rows], label="train loss")
-    ax[0].set_xlabel("epoch")
-    ax[0].legend()
-    if "eval_top1" in rows[-1]:
-        ax[1].plot(ep, [r.get("eval_top1") for r in rows], label="held-out top-1")
-        ax[1].plot(ep, [r.get("eval_pairwise") for r in rows], label="held-out pairwise")
-        ax[1].set_ylim(0, 1)
-        ax[1].set_xlabel("epoch")
-        ax[1].legend()
-    fig.tight_layout()
-    fig.savefig(png, dpi=90)
-    plt.close(fig)
+    plot_log(log_file, png, x="epoch", left=[("loss", "train loss")],
+             right=[("eval_top1", "held-out top-1"), ("eval_pairwise", "held-out pairwise")])
 
 
 @dataclass

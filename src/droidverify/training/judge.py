@@ -603,30 +603,11 @@ class JudgeTrainer:
 
 def plot_judge_curves(log_file: str | Path, png: str | Path) -> None:
     """Train and dev loss, dev ROC AUC against epochs, as a PNG (needs matplotlib)."""
-    try:
-        import matplotlib
-    except ImportError:
-        return
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from droidverify.training.curves import plot_log
 
-    rows = [json.loads(x) for x in Path(log_file).read_text(encoding="utf-8").splitlines() if x.strip()]
-    if not rows:
-        return
-    ep = [r["epoch"] for r in rows]
-    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
-    ax[0].plot(ep, [r["loss"] for r in rows], label="train loss")
-    if "dev_loss" in rows[-1]:
-        ax[0].plot(ep, [r.get("dev_loss") for r in rows], label="dev loss (held-out train templates)")
-        ax[1].plot(ep, [r.get("dev_auc") for r in rows], label="dev ROC AUC")
-        ax[1].set_ylim(0.5, 1)
-        ax[1].set_xlabel("epoch")
-        ax[1].legend()
-    ax[0].set_xlabel("epoch")
-    ax[0].legend()
-    fig.tight_layout()
-    fig.savefig(png, dpi=90)
-    plt.close(fig)
+    plot_log(log_file, png, x="epoch",
+             left=[("loss", "train loss"), ("dev_loss", "dev loss (held-out train templates)")],
+             right=[("dev_auc", "dev ROC AUC")], right_ylim=(0.5, 1.0))
 
 
 def check_set(path: str | Path) -> dict[str, Any]:

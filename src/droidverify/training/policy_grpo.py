@@ -338,27 +338,8 @@ class PolicyGRPOTrainer:
 
 def plot_grpo_curves(log_file: str | Path, png: str | Path) -> None:
     """Reward, judged and checker success and judge agreement per iteration (needs matplotlib)."""
-    try:
-        import matplotlib
-    except ImportError:
-        return
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from droidverify.training.curves import plot_log
 
-    rows = [json.loads(x) for x in Path(log_file).read_text(encoding="utf-8").splitlines() if x.strip()]
-    if not rows:
-        return
-    it = [r["iteration"] for r in rows]
-    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
-    ax[0].plot(it, [r["reward_mean"] for r in rows], label="mean reward")
-    ax[0].set_xlabel("iteration")
-    ax[0].legend()
-    for key, label in (("judged_success", "judged success"), ("checker_success", "checker success"),
-                       ("judge_agreement", "judge agrees with checker")):
-        ax[1].plot(it, [r[key] for r in rows], label=label)
-    ax[1].set_ylim(0, 1)
-    ax[1].set_xlabel("iteration")
-    ax[1].legend()
-    fig.tight_layout()
-    fig.savefig(png, dpi=90)
-    plt.close(fig)
+    plot_log(log_file, png, x="iteration", left=[("reward_mean", "mean reward")],
+             right=[("judged_success", "judged success"), ("checker_success", "checker success"),
+                    ("judge_agreement", "judge agrees with checker")])
