@@ -6,7 +6,10 @@
   with the composite reward (format rules, N-vote majority, conciseness penalty).
 - ``ProReJudge`` (``prore``): probe the final state with an evaluator agent, compare claims.
 - ``SEEJudge`` / ``SemanticEstimator`` (``see``): ASL's semantic action reward, and the simulator's
-  ground truth of action equivalence it is measured against.
+  ground truth of action equivalence it is measured against; ``LearnedWorldModel``,
+  ``semantic_reward`` and ``semantic_table``: SEE with the compact learned world model.
+- ``CompactJudge`` (``compact``): the trained compact judge (passive and evidence settings), no LLM.
+- ``rewards.scoring``: LLM judges decide by comparing the scores of the verdict options (a threshold set on train labels).
 
 Judgements are stored in ``judgements.jsonl`` (``rewards.store``); ``rewards.labelled`` builds the
 checker-labelled trajectory set every judge is benchmarked on. Judges load lazily (PEP 562).
@@ -15,8 +18,9 @@ checker-labelled trajectory set every judge is benchmarked on. Judges load lazil
 from droidverify._lazy import lazy_attributes
 
 __all__ = [
-    "OUTCOMES", "EvidenceJudge", "Judge", "Judgement", "JudgementStore", "PassiveJudge", "ProReJudge",
-    "RuleJudge", "SEEJudge", "SemanticEstimator", "agreement", "judge_all", "roc_auc",
+    "OUTCOMES", "CompactJudge", "EvidenceJudge", "Judge", "Judgement", "JudgementStore", "LearnedWorldModel",
+    "PassiveJudge", "ProReJudge", "RuleJudge", "SEEJudge", "SemanticEstimator", "agreement", "judge_all",
+    "roc_auc", "semantic_reward", "semantic_table",
 ]
 
 __getattr__ = lazy_attributes(__name__, {
@@ -26,5 +30,7 @@ __getattr__ = lazy_attributes(__name__, {
     "PassiveJudge": "droidverify.rewards.passive", "EvidenceJudge": "droidverify.rewards.smartsnap",
     "ProReJudge": "droidverify.rewards.prore", "SEEJudge": "droidverify.rewards.see",
     "SemanticEstimator": "droidverify.rewards.see", "agreement": "droidverify.rewards.metrics",
-    "roc_auc": "droidverify.rewards.metrics",
+    "roc_auc": "droidverify.rewards.metrics", "CompactJudge": "droidverify.rewards.compact_judge",
+    "LearnedWorldModel": "droidverify.rewards.see", "semantic_reward": "droidverify.rewards.see",
+    "semantic_table": "droidverify.rewards.see",
 })
