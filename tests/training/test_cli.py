@@ -189,7 +189,8 @@ def test_train_default_collects_the_budget_asked_for_and_refuses_data_of_another
     res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "q"), "--workers", "1"])
     assert res.exit_code == 0, res.output
     quick = specs[0]
-    assert list(quick.oracle_seeds) == [0, 1] and list(quick.noisy_seeds) == [100, 101] and len(quick.start_seeds) == 4
+    assert list(quick.oracle_seeds) == [0, 1, 2, 3] and list(quick.noisy_seeds) == [100, 101, 102]
+    assert len(quick.start_seeds) == 6
     assert specs[1].split == "validation"
     res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "f"), "--workers", "1",
                               "--data-budget", "full"])

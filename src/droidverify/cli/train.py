@@ -305,10 +305,10 @@ def default_command(
     max_minutes: Annotated[float | None, typer.Option(help="Training time budget (llm default: the recipe's; "
                                                       f"the CPU recipe stops at {CPU_RECIPE['max_minutes']:g}).",
                                                       min=0.1)] = None,
-    data_budget: Annotated[str, typer.Option(help="Round-0 data: quick (the default: 2 oracle, 2 noisy and 4 "
-                                             "mid-task start seeds per train template; fits ~20 min on 2 "
-                                             "cores) or full (8, 6 and 10: the shipped compact verifier's, "
-                                             "~4x the collection time, +0.02 validation top-1).")] = "quick",
+    data_budget: Annotated[str, typer.Option(help="Round-0 data: quick (the default: 4 oracle, 3 noisy and 6 "
+                                             "mid-task start seeds per train template) or full (8, 6 and 10: "
+                                             "the shipped compact verifier's; twice the collection, the same "
+                                             "validation top-1).")] = "quick",
     workers: Annotated[str, _WORKERS] = "auto",
 ) -> None:
     """From scratch: collect data, train, export OUT/verifier (compact) or OUT/loop/... (llm).
