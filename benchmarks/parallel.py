@@ -1,7 +1,9 @@
 """Parallel rollouts: episodes/s and env steps/s at 1 and 2 workers, and the ratio to linear scaling.
 
 Run: ``python benchmarks/parallel.py [--seeds 2] [--max-tasks 131] [--no-ray] [--verifier-tasks 2]
-[--verifier-seeds 0-1] [--verifier-max-steps 2] [--no-verifier]``.
+[--verifier-seeds 0-1] [--verifier-max-steps 2] [--no-verifier]``, or only the end-to-end part:
+``python benchmarks/parallel.py --end-to-end [--e2e-split validation] [--e2e-seeds 0-3] [--repeat 2]
+[--keep DIR]``.
 
 Parts, each measured in this one run:
 
@@ -15,6 +17,15 @@ Two rates per row: ``wall`` counts everything ``run_many`` does (worker start-up
 parent writing every line); ``span`` counts from the first episode's start to the last one's end
 (``started_at`` / ``finished_at`` in episodes.jsonl), i.e. the steady rate without start-up. The
 ratio to linear is ``rate(2 workers) / (2 * rate(1 worker))`` of the same backend.
+
+``--end-to-end`` measures what ``droidverify run --agent oracle --split S --seeds ... --workers N``
+costs as a whole, report included (the rows above pass ``report=False``): ``run_many`` with the
+report in process (``--workers 1``), on one :class:`LocalBackend` worker and on two
+(``--workers 2``), each ``--repeat`` times, interleaved. Before each run it prints the load average
+and how many cores two busy processes got just then (a CPU loop alone, then beside a copy of
+itself: 2.0 on two idle cores, about 1.0 when other jobs take the rest); after it, the size of the
+step file (``steps.jsonl``), of the other run files and of the rendered screens. ``--keep DIR``
+keeps the run directories (``DIR/w<workers>-r<repeat>``) to compare reports between versions.
 """
 
 from __future__ import annotations
@@ -63,6 +74,76 @@ def _row(name: str, m: dict[str, float], base: dict[str, float] | None) -> str:
             f"{m['steps_wall']:.3g} | {m['eps_span']:.3g} | {m['steps_span']:.3g} | {lin} |")
 
 
+def _dir_bytes(path: Path) -> tuple[int, int]:
+    """(files, bytes) under ``path`` (0, 0 when it does not exist)."""
+    files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else []
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def _spin(n: int) -> float:
+    t0 = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x += i * i
+    return time.perf_counter() - t0
+
+
+def _cores_free(n: int = 10_000_000) -> float:
+    """How many cores two busy processes got just now: 2 x (a CPU loop's time alone) / (its mean
+    time beside a second copy)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(1) as pool:
+        alone = pool.map(_spin, [n])[0]
+    with ctx.Pool(2) as pool:
+        pair = pool.map(_spin, [n, n])
+    return 2 * alone / (sum(pair) / 2)
+
+
+E2E_RUNS = (("in process (--workers 1)", 0), ("local, 1 worker", 1), ("local, 2 workers (--workers 2)", 2))
+
+
+def _end_to_end(split: str, seeds: list[int], repeat: int, keep: Path | None) -> None:
+    """Wall time of whole oracle runs with their report: in process (``--workers 1``), then one and
+    two :class:`LocalBackend` workers (``--workers 2``)."""
+    templates = list(registry.templates_for_split(split))
+    pairs = [(t, s) for t in templates for s in seeds]
+    print(f"end to end: oracle, {split} split ({len(templates)} templates) x seeds {seeds}: "
+          f"{len(pairs)} episodes, report included")
+    print("| run | repeat | load avg before | cores free before | wall s | episodes/s | steps.jsonl MB "
+          "| other run files MB | rendered screens (files, MB) |\n|---|---|---|---|---|---|---|---|---|")
+    walls: dict[int, list[float]] = {n: [] for _, n in E2E_RUNS}
+    for r in range(repeat):
+        for name, workers in E2E_RUNS:
+            out = keep / f"w{workers}-r{r}" if keep is not None else Path(tempfile.mkdtemp(prefix="dv-e2e-"))
+            if keep is not None:
+                shutil.rmtree(out, ignore_errors=True)
+            load, cores = os.getloadavg()[0], _cores_free()
+            backend = LocalBackend(workers) if workers else None
+            try:
+                t0 = time.perf_counter()
+                run_many(OracleAgent, pairs, out, env_factory=EnvSpec("sim"), progress=False, report=True,
+                         backend=backend)
+                wall = time.perf_counter() - t0
+            finally:
+                if backend is not None:
+                    backend.close()
+            steps_mb = (out / "steps.jsonl").stat().st_size / 1e6
+            other = sum(p.stat().st_size for p in out.iterdir()
+                        if p.is_file() and p.name != "steps.jsonl") / 1e6
+            n_png, png_bytes = _dir_bytes(out / "screens" / "rendered")
+            walls[workers].append(wall)
+            print(f"| {name} | {r + 1} | {load:.2f} | {cores:.2f} | {wall:.2f} | {len(pairs) / wall:.3g} "
+                  f"| {steps_mb:.1f} | {other:.2f} | {n_png}, {png_bytes / 1e6:.1f} |", flush=True)
+            if keep is None:
+                shutil.rmtree(out, ignore_errors=True)
+    names = {n: name for name, n in E2E_RUNS}
+    for base in (0, 1):
+        ratios = ", ".join(f"{a / b:.2f}x" for a, b in zip(walls[base], walls[2], strict=True))
+        print(f"speed-up of 2 workers over {names[base]}, per repeat: {ratios}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=2, help="oracle: seeds per template")
@@ -72,7 +153,18 @@ def main() -> None:
     ap.add_argument("--verifier-tasks", type=int, default=2, help="verifier: first N validation templates")
     ap.add_argument("--verifier-seeds", default="0-1", help="verifier: seeds (0-1, 0,3, ...)")
     ap.add_argument("--verifier-max-steps", type=int, default=2, help="verifier: steps per episode")
+    ap.add_argument("--end-to-end", action="store_true",
+                    help="only the end-to-end part: whole oracle runs with their report, 1 and 2 workers")
+    ap.add_argument("--e2e-split", default="validation", help="end to end: train, validation or test")
+    ap.add_argument("--e2e-seeds", default="0-3", help="end to end: seeds (0-3, 0,3, ...)")
+    ap.add_argument("--repeat", type=int, default=2, help="end to end: runs of each worker count")
+    ap.add_argument("--keep", type=Path, default=None, help="end to end: keep the run directories under DIR")
     args = ap.parse_args()
+    if args.end_to_end:
+        print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+        _end_to_end(args.e2e_split, parse_seeds(args.e2e_seeds), args.repeat, args.keep)
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+        return
 
     templates = list(registry.all_templates())[: args.max_tasks]
     pairs = [(t, s) for t in templates for s in range(args.seeds)]

@@ -149,7 +149,7 @@ def run_command(
 ) -> None:
     """Run an agent on task instances (template x seed) and print success by app and complexity.
 
-    Writes run.json, steps.jsonl (every step, full XML), episodes.jsonl, summary.json and
+    Writes run.json, steps.jsonl (every step; each distinct screen's XML once), episodes.jsonl, summary.json and
     report.html to --out (with --judge also judgements.jsonl). Rerunning the same command resumes an
     interrupted run. Exit code 2 on bad input, 1 when the run could not complete (rerun to resume).
     """

@@ -8,7 +8,10 @@ last one (the episode's outcome).
 
 Rendered screens are PNG files in ``screens/rendered/<attempt_id>/`` next to the report (loaded
 lazily by the browser, so a 100-episode report stays light). Step lines never change once written,
-so an existing file is reused when the report is rebuilt.
+so an existing file is reused when the report is rebuilt. In a run with workers each worker renders
+the screens of the episodes it played right after playing them (:func:`render_lines`), so the
+report's rendering scales with the workers; the report renders whatever is still missing (episodes
+of an earlier invocation or of an in-process run), in worker processes when there are many.
 
 Everything read from the run files is untrusted (screen text, model output): the template
 autoescapes it.
@@ -40,7 +43,7 @@ from droidverify.runner.store import (
     attempt_key,
     attempt_of,
     read_episodes,
-    read_jsonl,
+    read_steps,
 )
 from droidverify.runner.summary import RetryStats, RunSummary
 
@@ -48,6 +51,9 @@ RENDERED_DIR = "rendered"  # under SCREENS_DIR: the report's own images (env scr
 DEFAULT_SCALE = 0.3
 DEFAULT_TOP_K = 8
 MAX_TEXT = 20_000  # characters of one raw output / memory / JSON blob shown before truncating
+# A line a worker hands the run's writer with a screen it rendered for the report (never written to
+# the run files): ``path``, relative to the run directory, where the PNG goes.
+RENDERED_KIND = "rendered"
 
 
 @dataclass
@@ -168,17 +174,70 @@ def _observation(d: Any, where: str):
     return Observation(xml=d["xml"], screen_size=(size[0], size[1]))
 
 
-def _write_png(path: Path, png: bytes) -> None:
-    """Quantise to 64 colours (a flat UI loses nothing visible; files shrink ~4x), write atomically."""
+def _quantized(png: bytes) -> bytes:
+    """Quantise to 64 colours (a flat UI loses nothing visible; files shrink ~4x)."""
     from PIL import Image
 
     img = Image.open(io.BytesIO(png)).quantize(colors=64, method=Image.Quantize.FASTOCTREE)
     buf = io.BytesIO()
     img.save(buf, format="PNG")  # optimize=True would triple the time for ~1% smaller files
+    return buf.getvalue()
+
+
+def write_screen_file(path: Path, data: bytes) -> None:
+    """Write a rendered screen atomically: a crash leaves the old file or none, never half a PNG."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(buf.getvalue())
+    tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+@dataclass
+class ScreenSpec:
+    """Which screen of a run-file line the report shows, and where its PNG goes (``rel``: relative
+    to the report's directory). One definition, so a worker renders exactly what the report would."""
+
+    obs_dict: Any
+    rel: str
+    highlight: int | None
+    where: str
+
+
+def _step_index(rec: dict[str, Any]) -> int:
+    step = rec.get("step") if isinstance(rec.get("step"), dict) else {}
+    index = step.get("index") if isinstance(step.get("index"), int) else rec.get("index")
+    return index if isinstance(index, int) else -1
+
+
+def step_screen(rec: dict[str, Any]) -> ScreenSpec:
+    """The screen of a ``step`` line: the observation the agent acted on, its target outlined."""
+    step = rec.get("step") if isinstance(rec.get("step"), dict) else {}
+    attempt, index = str(rec.get("attempt_id")), _step_index(rec)
+    return ScreenSpec(step.get("observation"), f"{SCREENS_DIR}/{RENDERED_DIR}/{attempt}/{index:03d}.png",
+                      _action_index(step.get("action")), f"step {index} of attempt {attempt}")
+
+
+def final_screen(attempt: str, obs_dict: Any) -> ScreenSpec:
+    """The screen of attempt ``attempt``'s ``final`` line (what the checker saw)."""
+    return ScreenSpec(obs_dict, f"{SCREENS_DIR}/{RENDERED_DIR}/{attempt}/final.png", None,
+                      f"final screen of attempt {attempt}")
+
+
+def _render_bytes(obs_dict: Any, *, highlight: int | None, scale: float,
+                  where: str) -> tuple[bytes | None, ScreenImage]:
+    """(PNG, outcome) of one observation dict; a DroidVerifyError becomes the outcome's ``error``
+    (no PNG) instead of breaking the report. The outcome's ``src`` is left for the caller."""
+    from droidverify.ui.render import render_png
+
+    try:
+        obs = _observation(obs_dict, where)
+        note = None
+        if highlight is not None and not 0 <= highlight < len(obs.elements):
+            note = f"index {highlight} is out of range (0..{len(obs.elements) - 1}): nothing outlined"
+            highlight = None
+        return _quantized(render_png(obs, highlight=highlight, scale=scale)), ScreenImage(note=note)
+    except DroidVerifyError as exc:
+        return None, ScreenImage(error=str(exc))
 
 
 @dataclass
@@ -198,23 +257,44 @@ def render_screen(obs_dict: Any, path: Path, *, rel: str, highlight: int | None,
                   where: str) -> ScreenImage:
     """Render one observation dict to ``path``; failures become a visible ``error`` instead of
     breaking the report."""
-    from droidverify.ui.render import render_png
-
-    try:
-        obs = _observation(obs_dict, where)
-        note = None
-        if highlight is not None and not 0 <= highlight < len(obs.elements):
-            note = f"index {highlight} is out of range (0..{len(obs.elements) - 1}): nothing outlined"
-            highlight = None
-        _write_png(path, render_png(obs, highlight=highlight, scale=scale))
-    except DroidVerifyError as exc:
-        return ScreenImage(error=str(exc))
-    return ScreenImage(src=rel, note=note)
+    png, image = _render_bytes(obs_dict, highlight=highlight, scale=scale, where=where)
+    if png is None:
+        return image
+    write_screen_file(path, png)
+    return ScreenImage(src=rel, note=image.note)
 
 
 def _run_job(job: RenderJob) -> ScreenImage:
     return render_screen(job.obs_dict, job.path, rel=job.rel, highlight=job.highlight, scale=job.scale,
                          where=job.where)
+
+
+def render_lines(records: list[dict[str, Any]], *,
+                 scale: float = DEFAULT_SCALE) -> list[tuple[dict[str, Any], bytes]]:
+    """Render the report's screens of these run-file lines (each ``step`` and ``final`` line; others
+    are passed over) where they were played: one ``(line, png)`` per screen, the line of kind
+    :data:`RENDERED_KIND` naming the file (``path``, relative to the run directory). A worker calls
+    this after an episode and sends the result with the episode's lines; the run's writer stores
+    each PNG there and the report reuses it as it reuses any existing file.
+
+    Only screens that render plainly come back. One with a note (an action index out of range) or
+    an error (a damaged observation), or one that fails in any other way, is left to the report,
+    which renders it again and shows the note or error (a reused file carries none)."""
+    out: list[tuple[dict[str, Any], bytes]] = []
+    for rec in records:
+        if rec.get("kind") == "step":
+            spec = step_screen(rec)
+        elif rec.get("kind") == "final":
+            spec = final_screen(str(rec.get("attempt_id")), rec.get("observation"))
+        else:
+            continue
+        try:
+            png, image = _render_bytes(spec.obs_dict, highlight=spec.highlight, scale=scale, where=spec.where)
+        except Exception:  # noqa: BLE001, S112 -- left to the report, which meets it as it always did
+            continue
+        if png is not None and image.note is None:
+            out.append(({"kind": RENDERED_KIND, "path": spec.rel}, png))
+    return out
 
 
 PARALLEL_MIN_JOBS = 64  # below this, starting worker processes costs more than it saves
@@ -292,18 +372,15 @@ _SHOWN_KEYS = {"paradigm", "candidates", "n_candidates", "argmax", "chosen", "en
 def _step_view(rec: dict[str, Any], *, report_dir: Path, run_dir: Path, screens: bool, scale: float,
                top_k: int, jobs: list[RenderJob]) -> StepView:
     step = rec.get("step") if isinstance(rec.get("step"), dict) else {}
-    attempt = str(rec.get("attempt_id"))
-    index = step.get("index") if isinstance(step.get("index"), int) else rec.get("index")
-    index = index if isinstance(index, int) else -1
+    index = _step_index(rec)
     action, kind = _action_text(step.get("action"))
     info = step.get("agent_info") if isinstance(step.get("agent_info"), dict) else {}
     screen = None
     if screens:
-        rel = f"{SCREENS_DIR}/{RENDERED_DIR}/{attempt}/{index:03d}.png"
+        spec = step_screen(rec)
         screen = ScreenImage()
-        jobs.append(RenderJob(step.get("observation"), report_dir / rel, rel,
-                              _action_index(step.get("action")), scale,
-                              f"step {index} of attempt {attempt}", screen))
+        jobs.append(RenderJob(spec.obs_dict, report_dir / spec.rel, spec.rel, spec.highlight, scale,
+                              spec.where, screen))
     shot = rec.get("screenshot")
     device = None
     if isinstance(shot, str) and (run_dir / shot).is_file():
@@ -335,7 +412,7 @@ def _load_steps(run_dir: Path, attempts: set[str]) -> tuple[dict[str, list[dict]
     """Step records and final observations of the given attempts (stale attempts are ignored)."""
     steps: dict[str, list[dict]] = {a: [] for a in attempts}
     finals: dict[str, Any] = {}
-    for rec in read_jsonl(run_dir / STEPS_FILE).records:
+    for rec in read_steps(run_dir / STEPS_FILE).records:
         a = rec.get("attempt_id")
         if a not in steps:
             continue
@@ -407,10 +484,10 @@ def _attempt_view(ep: dict[str, Any], anchor: str, *, steps: dict[str, list[dict
     n = ep.get("n_steps") if isinstance(ep.get("n_steps"), int) else 0
     view.missing_steps = max(0, n - len(view.steps))
     if screens and attempt in finals:
-        rel = f"{SCREENS_DIR}/{RENDERED_DIR}/{attempt}/final.png"
+        spec = final_screen(attempt, finals[attempt])
         view.final_screen = ScreenImage()
-        jobs.append(RenderJob(finals[attempt], report_dir / rel, rel, None, scale,
-                              f"final screen of attempt {attempt}", view.final_screen))
+        jobs.append(RenderJob(spec.obs_dict, report_dir / spec.rel, spec.rel, None, scale, spec.where,
+                              view.final_screen))
     ents = [s.verifier.entropy_normalized for s in view.steps
             if s.verifier is not None and s.verifier.entropy_normalized is not None]
     view.mean_entropy_normalized = sum(ents) / len(ents) if ents else None
@@ -445,9 +522,10 @@ def write_report(out_dir: Path, *, episodes: list[dict[str, Any]], summary: RunS
                  out_file: Path | None = None, screens: bool = True, scale: float = DEFAULT_SCALE,
                  top_k: int = DEFAULT_TOP_K, workers: int | None = None) -> Path:
     """Render the report of run directory ``out_dir`` for ``episodes`` (episode lines) to
-    ``out_file`` (default ``out_dir/report.html``); ``screens`` renders each step's screen (in up
-    to ``workers`` processes, default min(4, CPUs), when there are many). An episode line of a later
-    attempt (judged retries) brings the episode's earlier attempts with it."""
+    ``out_file`` (default ``out_dir/report.html``); ``screens`` renders each step's screen not
+    rendered yet (in up to ``workers`` processes, default min(4, CPUs), when there are many). An
+    episode line of a later attempt (judged retries) brings the episode's earlier attempts with it.
+    Screens already rendered (by the run's workers, or for an earlier report) are reused."""
     out_dir = Path(out_dir)
     path = Path(out_file) if out_file is not None else out_dir / REPORT_FILE
     report_dir = path.parent

@@ -51,6 +51,7 @@ from droidverify.runner.store import (
     SUMMARY_FILE,
     JsonlWriter,
     RunDirLock,
+    StepsWriter,
     attempt_key,
     attempt_of,
     check_run_dir,
@@ -393,11 +394,14 @@ class EpisodeWorker:
     """What one rollout worker holds: the env factory and the agent factory, with the first agent
     built at start-up (a local model loads here, once per worker, not once per episode), and the
     judge (``judge``: a :class:`GuardedFactory`, built here once) with the verdicts already stored
-    (``verdicts``, by attempt key: those attempts are not judged again)."""
+    (``verdicts``, by attempt key: those attempts are not judged again). ``render_scale`` (a run
+    with a report): the worker also renders the report's screens of the attempts it played, at
+    that scale, so the report's rendering runs on the workers rather than after the run."""
 
     def __init__(self, agent_factory: AgentFactory, env_factory: EnvFactory, max_steps: int | None,
                  answer_ends_episode: bool, judge: GuardedFactory | None = None,
-                 verdicts: Verdicts | None = None, attempts: int = 1) -> None:
+                 verdicts: Verdicts | None = None, attempts: int = 1,
+                 render_scale: float | None = None) -> None:
         self.agent_factory = agent_factory
         self.env_factory = env_factory
         self.max_steps = max_steps
@@ -406,13 +410,15 @@ class EpisodeWorker:
         self.judge = judge() if judge is not None else None
         self.verdicts = dict(verdicts or {})
         self.attempts = attempts
+        self.render_scale = render_scale
 
     def _agent(self) -> Agent:
         agent, self._first = (self._first or self.agent_factory()), None
         return agent
 
     def play(self, work: Work) -> list[tuple[dict[str, Any], bytes | None]]:
-        """Run ``work``'s attempts; their lines, in file order, for the writer. A judge's
+        """Run ``work``'s attempts; their lines, in file order, for the writer, then (with
+        ``render_scale``) a ``rendered`` line per report screen of theirs, with its PNG. A judge's
         InfrastructureError after an attempt's lines comes back as a last ``stop`` line carrying
         the error (the writer records the attempts, then stops the run)."""
         lines: list[tuple[dict[str, Any], bytes | None]] = []
@@ -428,6 +434,12 @@ class EpisodeWorker:
                 raise
             lines = _finished_attempts(lines)
             lines.append(({"kind": STOP_KIND, "error": _portable(exc)}, None))
+        if self.render_scale is not None:
+            from droidverify.runner.report import render_lines
+
+            # before the stop line, which the writer acts on after everything else
+            cut = len(lines) - (lines[-1][0].get("kind") == STOP_KIND)
+            lines[cut:cut] = render_lines([rec for rec, _ in lines[:cut]], scale=self.render_scale)
         return lines
 
 
@@ -493,7 +505,13 @@ def run_many(
     classes, ``functools.partial``, or the CLI's ``AgentSpec`` / ``EnvSpec``); each worker builds its
     first agent at start (a local model loads once per worker). A worker that dies mid-episode
     costs that attempt only: the episode is re-run on a fresh worker. Lines of an episode run on a
-    worker are written when it finishes (in-process, each step is written as it happens).
+    worker are written when it finishes (in-process, each step is written as it happens). With
+    ``report``, each worker also renders the report's screens of the episodes it played (sent back
+    with their lines), so the report itself only renders what is missing; in-process runs render
+    them when the report is written (in worker processes when there are many).
+
+    ``steps.jsonl`` holds each distinct screen's XML once (``runner.store.StepsWriter``); read it
+    with ``runner.store.read_steps`` or :func:`~droidverify.runner.store.load_trajectories`.
 
     ``judge`` (a ``rewards`` Judge, or a factory carrying ``name`` and ``version`` such as
     ``cli.judge.JudgeSpec``; built once per worker) judges every episode right after it ends, in
@@ -630,7 +648,7 @@ def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, en
         if not store.has(j.episode_id, j.judge, j.version):  # first judgement of a key wins
             store.append(j)
 
-    steps_w = JsonlWriter(out / STEPS_FILE)
+    steps_w = StepsWriter(out / STEPS_FILE)
     eps_w = JsonlWriter(out / EPISODES_FILE)
     prog = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=not progress,
@@ -654,24 +672,29 @@ def _run_locked(agent_factory: AgentFactory, tasks: list[Pair], out: Path, *, en
             if parallel:
                 assert backend is not None
                 prog.update(bar, description=f"episodes ({backend.label})")
+                from droidverify.runner.report import DEFAULT_SCALE, RENDERED_KIND, write_screen_file
+
                 setup = functools.partial(EpisodeWorker, agent_factory, env_factory, max_steps,
                                           answer_ends_episode, guarded if store is not None else None, stored,
-                                          attempts)
+                                          attempts, DEFAULT_SCALE if report else None)
                 for _, lines in backend.imap_unordered(setup, _play, todo):
                     # A whole unit arrives at once: screenshots, then its steps/phone/final lines
                     # in one durable write, then its episode lines (one fsync each, not one per step),
-                    # then its judgements.
+                    # then its judgements, then the report screens the worker rendered (derived
+                    # from the lines: a crash before they are written only leaves them to the report).
                     for rec, png in lines:
                         if png is not None and rec.get("screenshot"):
                             path = out / rec["screenshot"]
                             path.parent.mkdir(parents=True, exist_ok=True)
                             path.write_bytes(png)
-                    kinds = ("episode", JUDGEMENT_KIND, STOP_KIND)
+                    kinds = ("episode", JUDGEMENT_KIND, STOP_KIND, RENDERED_KIND)
                     steps_w.write_many([rec for rec, _ in lines if rec.get("kind") not in kinds])
                     eps_w.write_many([rec for rec, _ in lines if rec.get("kind") == "episode"])
-                    for rec, _ in lines:
+                    for rec, png in lines:
                         if rec.get("kind") == JUDGEMENT_KIND:
                             record_judgement(rec)
+                        elif rec.get("kind") == RENDERED_KIND and png is not None:
+                            write_screen_file(out / rec["path"], png)
                     ran += 1
                     prog.advance(bar)
                     for rec, _ in lines:

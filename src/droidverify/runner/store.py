@@ -4,8 +4,10 @@ Layout of ``out_dir`` (schema in docs/runner.md)::
 
     run.json        run configuration (agent, env, pairs, max_steps, ...)
     .lock           held (flock) by the process using the directory
-    steps.jsonl     one line per step (full XML), a ``final`` line per finished attempt,
-                    ``abandoned`` markers for attempts a crash cut short
+    steps.jsonl     one line per step, a ``final`` line per finished attempt, ``abandoned``
+                    markers for attempts a crash cut short; each distinct screen's XML is written
+                    once, later lines showing it name it by hash (:class:`StepsWriter`; read
+                    with :func:`read_steps`)
     episodes.jsonl  one line per finished episode (summary, no XML); with judged retries
                     (``run_many(attempts=K)``) one line per finished attempt, ``attempt`` 0..K-1
     screens/        per-step PNGs when the environment supplies screenshots
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import math
 import os
@@ -217,12 +220,17 @@ def encode_line(record: dict[str, Any]) -> bytes:
 class JsonlWriter:
     """Append JSON lines durably (one write, flush + fsync per line)."""
 
+    # Subclasses change what a line holds just before it is encoded (StepsWriter).
+    def _prepare(self, record: dict[str, Any]) -> dict[str, Any]:
+        return record
+
     def __init__(self, path: Path) -> None:
         self.path = path
         self.cut_bytes = _cut_partial_tail(path)
         self._fh: BinaryIO = path.open("ab")
 
     def write(self, record: dict[str, Any]) -> None:
+        record = self._prepare(record)
         try:
             data = encode_line(record)
         except ValueError:  # NaN/inf somewhere (a model score): keep the record, as null
@@ -238,7 +246,7 @@ class JsonlWriter:
         if not records:
             return
         parts = []
-        for record in records:
+        for record in map(self._prepare, records):
             try:
                 parts.append(encode_line(record))
             except ValueError:
@@ -298,6 +306,93 @@ def read_jsonl(path: Path) -> JsonlRead:
     if any(n < last for n in out.bad_lines):
         warnings.warn(f"{path}: skipped unparseable lines {out.bad_lines}", stacklevel=2)
     return out
+
+
+XML_SHA = "xml_sha256"  # an observation's key: the SHA-256 (hex) of its XML, written on an earlier line
+
+
+def _xml_sha(xml: str) -> str:
+    return hashlib.sha256(xml.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _observation_dict(record: dict[str, Any]) -> Any:
+    """The observation dict of a ``step`` or ``final`` line (None for other lines)."""
+    if record.get("kind") == "step":
+        step = record.get("step")
+        return step.get("observation") if isinstance(step, dict) else None
+    return record.get("observation") if record.get("kind") == "final" else None
+
+
+def _with_observation(record: dict[str, Any], obs: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a ``step`` / ``final`` line holding ``obs`` (the caller's dicts are not changed)."""
+    if record.get("kind") == "step":
+        return {**record, "step": {**record["step"], "observation": obs}}
+    return {**record, "observation": obs}
+
+
+class StepsWriter(JsonlWriter):
+    """The writer of ``steps.jsonl``: the XML of each distinct screen is written once, on the first
+    ``step`` or ``final`` line that shows it, with its hash (``xml_sha256``); a later line showing
+    the same screen carries the hash in place of the XML. Oracle runs see the same screens again and
+    again (launcher, app start screens across seeds): about 40% of the steps' XML repeats.
+
+    Crash-safe as the file itself: the line holding a screen's XML is always written (and fsync'd)
+    before any line naming it, in the same append-only file, and a resumed run learns which screens
+    the file already holds (after its cut-off last line is removed). :func:`read_steps` puts the XML
+    back; files written before this (full XML on every line) read as they are."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self._known: set[str] = set()
+        for rec in read_jsonl(path).records:
+            obs = _observation_dict(rec)
+            # only a line holding the XML defines its hash (a reference defines nothing)
+            if not isinstance(obs, dict) or not isinstance(obs.get("xml"), str):
+                continue
+            if isinstance(obs.get(XML_SHA), str):
+                self._known.add(obs[XML_SHA])
+
+    def _prepare(self, record: dict[str, Any]) -> dict[str, Any]:
+        obs = _observation_dict(record)
+        if not isinstance(obs, dict) or not isinstance(obs.get("xml"), str):
+            return record
+        sha = _xml_sha(obs["xml"])
+        if sha not in self._known:
+            self._known.add(sha)
+            return _with_observation(record, {**obs, XML_SHA: sha})
+        # the hash where the XML stood: the line keeps the observation's other keys in their order
+        return _with_observation(record, {(XML_SHA if k == "xml" else k): (sha if k == "xml" else v)
+                                          for k, v in obs.items()})
+
+
+def read_steps(path: Path) -> JsonlRead:
+    """``steps.jsonl`` as :func:`read_jsonl` reads it, with every ``step`` and ``final`` line's
+    observation as the runner built it: the XML a :class:`StepsWriter` stored once put back where
+    a line names it by hash (and the hash key dropped). Lines of older files are returned as they
+    are. A line naming a screen whose XML line is missing or damaged keeps no ``xml`` (readers
+    report that screen as unavailable) and is warned about."""
+    read = read_jsonl(path)
+    xml_of: dict[str, str] = {}
+    unresolved = 0
+    for i, rec in enumerate(read.records):
+        obs = _observation_dict(rec)
+        if not isinstance(obs, dict) or not isinstance(obs.get(XML_SHA), str):
+            continue
+        sha = obs[XML_SHA]
+        if isinstance(obs.get("xml"), str):
+            xml_of.setdefault(sha, obs["xml"])
+            restored = {k: v for k, v in obs.items() if k != XML_SHA}
+        elif sha in xml_of:
+            restored = {("xml" if k == XML_SHA else k): (xml_of[sha] if k == XML_SHA else v)
+                        for k, v in obs.items()}
+        else:
+            unresolved += 1
+            continue
+        read.records[i] = _with_observation(rec, restored)
+    if unresolved:
+        warnings.warn(f"{path}: {unresolved} step/final line(s) name a screen ({XML_SHA}) whose XML line is "
+                      "missing or damaged; those screens are unavailable", stacklevel=2)
+    return read
 
 
 class EpisodeRecord(BaseModel):
@@ -442,7 +537,7 @@ def trajectories_of(out_dir: str | Path, records: list[dict[str, Any]]) -> list[
     wanted = {rec["attempt_id"]: rec for rec in records}
     steps: dict[str, list[Step]] = {a: [] for a in wanted}
     finals: dict[str, Observation] = {}
-    for rec in read_jsonl(out_dir / STEPS_FILE).records:
+    for rec in read_steps(out_dir / STEPS_FILE).records:
         aid = rec.get("attempt_id")
         if aid not in wanted:
             continue
