@@ -50,7 +50,7 @@ def _tiny_policy(directory: Path, finish: str = "submit") -> Path:
 
     torch.manual_seed(0)
     net = CompactNet(NetConfig(emb_dim=32, n_numeric=len(NUMERIC_NAMES), d_model=16, layers=1, heads=2, ff=32,
-                               dropout=0.0))
+                               dropout=0.1))  # the default: the trainer must not apply it
     return CompactScorer(net, hash_encoder(), finish=finish).save(directory)
 
 
@@ -200,6 +200,30 @@ def test_grpo_raises_the_probability_of_what_the_judge_rewards(tmp_path):
     log = [json.loads(x) for x in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     assert [e["iteration"] for e in log] == [1, 2, 3, 4, 5, 6] and all(e["episodes"] == 8 for e in log)
     assert (tmp_path / "run" / "curves.png").stat().st_size > 0
+
+
+def test_the_first_update_starts_at_ratio_one(tmp_path):
+    """The trainer recomputes each step's log-probability from the recorded view exactly as the
+    playing agent scored it (no dropout), so nothing is clipped before the policy has moved."""
+    import torch
+
+    from droidverify.agents.verifier.compact.scorer import batch_tensors
+    from droidverify.training.policy_grpo import step_samples
+
+    enc = hash_encoder()
+    init = _tiny_policy(tmp_path / "init")
+    trainer = PolicyGRPOTrainer(_grpo_config(tmp_path, init), rollout=_rollout_preferring("open_app", enc), encoder=enc)
+    trainer.net.train()  # whatever mode it was left in
+    groups = _rollout_preferring("open_app", enc)(trainer.export_policy(tmp_path / "p"), trainer.tasks_for(0), 0)
+    samples = [s for m in groups[0].members for s in step_samples(m.trajectory, 1.0, 1.0)]
+    assert samples
+    trainer.net.eval()
+    with torch.no_grad():
+        logp = torch.log_softmax(trainer.net(**batch_tensors([s.view for s in samples], enc)), -1)
+    new = logp.gather(1, torch.tensor([s.chosen for s in samples])[:, None]).squeeze(1)
+    assert torch.allclose(new, torch.tensor([s.old_logp for s in samples]), atol=1e-4)
+    trainer.config.ppo_epochs, trainer.config.batch_size = 1, len(samples)
+    assert trainer.update(samples)["clip_fraction"] == 0.0
 
 
 def test_grpo_resumes_where_it_stopped_and_refuses_other_settings(tmp_path):

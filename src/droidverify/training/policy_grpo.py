@@ -197,7 +197,9 @@ class PolicyGRPOTrainer:
         from droidverify.agents.verifier.compact.scorer import batch_tensors
 
         cfg = self.config
-        self.net.train()
+        # no dropout: the ratio to the policy that played must start at exactly 1 (dropout noise alone
+        # clipped half of the first update's steps)
+        self.net.eval()
         losses, kls, clips, n = 0.0, 0.0, 0.0, 0
         for epoch in range(cfg.ppo_epochs):
             order = list(range(len(samples)))
@@ -228,7 +230,6 @@ class PolicyGRPOTrainer:
                 kls += float(kl) * len(batch)
                 clips += float(frac) * len(batch)
                 n += len(batch)
-        self.net.eval()
         return {"loss": losses / max(n, 1), "kl": kls / max(n, 1), "clip_fraction": clips / max(n, 1)}
 
     def iterate(self) -> dict[str, Any]:
