@@ -72,7 +72,7 @@ from droidverify.errors import ActionError, CheckpointError, TrainingDataError, 
 from droidverify.llm.base import Messages
 from droidverify.training.compact import relative_path
 from droidverify.training.grpo import RolloutGroup, read_groups
-from droidverify.training.p3 import LORA_TARGETS, _layers_to_transform
+from droidverify.training.p3 import LORA_TARGETS, _layers_to_transform, latest_checkpoint, trim_log
 from droidverify.training.records import VerifierStepRecord, read_records
 
 OBJECTIVES = ("sft", "asl", "grpo")
@@ -1075,24 +1075,11 @@ class LLMPolicyTrainer:
     def _trim_log(self, step: int) -> None:
         """Keep only log lines up to ``step`` (what the resumed state has seen): a resumed or restarted
         run never shows a step twice."""
-        path = self.out / "log.jsonl"
-        if not path.exists():
-            return
-        kept = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                if json.loads(line).get("step", 0) <= step:
-                    kept.append(line)
-            except ValueError:
-                continue  # a line torn by a crash
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text("".join(x + "\n" for x in kept), encoding="utf-8")
-        os.replace(tmp, path)
+        trim_log(self.out / "log.jsonl", step)
 
     # ------------------------------------------------------------------ checkpoints
     def latest_checkpoint(self) -> Path | None:
-        cks = sorted(self.out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
-        return cks[-1] if cks else None
+        return latest_checkpoint(self.out)
 
     def save_checkpoint(self) -> Path:
         """Adapter, optimizer, scheduler, data position and RNG states, written atomically."""

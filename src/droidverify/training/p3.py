@@ -420,24 +420,11 @@ class P3Trainer:
     def _trim_log(self, step: int) -> None:
         """Keep only log lines up to ``step`` (what the resumed state has seen), so a resumed or
         restarted run never shows steps twice."""
-        path = self.out / "log.jsonl"
-        if not path.exists():
-            return
-        kept = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                if json.loads(line).get("step", 0) <= step:
-                    kept.append(line)
-            except ValueError:
-                continue  # a line torn by a crash
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text("".join(x + "\n" for x in kept), encoding="utf-8")
-        os.replace(tmp, path)
+        trim_log(self.out / "log.jsonl", step)
 
     # ------------------------------------------------------------------ checkpoints
     def latest_checkpoint(self) -> Path | None:
-        cks = sorted(self.out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
-        return cks[-1] if cks else None
+        return latest_checkpoint(self.out)
 
     def save_checkpoint(self) -> Path:
         """Adapter, head, optimizer, scheduler, data position and RNG states, written atomically."""
@@ -537,3 +524,25 @@ def plot_curves(log_file: str | Path, png: str | Path) -> None:
     fig.savefig(tmp, dpi=90)
     plt.close(fig)
     os.replace(tmp, png)
+
+
+def trim_log(path: Path, step: int) -> None:
+    """Keep only the lines of a trainer's ``log.jsonl`` up to ``step`` (what a resumed state has seen)."""
+    if not path.exists():
+        return
+    kept = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            if json.loads(line).get("step", 0) <= step:
+                kept.append(line)
+        except ValueError:
+            continue  # a line torn by a crash
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(x + "\n" for x in kept), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def latest_checkpoint(out: Path) -> Path | None:
+    """The ``checkpoint-N`` directory with the highest N in ``out`` (None: none yet)."""
+    cks = sorted(out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+    return cks[-1] if cks else None
