@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
-from compact_doubles import hash_encoder
+from compact_doubles import compact_records, hash_encoder, small_config
 
 from droidverify.agents.verifier import VerifierAgent
 from droidverify.agents.verifier.compact.scorer import CompactScorer
@@ -18,25 +18,18 @@ from droidverify.env.records import Step
 from droidverify.env.sim import SimEnv
 from droidverify.errors import TrainingDataError, TrainingError
 from droidverify.tasks import registry
-from droidverify.training import collect, write_records
+from droidverify.training import collect
 from droidverify.training.compact import CompactConfig, CompactTrainer, expand_record, step_loss
 from droidverify.training.loop import sim_apps
-
-TEMPLATES = ("contacts_add_contact", "clock_create_alarm", "settings_wifi_toggle")
 
 
 @pytest.fixture(scope="module")
 def records():
-    tasks = [registry.get_template(t).instantiate(0) for t in TEMPLATES]
-    return list(collect(tasks, split_of=registry.split_of, apps=sim_apps()))
+    return compact_records()
 
 
 def _config(tmp_path: Path, records, **kw) -> CompactConfig:
-    write_records(tmp_path / "train.jsonl", records)
-    base = {"d_model": 32, "heads": 4, "ff": 64, "layers": 1, "dropout": 0.0, "epochs": 40, "batch_size": 8,
-            "learning_rate": 3e-3}
-    return CompactConfig(output_dir=str(tmp_path / "out"), train_file=str(tmp_path / "train.jsonl"),
-                         eval_file=str(tmp_path / "train.jsonl"), **{**base, **kw})
+    return small_config(CompactConfig, tmp_path, records, **{"epochs": 40, **kw})
 
 
 def test_a_typed_value_label_moves_to_the_candidate_carrying_it(records):

@@ -11,30 +11,20 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
-from compact_doubles import hash_encoder
+from compact_doubles import compact_records, hash_encoder, small_config
 
 from droidverify.agents.verifier.compact.scorer import CompactScorer
 from droidverify.errors import TrainingError
-from droidverify.tasks import registry
-from droidverify.training import collect, write_records
-from droidverify.training.loop import sim_apps
 from droidverify.training.policy import PolicyConfig, PolicyTrainer, asl_loss, exact_rewards
-
-TEMPLATES = ("contacts_add_contact", "clock_create_alarm", "settings_wifi_toggle")
 
 
 @pytest.fixture(scope="module")
 def records():
-    tasks = [registry.get_template(t).instantiate(0) for t in TEMPLATES]
-    return list(collect(tasks, split_of=registry.split_of, apps=sim_apps()))
+    return compact_records()
 
 
 def _config(tmp_path: Path, records, **kw) -> PolicyConfig:
-    write_records(tmp_path / "train.jsonl", records)
-    base = {"d_model": 32, "heads": 4, "ff": 64, "layers": 1, "dropout": 0.0, "epochs": 2, "batch_size": 8,
-            "learning_rate": 3e-3}
-    return PolicyConfig(output_dir=str(tmp_path / "out"), train_file=str(tmp_path / "train.jsonl"),
-                        eval_file=str(tmp_path / "train.jsonl"), **{**base, **kw})
+    return small_config(PolicyConfig, tmp_path, records, **{"epochs": 2, **kw})
 
 
 def test_asl_loss_matches_a_hand_computation_and_its_gradient_flows():
