@@ -250,7 +250,7 @@ def main() -> None:
     grpo = part_grpo(args) if args.grpo_data else {}
     out = {"date": started, "data": str(args.data), "args": {k: str(v) for k, v in vars(args).items()},
            "objectives": rows, "holdout": held, "grpo": grpo}
-    name = "results-grpo.json" if args.only_grpo else "results.json"
+    name = f"results-grpo-{args.grpo_rewards.replace(',', '-')}.json" if args.only_grpo else "results.json"
     (args.out / name).write_text(json.dumps(out, indent=1))
     print(f"\n| objective | val top-1 | success train@{args.unseen_seed} | success validation | "
           + ("success test | " if args.test else "") + "train s |")
