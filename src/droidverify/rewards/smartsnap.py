@@ -82,6 +82,14 @@ def check_submit(traj: Trajectory) -> SubmitCheck:
     return SubmitCheck(True, None, submit_round, action.text or "", raw)
 
 
+def format_failure(tally: Tally, episode_id: str, judge: str, version: str, check: SubmitCheck) -> Judgement:
+    """SmartSnap's -1 for an episode whose submit breaks the format rules, without judging it."""
+    return tally.judgement(
+        episode_id=episode_id, judge=judge, version=version, outcome="failure", reward=-1.0,
+        components={"format_ok": False, "format_error": check.reason, "reward": -1.0},
+        rationale=f"format failure: {check.reason}")
+
+
 @dataclass
 class Vote:
     verdict: str | None  # success | failure | None (unreadable / errored)
@@ -167,10 +175,7 @@ class EvidenceJudge:
         eid = trajectory_id(trajectory)
         check = check_submit(trajectory)
         if not check.ok:
-            return tally.judgement(
-                episode_id=eid, judge=self.name, version=self.version, outcome="failure", reward=-1.0,
-                components={"format_ok": False, "format_error": check.reason, "reward": -1.0},
-                rationale=f"format failure: {check.reason}")
+            return format_failure(tally, eid, self.name, self.version, check)
         votes = (self._scored_votes(trajectory, check, tally) if self.verdict == "score"
                  else self._text_votes(trajectory, check, tally))
         combo = combine_votes(votes, len(check.evidences))

@@ -61,16 +61,13 @@ class CompactEvidenceReward:
         self.version = f"3c-1+{compact.version}"
 
     def judge(self, trajectory: Trajectory) -> Judgement:
-        from droidverify.rewards.smartsnap import Vote, check_submit, combine_votes
+        from droidverify.rewards.smartsnap import Vote, check_submit, combine_votes, format_failure
 
         tally = Tally()
         eid = trajectory_id(trajectory)
         check = check_submit(trajectory)
         if not check.ok:
-            return tally.judgement(
-                episode_id=eid, judge=self.name, version=self.version, outcome="failure", reward=-1.0,
-                components={"format_ok": False, "format_error": check.reason, "reward": -1.0},
-                rationale=f"format failure: {check.reason}")
+            return format_failure(tally, eid, self.name, self.version, check)
         inner = self.compact.judge(trajectory)
         p = inner.components.get("p_success")
         if inner.outcome == "undecided":
