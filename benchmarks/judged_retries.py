@@ -93,8 +93,8 @@ def main() -> None:
     templates = list(registry.templates_for_split(args.split))[: args.max_tasks]
     pairs = [(t, s) for t in templates for s in parse_seeds(args.seeds)]
     verifier = resolve_verifier("compact", None)
-    factory = AgentSpec("verifier", None, "diff", args.agent_seed, installed_app_names("sim"), verifier=verifier,
-                        temperature=args.temperature, top_k=args.top_k)
+    factory = AgentSpec("verifier", model=None, memory="diff", seed=args.agent_seed, apps=installed_app_names("sim"),
+                        verifier=verifier, temperature=args.temperature, top_k=args.top_k)
     judge = JudgeSpec(args.judge, model=args.judge_model)
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dv-retries-"))
     print(f"{len(pairs)} episodes ({len(templates)} {args.split} templates x seeds {args.seeds}); agent: verifier "

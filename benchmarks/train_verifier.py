@@ -211,8 +211,7 @@ def _completions(llm: Any, head: Any, recs: list[Any]) -> dict[str, list[int]]:
 def fit(args: argparse.Namespace) -> None:
     import random
 
-    from droidverify.cli.train import CPU_RECIPE, recipe_config
-    from droidverify.training.p3 import P3Trainer
+    from droidverify.training.p3 import P3Config, P3Trainer
     from droidverify.training.records import read_records
 
     if not args.train_file or not args.eval_file:
@@ -223,11 +222,14 @@ def fit(args: argparse.Namespace) -> None:
     held = read_records(args.eval_file)
     random.Random(0).shuffle(held)
     held = held[:60]
-    cfg = recipe_config(Path(args.out) / "fit", Path(args.train_file), None, args.device, args.dtype,
-                        {**CPU_RECIPE, "max_minutes": None},
-                        {"max_steps": args.fit_steps, "learning_rate": args.lr, "lora_layers": args.lora_layers,
-                         "loss": args.loss, "max_negatives": args.negatives, "head": args.head,
-                         "head_learning_rate": args.head_lr})
+    overrides = {"max_steps": args.fit_steps, "learning_rate": args.lr, "lora_layers": args.lora_layers,
+                 "loss": args.loss, "max_negatives": args.negatives, "head": args.head,
+                 "head_learning_rate": args.head_lr}
+    cfg = P3Config.cpu(str(Path(args.out) / "fit"), str(args.train_file), device=args.device, dtype=args.dtype,
+                       max_minutes=None, **{k: v for k, v in overrides.items() if v is not None})
+    if cfg.lora_layers == 0:
+        cfg.lora_layers = None
+    cfg.validate()
     tr = P3Trainer(cfg, train_records=small, eval_records=[])
     print(f"{len(small)} records, {cfg.max_steps} steps, lr {cfg.learning_rate}, LoRA on "
           f"{cfg.lora_layers or 'all'} layers, {cfg.loss} loss, {cfg.max_negatives} negatives, "

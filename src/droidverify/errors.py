@@ -29,6 +29,7 @@ of the package is defined here. The tree::
     │   ├── TrainingDataError        a training record file is damaged or invalid
     │   └── CheckpointError          a checkpoint / trained verifier is missing or incompatible
     ├── RunError                     a run directory or run spec cannot be used
+    │   ├── RunConfigError           `droidverify run` options (or their combination) that cannot run
     │   ├── RunLockedError           another process holds the run directory
     │   └── BackendError             a rollout backend cannot be used (ray missing, bad --workers,
     │       │                        factories that cannot be sent to worker processes)
@@ -183,6 +184,11 @@ class LLMInputError(LLMError):
 # --- runner -----------------------------------------------------------------
 class RunError(DroidVerifyError):
     """A run directory cannot be used (e.g. it holds another agent's results) or a run spec is bad."""
+
+
+class RunConfigError(RunError):
+    """A ``droidverify run`` option, or a combination of options, that cannot run
+    (``cli._run_config.RunConfig`` checks them all before any work starts)."""
 
 
 class RunLockedError(RunError):

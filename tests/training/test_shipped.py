@@ -90,7 +90,7 @@ def test_the_llm_verifier_adopts_its_memory_and_refuses_another_before_a_model_l
     with pytest.raises(CheckpointError, match=r"trained with memory 'diff'; it cannot run with memory 'history'"):
         check_settings(shipped, memory="history")
     # through the runner's factory: the error comes before any model is loaded (no model named)
-    spec = AgentSpec("verifier", "no-such-model-dir", "history", 0, ["Clock"], verifier=shipped)
+    spec = AgentSpec("verifier", model="no-such-model-dir", memory="history", seed=0, apps=["Clock"], verifier=shipped)
     with pytest.raises(CheckpointError, match="memory 'history'"):
         spec()
     # a checkpoint written before memory was recorded adopts what is asked

@@ -22,21 +22,42 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(code=2)
 
 
+def exit_code(error: BaseException, *, started: bool = False) -> int:
+    """The exit status every command gives ``error``: 1 for infrastructure (rerun to resume) and
+    filesystem failures, and for the project's other errors once the command's work has
+    ``started`` (a run that could not complete); 2 for bad input (the project's errors before the
+    work starts: options, files, configuration)."""
+    if isinstance(error, (InfrastructureError, OSError)):
+        return 1
+    return 1 if started else 2
+
+
+def exit_with(error: BaseException, *, started: bool = False, infra_note: str = " (rerun to resume)",
+              os_message: str | None = None) -> NoReturn:
+    """Print ``error`` as one ``error:`` line (no traceback) and exit with :func:`exit_code`.
+
+    ``infra_note`` follows an infrastructure error's line (what to do: rerun); ``os_message``
+    replaces a filesystem error's text (which file of the command's it was)."""
+    if isinstance(error, InfrastructureError):
+        text = f"{type(error).__name__}: {error}{infra_note}"
+    elif isinstance(error, DroidVerifyError):
+        text = f"{type(error).__name__}: {error}"
+    elif isinstance(error, OSError):
+        text = os_message if os_message is not None else str(error)
+    else:  # not an error this maps: let it propagate with its traceback
+        raise error
+    typer.echo(f"error: {text}", err=True)
+    raise typer.Exit(code=exit_code(error, started=started)) from None
+
+
 @contextmanager
-def cli_errors() -> Iterator[None]:
-    """Turn the project's errors into one ``error:`` line and an exit status: 1 for infrastructure
-    (rerun to resume) and filesystem failures, 2 for bad input."""
+def cli_errors(*, started: bool = False, infra_note: str = " (rerun to resume)") -> Iterator[None]:
+    """Turn the project's errors (and filesystem errors) into one ``error:`` line and the exit status
+    of :func:`exit_code`; every command runs its work inside one."""
     try:
         yield
-    except InfrastructureError as e:
-        typer.echo(f"error: {type(e).__name__}: {e} (rerun to resume)", err=True)
-        raise typer.Exit(code=1) from None
-    except DroidVerifyError as e:
-        typer.echo(f"error: {type(e).__name__}: {e}", err=True)
-        raise typer.Exit(code=2) from None
-    except OSError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=1) from None
+    except (DroidVerifyError, OSError) as e:
+        exit_with(e, started=started, infra_note=infra_note)
 
 
 TASKS_MODULE_HELP = ("A module of your own task templates: a module name on the Python path (my_tasks, "

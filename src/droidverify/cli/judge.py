@@ -124,8 +124,8 @@ def prore_evaluator(evaluator: str, llm: Any, model: str | None, *, env: str = "
         # a trained verifier runs with the memory it was trained with (history only when it says so)
         verifier = resolve_verifier(None, model)
         memory = check_settings(verifier, memory=None).get("memory", "history") if verifier is not None else "history"
-        return AgentSpec("verifier", model, memory, 0, apps, verifier=verifier)
-    return AgentSpec(evaluator, model, "history", 0, apps).with_llm(llm)
+        return AgentSpec("verifier", model=model, memory=memory, seed=0, apps=apps, verifier=verifier)
+    return AgentSpec(evaluator, model=model, memory="history", seed=0, apps=apps).with_llm(llm)
 
 
 def score_prompt_version(method: str) -> str:

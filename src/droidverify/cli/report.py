@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from droidverify.cli._common import exit_with
 from droidverify.errors import DroidVerifyError
 
 
@@ -31,12 +32,8 @@ def report_command(
     try:
         with console.status(f"building the report of {run_dir}"):
             path = build_report(run_dir, out_file=out, screens=screens, scale=scale, top_k=top_k)
-    except DroidVerifyError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=2) from None
-    except OSError as e:
-        typer.echo(f"error: cannot write the report: {e}", err=True)
-        raise typer.Exit(code=1) from None
+    except (DroidVerifyError, OSError) as e:
+        exit_with(e, os_message=f"cannot write the report: {e}")
     typer.echo(str(path))
 
 

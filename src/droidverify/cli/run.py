@@ -9,26 +9,23 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from droidverify.cli._common import MAX_SEEDS, TASKS_MODULE_HELP, fail, load_task_modules, parse_seeds
-from droidverify.errors import DroidVerifyError, InfrastructureError
+from droidverify.cli._common import MAX_SEEDS, TASKS_MODULE_HELP, cli_errors, exit_with, load_task_modules, parse_seeds
+from droidverify.cli._run_config import MAX_EPISODES, ResolvedRun, RunConfig
+from droidverify.errors import DroidVerifyError
 
 # The factories are public in droidverify.runner.factories; these names stay importable from here.
 from droidverify.runner.factories import (
     AGENTS,
-    CONTENT_MODES,
-    DTYPES,
     LLM_AGENTS,
     AgentSpec,
     EnvSpec,
-    check_sampling,
     installed_app_names,
     resolve_verifier,
 )
 from droidverify.runner.store import episode_id
 
-MAX_EPISODES = 1_000_000  # template x seed pairs in one run: a run directory stays workable
-__all__ = ["AGENTS", "MAX_EPISODES", "MAX_SEEDS", "AgentSpec", "EnvSpec", "installed_app_names", "parse_seeds",
-           "resolve_verifier", "run_command"]
+__all__ = ["AGENTS", "MAX_EPISODES", "MAX_SEEDS", "AgentSpec", "EnvSpec", "RunConfig", "installed_app_names",
+           "parse_seeds", "resolve_verifier", "run_command"]
 
 
 def default_out(agent: str) -> Path:
@@ -42,30 +39,6 @@ def default_out(agent: str) -> Path:
         n += 1
         out = Path("runs") / f"{agent}-{stamp}-{n}"
     return out
-
-
-def _select_templates(tasks: str | None, split: str | None, max_tasks: int | None) -> list[Any]:
-    from droidverify.errors import RunError
-    from droidverify.tasks import registry
-
-    if tasks and split:
-        raise RunError("give --tasks or --split, not both")
-    if tasks:
-        names = [n.strip() for n in tasks.split(",") if n.strip()]
-        if not names:
-            raise RunError(f"--tasks {tasks!r} names no task")
-        templates = [registry.get_template(n) for n in names]  # TaskError names the unknown one
-    elif split:
-        if split not in ("train", "validation", "test"):
-            raise RunError(f"unknown --split {split!r}; use train, validation or test")
-        templates = list(registry.templates_for_split(split))
-    else:
-        templates = list(registry.all_templates())
-    if max_tasks is not None:
-        if max_tasks < 1:
-            raise RunError(f"--max-tasks must be >= 1, got {max_tasks}")
-        templates = templates[:max_tasks]
-    return templates
 
 
 def run_command(
@@ -153,124 +126,13 @@ def run_command(
     report.html to --out (with --judge also judgements.jsonl). Rerunning the same command resumes an
     interrupted run. Exit code 2 on bad input, 1 when the run could not complete (rerun to resume).
     """
-    if agent not in AGENTS:
-        fail(f"unknown --agent {agent!r}; use one of {', '.join(AGENTS)}")
-    if env not in ("sim", "adb"):
-        fail(f"unknown --env {env!r}; use sim or adb")
-    if env == "adb" and agent == "oracle":
-        fail("the oracle agent needs simulator state; it cannot run with --env adb")
-    if memory not in ("diff", "history", "llm"):
-        fail(f"unknown --memory {memory!r}; use diff, history or llm")
-    if dtype not in DTYPES:
-        fail(f"unknown --dtype {dtype!r}; use {', '.join(DTYPES)}")
-    if dtype != "auto" and (agent not in ("verifier", "generator", "smartsnap")
-                            or (model or "").startswith("openai:")):
-        fail("--dtype applies only to a local model (--agent verifier|generator without openai:URL)")
-    if max_steps is not None and max_steps < 1:
-        fail(f"--max-steps must be >= 1, got {max_steps}")
-    if out is not None and not out.strip():
-        fail("--out is empty; name a run directory (or leave --out out for a new one)")
-    load_task_modules(tasks_module)
-    try:
-        seed_list = parse_seeds(seeds)
-        templates = _select_templates(tasks, split, max_tasks)
-    except DroidVerifyError as e:
-        fail(str(e))
-    if not templates:
-        fail("no task templates selected")
-    if len(templates) * len(seed_list) > MAX_EPISODES:
-        fail(f"{len(templates)} templates x {len(seed_list)} seeds is more than {MAX_EPISODES} "
-             "episodes; split the run")
-    judge_spec = _judge_spec(judge, judge_model, model, probes, probe_steps, evaluator, env)
-    from droidverify.runner.run import check_attempts
-
-    try:
-        check_attempts(attempts)
-    except DroidVerifyError as e:
-        fail(str(e))
-    if attempts > 1 and judge_spec is None:
-        fail(f"--attempts {attempts} retries the episodes the judge calls failed: give --judge METHOD "
-             "(rule is the checker itself, the upper bound)")
-    if attempts > 1 and env == "adb":
-        fail("--attempts > 1 cannot run with --env adb: a device has no reset to the task's initial state, "
-             "so a retry would start from wherever the failed attempt left the phone")
-    from droidverify.runner.backends import RayBackend, make_backend, parse_workers
-
-    try:
-        n_workers = parse_workers(workers) if workers is not None or ray is not None else 1
-    except DroidVerifyError as e:
-        fail(str(e))
-    if env == "adb" and (n_workers != 1 or ray is not None):
-        fail("--env adb drives one device: it runs in this process (no --workers N or --ray)")
-    out_dir = Path(out) if out is not None else default_out(agent)
-    verifier_dir = None
-    if content is not None and content not in CONTENT_MODES:
-        fail(f"unknown --content {content!r}; use {' or '.join(CONTENT_MODES)}")
-    if agent == "verifier":
-        from droidverify.agents.verifier.trained import check_settings, load_compact, verifier_backbone
-
-        try:
-            verifier_dir = resolve_verifier(verifier, model, env)
-            # fails now, not in a worker, when memory/content differ from the checkpoint's
-            if verifier_dir is not None and verifier_backbone(verifier_dir) == "compact":
-                load_compact(verifier_dir, memory=memory, content=content)
-            elif verifier_dir is not None:
-                check_settings(verifier_dir, memory=memory)
-        except DroidVerifyError as e:
-            fail(str(e))
-    elif verifier is not None or content is not None:
-        fail("--verifier and --content apply only to --agent verifier")
-    if avoid_repeats and agent != "verifier":
-        fail("--avoid-repeats applies only to --agent verifier")
-    try:
-        check_sampling(agent, temperature, top_k)
-    except DroidVerifyError as e:
-        fail(f"--temperature/--top-k: {e}")
-
-    from droidverify.agents.verifier.trained import verifier_digest
-    from droidverify.runner.run import run_many
-
-    apps = installed_app_names(env)
-    pairs = [(t, s) for t in templates for s in seed_list]
-    config = {"agent": agent, "model": model, "dtype": dtype, "apps": apps, "memory": memory, "env": env, "serial": serial,
-              "seeds": seed_list, "tasks": [t.name for t in templates], "max_steps": max_steps,
-              "agent_seed": agent_seed, "verifier": str(verifier_dir.resolve()) if verifier_dir else None,
-              "verifier_digest": verifier_digest(verifier_dir) if verifier_dir else None,
-              "judge": _judge_config(judge_spec), "avoid_repeats": avoid_repeats,
-              "temperature": temperature, "top_k": top_k, "content": content}
-    if attempts > 1:  # only then: a run without retries writes the run.json it always did
-        config["attempts"] = attempts
-    console = Console(stderr=True)
-    factory = AgentSpec(agent, model, memory, agent_seed, apps, dtype, verifier_dir, device, avoid_repeats,
-                        temperature, top_k, content)
-    try:
-        backend = make_backend(n_workers, ray)
-        if isinstance(backend, RayBackend):
-            backend.connect()  # fails here, with a clear error, when ray is missing or unreachable
-        if backend is not None and not no_progress:
-            note = (" (the local model is loaded once per worker)" if factory.loads_local_model else
-                    " (all workers share the model server)" if agent in LLM_AGENTS else "")
-            console.print(f"running on {backend.label}{note}")
-        try:
-            summary = run_many(factory, pairs, out_dir, env_factory=EnvSpec(env, serial, screenshots),
-                               resume=not no_resume, progress=not no_progress, max_steps=max_steps,
-                               answer_ends_episode=answer_ends, config=config, console=console,
-                               backend=backend, judge=judge_spec, attempts=attempts)
-        finally:
-            if backend is not None:
-                backend.close()
-    except InfrastructureError as e:
-        typer.echo(f"error: {type(e).__name__}: {e}\nthe run did not complete; finished episodes are "
-                   f"kept in {out_dir}; rerun the same command (with --out {out_dir}) to resume",
-                   err=True)
-        raise typer.Exit(code=1) from None
-    except DroidVerifyError as e:
-        typer.echo(f"error: {type(e).__name__}: {e}", err=True)
-        raise typer.Exit(code=1) from None
-    except OSError as e:  # --out is a file, read-only, disk full, ...: finished episodes stay on disk
-        where = f" ({e.filename})" if e.filename else ""
-        typer.echo(f"error: cannot write the run directory {out_dir}: {e.strerror or e}{where}", err=True)
-        raise typer.Exit(code=1) from None
+    options = {k: v for k, v in locals().items() if k in RunConfig.model_fields}
+    with cli_errors():  # bad options and combinations: exit 2 before any work
+        run = RunConfig.of(**options)
+        load_task_modules(tasks_module)
+        resolved = run.resolve(default_out=default_out(agent) if out is None else None)
+    summary = _run(resolved)
+    pairs, judge_spec, out_dir = resolved.pairs, resolved.judge, resolved.out_dir
     out_console = Console()
     for table in summary.tables():
         out_console.print(table)
@@ -286,41 +148,41 @@ def run_command(
                           f"attempts {r.false_successes} of {r.judged_final} ({_pct(r.false_success_rate)})")
 
 
+def _run(resolved: ResolvedRun) -> Any:
+    """Run ``resolved`` with the backend it asks for; errors exit 1 (the run did not complete)."""
+    from droidverify.runner.backends import RayBackend, make_backend
+    from droidverify.runner.run import run_many
+
+    run, out_dir = resolved.config, resolved.out_dir
+    console = Console(stderr=True)
+    factory = resolved.agent
+    infra_note = (f"\nthe run did not complete; finished episodes are kept in {out_dir}; rerun the same command "
+                  f"(with --out {out_dir}) to resume")
+    try:
+        backend = make_backend(run.n_workers, run.ray)
+        if isinstance(backend, RayBackend):
+            backend.connect()  # fails here, with a clear error, when ray is missing or unreachable
+        if backend is not None and not run.no_progress:
+            note = (" (the local model is loaded once per worker)" if factory.loads_local_model else
+                    " (all workers share the model server)" if run.agent in LLM_AGENTS else "")
+            console.print(f"running on {backend.label}{note}")
+        try:
+            return run_many(factory, resolved.pairs, out_dir, env_factory=resolved.env, resume=not run.no_resume,
+                            progress=not run.no_progress, max_steps=run.max_steps,
+                            answer_ends_episode=run.answer_ends, config=resolved.run_json, console=console,
+                            backend=backend, judge=resolved.judge, attempts=run.attempts)
+        finally:
+            if backend is not None:
+                backend.close()
+    except (DroidVerifyError, OSError) as e:  # --out is a file, read-only, disk full, ...: finished episodes stay
+        where = f" ({e.filename})" if isinstance(e, OSError) and e.filename else ""
+        os_message = (f"cannot write the run directory {out_dir}: {e.strerror or e}{where}"
+                      if isinstance(e, OSError) else None)
+        exit_with(e, started=True, infra_note=infra_note, os_message=os_message)
+
+
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
-
-
-def _judge_spec(method: str | None, judge_model: str | None, model: str | None, probes: int | None,
-                probe_steps: int | None, evaluator: str | None, env: str) -> Any:
-    """The ``--judge`` options as a picklable judge factory (None without --judge); exits 2 on bad
-    input. The judge's model defaults to the agent's ``--model`` (not for the compact judge)."""
-    from droidverify.cli.judge import EVALUATORS, METHODS, JudgeSpec
-
-    if method is None:
-        given = [name for name, v in (("--judge-model", judge_model), ("--probes", probes),
-                                      ("--probe-steps", probe_steps), ("--evaluator", evaluator))
-                 if v is not None]
-        if given:
-            fail(f"{', '.join(given)} configure the judge: give --judge METHOD")
-        return None
-    if method not in METHODS:
-        fail(f"unknown --judge {method!r}; use one of {', '.join(METHODS)}")
-    if method != "prore" and (probes is not None or probe_steps is not None or evaluator is not None):
-        fail("--probes, --probe-steps and --evaluator apply only to --judge prore")
-    if evaluator is not None and evaluator not in EVALUATORS:
-        fail(f"unknown --evaluator {evaluator!r}; use one of {', '.join(EVALUATORS)}")
-    # The judge's model defaults to the agent's LLM, except for judges whose model is a trained
-    # checkpoint of their own (the compact judge): an agent's LLM is not one.
-    fallback = None if method == "compact" else model
-    return JudgeSpec(method, model=judge_model if judge_model is not None else fallback, probes=probes or 2,
-                     probe_steps=probe_steps or 6, evaluator=evaluator or "generator", env=env)
-
-
-def _judge_config(spec: Any) -> dict[str, Any] | None:
-    if spec is None:
-        return None
-    return {"method": spec.method, "name": spec.name, "version": spec.version, "model": spec.model,
-            "probes": spec.probes, "probe_steps": spec.probe_steps, "evaluator": spec.evaluator}
 
 
 def _judgement_counts(out_dir: Path, spec: Any, keys: list[str]) -> str:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from droidverify.cli._common import parse_seed
+from droidverify.cli._common import exit_with, parse_seed
 from droidverify.errors import DroidVerifyError
 
 
@@ -39,14 +39,12 @@ def screen_command(
             taken += 1
         png = render_png(obs, highlight=highlight, scale=scale)
     except DroidVerifyError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=2) from None
+        exit_with(e)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(png)
     except OSError as e:
-        typer.echo(f"error: cannot write {out}: {e}", err=True)
-        raise typer.Exit(code=2) from None
+        exit_with(e, os_message=f"cannot write {out}: {e}")
     typer.echo(f"{out}: {inst.goal} | {obs.info.get('location')} after {taken} oracle step(s), "
                f"{len(obs.elements)} elements")
 

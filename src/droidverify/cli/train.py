@@ -14,22 +14,11 @@ from typing import Annotated, Any
 
 import typer
 
-from droidverify.cli._common import TASKS_MODULE_HELP, fail, load_task_modules, parse_seeds
+from droidverify.cli._common import TASKS_MODULE_HELP, exit_with, fail, load_task_modules, parse_seeds
 from droidverify.errors import DroidVerifyError, TrainingError
 
 train_app = typer.Typer(help="Train verifiers: collect labelled steps, P^3 training, annotation loop.",
                         no_args_is_help=True)
-
-# The CPU recipe behind `droidverify train default` (docs/training.md has the figures it gives).
-CPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "lora_layers": 6, "max_negatives": 7, "max_steps": 2400,
-                              "grad_accum": 1, "learning_rate": 1e-3, "head_learning_rate": 1e-5,
-                              "eval_every": 200, "eval_records": 40, "save_every": 25, "sft_weight": 0.5,
-                              "max_prompt_tokens": 2200, "max_minutes": 78.0}
-GPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "max_batch": 16, "lora_layers": None, "max_negatives": 15, "max_steps": 3000, "grad_accum": 4,
-                              "learning_rate": 2e-4, "head_learning_rate": 1e-3, "eval_every": 500,
-                              "eval_records": 120, "save_every": 100, "sft_weight": 0.5,
-                              "max_prompt_tokens": 4000}
-
 
 def _say(msg: str) -> None:
     typer.echo(f"[{time.strftime('%H:%M:%S')}] {msg}", err=True)
@@ -106,8 +95,8 @@ def data_command(
                         phrasing=phrasing, skin=skin)
         with _backend(workers, "collecting") as backend:
             stats = build_dataset(out, spec, progress=_say, backend=backend)
-    except DroidVerifyError as e:
-        fail(str(e))
+    except (DroidVerifyError, OSError) as e:
+        exit_with(e)
     typer.echo(json.dumps({k: stats[k] for k in ("records", "self_correction_share", "records_by_collection")
                            if k in stats}))
 
@@ -156,23 +145,24 @@ def compact_command(
                                 {"epochs": epochs, "layers": layers, "d_model": d_model, "loss": loss,
                                  "learning_rate": learning_rate, "content": content,
                                  "max_minutes": max_minutes, "seed": seed}, _provenance())
-    except DroidVerifyError as e:
-        fail(str(e))
+    except (DroidVerifyError, OSError) as e:
+        exit_with(e)
     typer.echo(json.dumps({"verifier": str(export or out / "verifier"),
                            "eval": {k: v for k, v in (result.get("eval") or {}).items()
                                     if k in ("top1", "pairwise", "coverage", "records")}}))
 
 
-def recipe_config(out: Path, train: Path, eval_file: Path | None, device: str, dtype: str, recipe: dict[str, Any],
+def recipe_config(out: Path, train: Path, eval_file: Path | None, device: str, dtype: str,
                   overrides: dict[str, Any]) -> Any:
-    """A validated P3Config: ``recipe`` with the ``overrides`` that are not None (lora_layers 0 = all)."""
+    """A validated P3Config: the recipe of ``device`` (``P3Config.for_device``: the GPU preset on
+    cuda, else the CPU one) with the ``overrides`` that are not None (lora_layers 0 = all)."""
     from droidverify.training.p3 import P3Config
 
-    values = {**recipe, **{k: v for k, v in overrides.items() if v is not None}}
+    values = {k: v for k, v in overrides.items() if v is not None}
     if values.get("lora_layers") == 0:
         values["lora_layers"] = None
-    cfg = P3Config(output_dir=str(out), train_file=str(train), eval_file=str(eval_file) if eval_file else None,
-                   device=device, dtype=dtype, **values)
+    cfg = P3Config.for_device(device, str(out), str(train), eval_file=str(eval_file) if eval_file else None,
+                              dtype=dtype, **values)
     cfg.validate()  # a bad option fails here, before any model is loaded
     return cfg
 
@@ -205,9 +195,8 @@ def verifier_command(
     """P^3-train a verifier (LoRA + score head) on step records; resumable."""
     from droidverify.training.p3 import P3Trainer
 
-    recipe = GPU_RECIPE if device.startswith("cuda") else CPU_RECIPE
     try:
-        cfg = recipe_config(out, train, eval_file, device, dtype, recipe,
+        cfg = recipe_config(out, train, eval_file, device, dtype,
                             {"max_steps": max_steps, "lora_layers": lora_layers, "max_negatives": max_negatives,
                              "loss": loss, "grad_accum": grad_accum, "learning_rate": learning_rate,
                              "head_learning_rate": head_learning_rate,
@@ -218,8 +207,8 @@ def verifier_command(
         result = trainer.train()
         path = trainer.export(export or out / "verifier",
                               provenance=_provenance({"train_file": str(train), "result": result}))
-    except DroidVerifyError as e:
-        fail(str(e))
+    except (DroidVerifyError, OSError) as e:
+        exit_with(e)
     typer.echo(str(path))
 
 
@@ -257,17 +246,16 @@ def loop_command(
     from droidverify.training.loop import LoopConfig, run_loop
 
     load_task_modules(tasks_module)
-    recipe = GPU_RECIPE if device.startswith("cuda") else CPU_RECIPE
     try:
-        cfg = recipe_config(out / "round-0" / "trainer", train, eval_file, device, dtype, recipe, {"max_steps": max_steps})
+        cfg = recipe_config(out / "round-0" / "trainer", train, eval_file, device, dtype, {"max_steps": max_steps})
         loop = LoopConfig(output_dir=str(out), train_config=cfg, rounds=rounds,
                           rollout_seeds=parse_seeds(rollout_seeds), triage=triage, triage_quantile=quantile,
                           steps_per_round=steps_per_round, replay=replay, round_lr_scale=round_lr_scale,
                           rollout_tasks=rollout_tasks, max_episode_steps=max_episode_steps)
         with _backend(workers, "rollouts") as backend:
             summary = run_loop(loop, progress=_say, provenance=_provenance(), backend=backend)
-    except DroidVerifyError as e:
-        fail(str(e))
+    except (DroidVerifyError, OSError) as e:
+        exit_with(e)
     typer.echo(json.dumps(summary, indent=1))
 
 
@@ -302,8 +290,9 @@ def default_command(
                                                   min=0, max=1)] = 0.0,
     max_steps: Annotated[int | None, typer.Option(help="llm backbone: round-0 optimizer steps (default: the "
                                                   "recipe's).", min=1)] = None,
-    max_minutes: Annotated[float | None, typer.Option(help="Training time budget (llm default: the recipe's; "
-                                                      f"the CPU recipe stops at {CPU_RECIPE['max_minutes']:g}).",
+    max_minutes: Annotated[float | None, typer.Option(help="Training time budget (llm default: the recipe's, "
+                                                      "P3Config.cpu() / P3Config.gpu(); the CPU one stops at "
+                                                      "78 minutes).",
                                                       min=0.1)] = None,
     data_budget: Annotated[str, typer.Option(help="Round-0 data: quick (the default: 4 oracle, 3 noisy and 6 "
                                              "mid-task start seeds per train template) or full (8, 6 and 10: "
@@ -318,7 +307,6 @@ def default_command(
 
     if backbone not in ("compact", "llm"):
         fail(f"unknown --backbone {backbone!r}; use compact or llm")
-    recipe = GPU_RECIPE if device.startswith("cuda") else CPU_RECIPE
     out.mkdir(parents=True, exist_ok=True)
     try:
         spec = budget_spec(data_budget)
@@ -348,12 +336,12 @@ def default_command(
                                            progress=_say, provenance=_provenance(), backend=backend)
                 typer.echo(summary["rounds"][-1]["verifier"])
                 return
-            cfg = recipe_config(out / "loop" / "round-0" / "trainer", train, ev, device, "auto", recipe,
+            cfg = recipe_config(out / "loop" / "round-0" / "trainer", train, ev, device, "auto",
                                 {"max_steps": max_steps, "max_minutes": max_minutes})
             loop = LoopConfig(output_dir=str(out / "loop"), train_config=cfg, rounds=rounds)
             summary = run_loop(loop, progress=_say, provenance=_provenance(), backend=backend)
-    except DroidVerifyError as e:
-        fail(str(e))
+    except (DroidVerifyError, OSError) as e:
+        exit_with(e)
     final = Path(summary["rounds"][-1]["verifier"])
     typer.echo(str(final))
 
@@ -368,6 +356,7 @@ def triage_command(
     from rich.console import Console
     from rich.table import Table
 
+    from droidverify.agents.verifier.record import VerifierStepInfo
     from droidverify.runner.store import STEPS_FILE, read_jsonl
 
     path = run_dir / STEPS_FILE
@@ -377,16 +366,12 @@ def triage_command(
     rows = []
     for rec in read.records:
         step = rec.get("step") if isinstance(rec, dict) and rec.get("kind") == "step" else None
-        info = step.get("agent_info") if isinstance(step, dict) else None
-        if not isinstance(info, dict) or info.get("paradigm") != "verifier":
+        info = VerifierStepInfo.from_info(step.get("agent_info") if isinstance(step, dict) else None)
+        best = info.candidate(info.argmax)
+        if not info.is_verifier or info.entropy_normalized is None or best is None:
             continue
-        ent = info.get("entropy_normalized")
-        cands = info.get("candidates") or []
-        arg = info.get("argmax")
-        if not isinstance(ent, (int, float)) or not isinstance(arg, int) or not 0 <= arg < len(cands):
-            continue
-        rows.append((float(ent), rec.get("episode_id", "?"), rec.get("index", "?"),
-                     str(cands[arg].get("description", ""))[:80]))
+        rows.append((info.entropy_normalized, rec.get("episode_id", "?"), rec.get("index", "?"),
+                     best.description[:80]))
     if not rows:
         fail(f"{run_dir} holds no verifier steps with candidate scores")
     ents = sorted(r[0] for r in rows)

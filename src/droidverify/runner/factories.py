@@ -11,7 +11,7 @@ processes and Ray actors receive the spec, not a model; see docs/parallel.md)::
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,6 +103,7 @@ class AgentSpec:
     """
 
     agent: str
+    _: KW_ONLY  # everything but the agent's name by keyword: AgentSpec("verifier", model=..., memory=...)
     model: str | None = None
     memory: str = "diff"
     seed: int = 0
@@ -270,8 +271,9 @@ def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", se
         _choice("content", content, CONTENT_MODES)
     verifier_dir = resolve_verifier(verifier, model, env) if agent == "verifier" else None
     app_names = list(apps) if apps is not None else installed_app_names(env)
-    return AgentSpec(agent, model, memory, seed, app_names, dtype, verifier_dir, device,  # type: ignore[no-any-return]
-                     avoid_repeats, temperature, top_k, content)()
+    return AgentSpec(agent, model=model, memory=memory, seed=seed, apps=app_names,  # type: ignore[no-any-return]
+                     dtype=dtype, verifier=verifier_dir, device=device, avoid_repeats=avoid_repeats,
+                     temperature=temperature, top_k=top_k, content=content)()
 
 
 def check_sampling(agent: str, temperature: float, top_k: int | None) -> None:

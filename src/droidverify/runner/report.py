@@ -31,7 +31,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from droidverify.agents.base import CandidateRecord
+from droidverify.agents.verifier.record import VerifierStepInfo
 from droidverify.env.records import is_success
 from droidverify.errors import DroidVerifyError, RunError
 from droidverify.runner.store import (
@@ -326,7 +326,8 @@ def render_all(jobs: list[RenderJob], *, workers: int | None = None) -> None:
 
 
 def _verifier_view(info: dict[str, Any], top_k: int) -> VerifierView | None:
-    cands = CandidateRecord.list_from(info)
+    rec = VerifierStepInfo.from_info(info)
+    cands = rec.candidates
     if not cands:
         return None
     rows = [(i, c.score, c.description, c.action) for i, c in enumerate(cands)]
@@ -337,8 +338,7 @@ def _verifier_view(info: dict[str, Any], top_k: int) -> VerifierView | None:
         scale_note = "bar length = score (0 to 1)"
     else:  # a learned head's logits: only the order and the gaps mean something
         scale_note = f"bar length = (score − min) / (max − min), min {lo:.3g}, max {hi:.3g}"
-    chosen = info.get("chosen") if isinstance(info.get("chosen"), int) else None
-    arg = info.get("argmax") if isinstance(info.get("argmax"), int) else None
+    chosen, arg = rec.chosen, rec.argmax
     order = sorted(rows, key=lambda r: (-(r[1] if r[1] is not None else -math.inf), r[0]))
     bars = []
     for rank, (i, s, desc, act) in enumerate(order, start=1):
@@ -356,12 +356,9 @@ def _verifier_view(info: dict[str, Any], top_k: int) -> VerifierView | None:
         if b.chosen:
             hidden.remove(b)
             shown.append(b)
-    completion = info.get("completion") if isinstance(info.get("completion"), dict) else None
-    failures = [f for f in info.get("completion_failures") or [] if isinstance(f, dict)]
-    return VerifierView(bars=shown, hidden=hidden, entropy=_number(info.get("entropy")),
-                        entropy_normalized=_number(info.get("entropy_normalized")),
-                        score_kind=info.get("score_kind") if isinstance(info.get("score_kind"), str) else None,
-                        scale_note=scale_note, completion=completion, completion_failures=failures)
+    return VerifierView(bars=shown, hidden=hidden, entropy=rec.entropy, entropy_normalized=rec.entropy_normalized,
+                        score_kind=rec.score_kind, scale_note=scale_note, completion=rec.completion,
+                        completion_failures=rec.completion_failures)
 
 
 _SHOWN_KEYS = {"paradigm", "candidates", "n_candidates", "argmax", "chosen", "entropy",

@@ -49,6 +49,7 @@ from droidverify.runner.store import (
     SCREENS_DIR,
     STEPS_FILE,
     SUMMARY_FILE,
+    EpisodeRecord,
     JsonlWriter,
     RunDirLock,
     StepsWriter,
@@ -158,25 +159,7 @@ def _step_record(step: Step, traj: Trajectory, attempt_id: str,
 
 def _episode_record(traj: Trajectory, attempt_id: str, attempt: int | None = None,
                     attempt_seed: int | None = None) -> dict[str, Any]:
-    m = traj.metadata
-    rec = {
-        "kind": "episode", "episode_id": episode_id(traj.task_id, traj.seed or 0),
-        "attempt_id": attempt_id, "task_id": traj.task_id, "seed": traj.seed, "agent": traj.agent,
-        "goal": traj.goal, "params": m.get("params"), "apps": m.get("apps"),
-        "complexity": m.get("complexity"), "task_kind": m.get("task_kind"),
-        "n_steps": len(traj.steps),
-        "actions": [s.action.to_json() if s.action else None for s in traj.steps],
-        "errors": [s.error for s in traj.steps],
-        "answer": traj.answer, "declared_done": traj.declared_done, "success": traj.success,
-        "checker_score": m.get("checker_score"), "checker_error": m.get("checker_error"),
-        "agent_error": m.get("agent_error"), "termination": m.get("termination"),
-        "max_steps": m.get("max_steps"), "usage": m.get("usage"), "time_agent": m.get("time_agent"),
-        "time_env": m.get("time_env"), "started_at": m.get("started_at"),
-        "finished_at": m.get("finished_at"),
-    }
-    if attempt_seed is not None:  # a retry of an agent that draws: the seed it drew with
-        rec["attempt_seed"] = attempt_seed
-    return _with_attempt(rec, attempt)
+    return EpisodeRecord.of(traj, attempt_id, attempt, attempt_seed).to_line()
 
 
 def _mark_abandoned(steps: JsonlWriter, out_dir: Path, finished_attempts: set[str]) -> int:

@@ -396,10 +396,12 @@ def read_steps(path: Path) -> JsonlRead:
 
 
 class EpisodeRecord(BaseModel):
-    """The schema of an ``episodes.jsonl`` line: the keys readers rely on, with their types.
+    """An ``episodes.jsonl`` line: what the runner writes (:meth:`of`, :meth:`to_line`) and what
+    readers validate each line against (:func:`read_episodes`).
 
     Strict (``"success": "yes"`` or ``true`` is not a score), finite numbers only; keys not listed
-    are kept as they are (newer writers may add some).
+    are kept as they are (newer writers may add some). ``attempt_seed`` and ``attempt`` are written
+    only by runs with judged retries (lines of other runs have neither).
     """
 
     model_config = ConfigDict(extra="allow", strict=True, allow_inf_nan=False)
@@ -431,7 +433,40 @@ class EpisodeRecord(BaseModel):
     time_env: float | None = None
     started_at: float | None = None
     finished_at: float | None = None
+    attempt_seed: int | None = None  # a retry of an agent that draws: the seed it drew with
     attempt: int = 0  # judged retries: 0-based attempt index (absent on lines of runs without them)
+
+    @classmethod
+    def of(cls, traj: Trajectory, attempt_id: str, attempt: int | None = None,
+           attempt_seed: int | None = None) -> EpisodeRecord:
+        """The line of a finished attempt (not validated here: a value a reader would reject
+        skips the line on load, it never loses the episode at write time)."""
+        m = traj.metadata
+        values: dict[str, Any] = {
+            "kind": "episode", "episode_id": episode_id(traj.task_id, traj.seed or 0),
+            "attempt_id": attempt_id, "task_id": traj.task_id, "seed": traj.seed, "agent": traj.agent,
+            "goal": traj.goal, "params": m.get("params"), "apps": m.get("apps"),
+            "complexity": m.get("complexity"), "task_kind": m.get("task_kind"),
+            "n_steps": len(traj.steps),
+            "actions": [s.action.to_json() if s.action else None for s in traj.steps],
+            "errors": [s.error for s in traj.steps],
+            "answer": traj.answer, "declared_done": traj.declared_done, "success": traj.success,
+            "checker_score": m.get("checker_score"), "checker_error": m.get("checker_error"),
+            "agent_error": m.get("agent_error"), "termination": m.get("termination"),
+            "max_steps": m.get("max_steps"), "usage": m.get("usage"), "time_agent": m.get("time_agent"),
+            "time_env": m.get("time_env"), "started_at": m.get("started_at"),
+            "finished_at": m.get("finished_at"),
+        }
+        if attempt_seed is not None:
+            values["attempt_seed"] = attempt_seed
+        if attempt is not None:
+            values["attempt"] = attempt
+        return cls.model_construct(**values)
+
+    def to_line(self) -> dict[str, Any]:
+        """The JSON object of the line: the fields that were set, in field order, then any extra keys."""
+        line = {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
+        return {**line, **(self.model_extra or {})}
 
     @field_validator("n_steps", "attempt")
     @classmethod

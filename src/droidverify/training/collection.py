@@ -34,6 +34,7 @@ from droidverify.actions.model import Action
 from droidverify.agents.base import Agent
 from droidverify.agents.screen import needs_completion
 from droidverify.agents.verifier.agent import VerifierAgent, completion_question
+from droidverify.agents.verifier.record import VerifierStepInfo
 from droidverify.env.records import Step, episode_end, episode_success, is_success, oracle_after_answer
 from droidverify.errors import ActionValidationError, EnvError, TrainingError
 from droidverify.tasks.base import Task
@@ -121,17 +122,23 @@ def match_candidate(action: Action, candidates: Sequence[Action], elements: Sequ
     return None
 
 
+def _uncertainty(info: dict[str, Any]) -> float:
+    """The policy step's normalised entropy; a step that records none counts as fully uncertain."""
+    ent = VerifierStepInfo.from_info(info).entropy_normalized
+    return 1.0 if ent is None else ent
+
+
 def _policy_choice(info: dict[str, Any], candidates: Sequence[Action], elements: Sequence[Any]) -> int | None:
     """The record candidate the policy ranked first. A verifier that expands placeholders into
     values (``content="select"``) ranks more candidates than the record holds: its argmax is mapped
     back by what it does (its value aside)."""
-    argmax = info.get("argmax")
-    listed = info.get("candidates")
-    if not isinstance(argmax, int) or not isinstance(listed, list) or not 0 <= argmax < len(listed):
+    best = VerifierStepInfo.from_info(info)
+    top = best.candidate(best.argmax)
+    if top is None:
         return None
     try:
-        action = Action.model_validate_json(listed[argmax]["action"])
-    except (ValueError, KeyError, TypeError):
+        action = Action.model_validate_json(top.action)
+    except ValueError:
         return None
     return match_candidate(action, candidates, elements)
 
@@ -458,7 +465,7 @@ def _episode_records(
                 # V-Droid's joint annotation: the annotator (the oracle) corrects an uncertain step and
                 # the episode goes on from the correction; a confident step keeps the policy's choice,
                 # which becomes its label.
-                if float(policy_info.get("entropy_normalized", 1.0)) >= annotate_above or out_action is None:
+                if _uncertainty(policy_info) >= annotate_above or out_action is None:
                     corrected, source = True, "annotated"
                 else:
                     own = match_candidate(out_action, cands, obs.elements)

@@ -34,9 +34,24 @@ VERIFIER_FORMAT = "droidverify-verifier"
 LOSSES = ("pairwise", "listwise")
 
 
+# The recipes behind `droidverify train default --backbone llm` / `train verifier` / `train loop`
+# (docs/training.md has the figures they give): P3Config.cpu() / P3Config.gpu() apply them.
+_CPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "lora_layers": 6, "max_negatives": 7, "max_steps": 2400,
+                               "grad_accum": 1, "learning_rate": 1e-3, "head_learning_rate": 1e-5,
+                               "eval_every": 200, "eval_records": 40, "save_every": 25, "sft_weight": 0.5,
+                               "max_prompt_tokens": 2200, "max_minutes": 78.0}
+_GPU_RECIPE: dict[str, Any] = {"lora_dropout": 0.0, "max_batch": 16, "lora_layers": None, "max_negatives": 15,
+                               "max_steps": 3000, "grad_accum": 4, "learning_rate": 2e-4, "head_learning_rate": 1e-3,
+                               "eval_every": 500, "eval_records": 120, "save_every": 100, "sft_weight": 0.5,
+                               "max_prompt_tokens": 4000}
+
+
 @dataclass
 class P3Config:
-    """Everything a P^3 run needs; saved with every checkpoint and export."""
+    """Everything a P^3 run needs; saved with every checkpoint and export.
+
+    The field defaults are V-Droid's; the recipes the commands train with are the presets
+    :meth:`cpu` (measured on 2 cores: ~78 min) and :meth:`gpu`, or :meth:`for_device`."""
 
     output_dir: str
     train_file: str
@@ -97,6 +112,24 @@ class P3Config:
             raise TrainingError(f"lora_dropout must be in [0, 1), got {self.lora_dropout}")
         if self.learning_rate <= 0 or self.head_learning_rate < 0 or self.sft_weight < 0:
             raise TrainingError("learning rates must be > 0 (head >= 0) and sft_weight >= 0")
+
+    @classmethod
+    def cpu(cls, output_dir: str, train_file: str, **overrides: Any) -> P3Config:
+        """The CPU recipe (LoRA on the last 6 layers, 7 negatives, 2400 steps within 78 minutes);
+        ``overrides`` replace any of its values."""
+        return cls(output_dir=output_dir, train_file=train_file, **{"device": "cpu", **_CPU_RECIPE, **overrides})
+
+    @classmethod
+    def gpu(cls, output_dir: str, train_file: str, **overrides: Any) -> P3Config:
+        """The GPU recipe (LoRA on every layer, 15 negatives, 3000 steps of 4 records, 16 candidates a
+        pass); ``overrides`` replace any of its values."""
+        return cls(output_dir=output_dir, train_file=train_file, **{"device": "cuda", **_GPU_RECIPE, **overrides})
+
+    @classmethod
+    def for_device(cls, device: str, output_dir: str, train_file: str, **overrides: Any) -> P3Config:
+        """:meth:`gpu` on a ``cuda`` device, else :meth:`cpu`, running on ``device``."""
+        preset = cls.gpu if device.startswith("cuda") else cls.cpu
+        return preset(output_dir, train_file, **{**overrides, "device": device})
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -25,6 +25,7 @@ from droidverify.agents.screen import (
 from droidverify.agents.verifier.candidates import extract_candidates
 from droidverify.agents.verifier.memory import WorkingMemory, make_memory
 from droidverify.agents.verifier.prompt import build_verification_prompt
+from droidverify.agents.verifier.record import VerifierStepInfo
 from droidverify.agents.verifier.submit import with_submit
 from droidverify.env.records import Observation, Step, TokenUsage
 from droidverify.errors import DroidVerifyError, LLMOutputError
@@ -452,39 +453,33 @@ class VerifierAgent:
 
         n = len(candidates)
         entropy = softmax_entropy(scores)
-        info: dict[str, Any] = {
-            "paradigm": "verifier",
-            "score_kind": ("compact" if self.scorer is not None
-                           else "head" if self.head is not None else "p_yes_normalized"),
-            "content": self.content,
-            # One CandidateRecord per candidate (the type the report reads back), as its dict.
-            "candidates": [
-                CandidateRecord(action=c.to_json(), description=d, score=s, **det).to_dict()
-                for c, d, s, det in zip(candidates, descriptions, scores, details, strict=True)
-            ],
-            "n_candidates": n,
-            "argmax": by_score[0],
-            "chosen": chosen_idx,
-            "entropy": entropy,
-            "entropy_normalized": entropy / math.log(n) if n > 1 else 0.0,
-            "prefix_tokens": prefix_tokens,
-            "seconds_memory": t_mem,
-            "seconds_scoring": t_score,
-            "seconds_completion": t_complete,
-            "memory_name": getattr(self.memory, "name", type(self.memory).__name__),
-            "memory": memory_text,
-            "completion": completion,
-            "completion_failures": failures,
-        }
-        if self.finish != "status":
-            info["finish"] = self.finish
-        if self.temperature > 0:
-            info["temperature"] = self.temperature
-            info["top_k"] = self.top_k
-            info["sampled_rank"] = by_score.index(chosen_idx)
-        if self.avoid_repeats:
-            info["skipped_repeats"] = skipped
-            info["all_repeats"] = all_repeats
+        record = VerifierStepInfo(
+            score_kind=("compact" if self.scorer is not None
+                        else "head" if self.head is not None else "p_yes_normalized"),
+            content=self.content,
+            candidates=[CandidateRecord(action=c.to_json(), description=d, score=s, **det)
+                        for c, d, s, det in zip(candidates, descriptions, scores, details, strict=True)],
+            n_candidates=n,
+            argmax=by_score[0],
+            chosen=chosen_idx,
+            entropy=entropy,
+            entropy_normalized=entropy / math.log(n) if n > 1 else 0.0,
+            prefix_tokens=prefix_tokens,
+            seconds_memory=t_mem,
+            seconds_scoring=t_score,
+            seconds_completion=t_complete,
+            memory_name=getattr(self.memory, "name", type(self.memory).__name__),
+            memory=memory_text,
+            completion=completion,
+            completion_failures=failures,
+            finish=self.finish,
+            temperature=self.temperature if self.temperature > 0 else None,
+            top_k=self.top_k,
+            sampled_rank=by_score.index(chosen_idx) if self.temperature > 0 else None,
+            skipped_repeats=skipped if self.avoid_repeats else None,
+            all_repeats=all_repeats if self.avoid_repeats else None,
+        )
+        info = record.to_dict()  # the step's agent_info (VerifierStepInfo.from_info reads it back)
         error = None
         if failures:
             error = "; ".join(f"completion of candidate {f['candidate']} ({f['kind']}) failed: {f['error']}"
