@@ -11,7 +11,12 @@ from compact_doubles import hash_encoder
 
 from droidverify.actions.model import Action
 from droidverify.agents.verifier import VerifierAgent, extract_candidates
-from droidverify.agents.verifier.compact.features import NUMERIC_NAMES, memory_entries, step_view
+from droidverify.agents.verifier.compact.features import (
+    NUMERIC_NAMES,
+    memory_entries,
+    numeric_names,
+    step_view,
+)
 from droidverify.agents.verifier.compact.model import CompactNet, NetConfig
 from droidverify.agents.verifier.compact.scorer import CompactScorer, read_compact_meta
 from droidverify.agents.verifier.trained import load_compact, load_verifier, verifier_backbone
@@ -131,3 +136,73 @@ def test_an_unproposed_value_without_an_llm_moves_on_to_the_next_candidate(conta
     out = agent.act(obs, [])
     assert out.action is not None and out.action.action_type != "answer"
     assert "no language model" in out.info["completion_failures"][0]["error"]
+
+
+def _form(xml_fields: str) -> list:
+    from droidverify.env.records import Observation
+
+    xml = ('<hierarchy rotation="0"><node index="0" class="android.widget.FrameLayout" package="com.example" '
+           'bounds="[0,0][1080,2400]">' + xml_fields + '</node></hierarchy>')
+    return Observation(xml=xml).elements
+
+
+def _num(view, i: int, name: str) -> float:
+    return view.candidates[i].numeric[NUMERIC_NAMES.index(name)]
+
+
+def test_features_of_version_4_say_which_field_a_goal_value_belongs_in():
+    els = _form(
+        '<node index="0" class="android.widget.EditText" package="com.example" resource-id="com.example:id/name" '
+        'text="" hint="Name" editable="true" clickable="true" bounds="[0,100][1080,200]"/>'
+        '<node index="1" class="android.widget.EditText" package="com.example" resource-id="com.example:id/phone" '
+        'text="" hint="Phone" editable="true" clickable="true" bounds="[0,200][1080,300]"/>')
+    name_i = next(i for i, e in enumerate(els) if e.resource_name == "name")
+    phone_i = next(i for i, e in enumerate(els) if e.resource_name == "phone")
+    goal = "Add a contact named Ada Byron with phone 555-123-4567"
+    cands = [Action(action_type="input_text", index=phone_i, text="555-123-4567"),
+             Action(action_type="input_text", index=name_i, text="555-123-4567"),
+             Action(action_type="input_text", index=name_i, text="Ada Byron")]
+    view = step_view(goal, "", els, cands)
+    assert _num(view, 0, "value_cue_field_overlap") == 1.0  # "phone 555..." -> the Phone field
+    assert _num(view, 1, "value_cue_field_overlap") == 0.0
+    # a phone-shaped value fits the Phone field; the Name field names no shape
+    assert _num(view, 0, "value_shape_fits_field") == 1.0 and _num(view, 1, "value_shape_fits_field") == 0.0
+    # proposal rank: the first value proposed for a field ranks above the next one for the same field
+    assert _num(view, 1, "value_rank") == 1.0 and _num(view, 2, "value_rank") == 0.5
+    assert _num(view, 0, "goal_is_question") == 0.0
+    assert _num(view, 0, "fields_filled_frac") == 0.0
+
+
+def test_an_answer_carries_the_row_it_is_read_from_and_questions_are_flagged():
+    els = _form(
+        '<node index="0" class="android.widget.LinearLayout" package="com.example" bounds="[0,100][1080,200]">'
+        '<node index="0" class="android.widget.TextView" package="com.example" text="Grace Hopper" '
+        'bounds="[0,100][500,200]"/><node index="1" class="android.widget.TextView" package="com.example" '
+        'text="555-0101" bounds="[500,100][1080,200]"/></node>'
+        '<node index="1" class="android.widget.LinearLayout" package="com.example" bounds="[0,200][1080,300]">'
+        '<node index="0" class="android.widget.TextView" package="com.example" text="Alan Turing" '
+        'bounds="[0,200][500,300]"/><node index="1" class="android.widget.TextView" package="com.example" '
+        'text="555-0199" bounds="[500,200][1080,300]"/></node>')
+    goal = "What is the phone number of Alan Turing?"
+    cands = [Action(action_type="answer", text="555-0101"), Action(action_type="answer", text="555-0199")]
+    view = step_view(goal, "", els, cands)
+    assert "Grace Hopper" in view.candidates[0].context and "Alan Turing" in view.candidates[1].context
+    assert _num(view, 1, "context_in_goal_frac") > _num(view, 0, "context_in_goal_frac")
+    assert _num(view, 0, "goal_is_question") == 1.0
+    # a version-3 checkpoint gets exactly the numbers and strings it was trained on
+    old = step_view(goal, "", els, cands, version=3)
+    assert old.candidates[1].context == "" and len(old.candidates[1].numeric) == len(numeric_names(3))
+    assert old.candidates[1].numeric == view.candidates[1].numeric[:len(numeric_names(3))]
+
+
+def test_a_version_3_checkpoint_still_loads_and_scores_on_its_own_features(tmp_path, contact_step):
+    task, _, obs = contact_step
+    torch.manual_seed(0)
+    net = CompactNet(NetConfig(emb_dim=32, n_numeric=len(numeric_names(3)), d_model=32, layers=1, heads=4, ff=64,
+                               dropout=0.0))
+    old = CompactScorer(net, hash_encoder(32), meta={"feature_version": 3})
+    path = old.save(tmp_path / "v3")
+    assert json.loads((path / "verifier.json").read_text())["numeric"] == list(numeric_names(3))
+    again = CompactScorer.load(path, hash_encoder(32))
+    cands = extract_candidates(obs, apps=sim_apps())
+    assert again.score(task.goal, "", obs.elements, cands) == pytest.approx(old.score(task.goal, "", obs.elements, cands))

@@ -3,6 +3,7 @@ round, and GRPO on the compact policy (clipped objective, learning from advantag
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
@@ -224,6 +225,29 @@ def test_the_first_update_starts_at_ratio_one(tmp_path):
     assert torch.allclose(new, torch.tensor([s.old_logp for s in samples]), atol=1e-4)
     trainer.config.ppo_epochs, trainer.config.batch_size = 1, len(samples)
     assert trainer.update(samples)["clip_fraction"] == 0.0
+
+
+def test_the_logged_clip_fraction_separates_the_first_minibatch(tmp_path):
+    # the iteration's clip fraction averages minibatches played after earlier optimizer steps; the
+    # first minibatch's is logged apart: it must stay 0 however far a large step moves the rest
+    enc = hash_encoder()
+    init = _tiny_policy(tmp_path / "init")
+    trainer = PolicyGRPOTrainer(_grpo_config(tmp_path, init, learning_rate=0.5), rollout=_rollout_preferring("open_app", enc),
+                                encoder=enc)
+    groups = _rollout_preferring("open_app", enc)(trainer.export_policy(tmp_path / "p"), trainer.tasks_for(0), 0)
+    samples = [s for m in groups[0].members for s in step_samples_with(m, 1.0)]
+    trainer.config.ppo_epochs, trainer.config.batch_size = 3, max(1, len(samples) // 4)
+    out = trainer.update(samples)
+    assert out["clip_fraction_first"] == 0.0
+    assert out["clip_fraction"] > 0.0
+
+
+def step_samples_with(member, advantage):
+    from droidverify.training.policy_grpo import step_samples
+
+    # alternating signs so that the update has something to push both ways
+    return [dataclasses.replace(s, advantage=advantage * (-1) ** i)
+            for i, s in enumerate(step_samples(member.trajectory, advantage, 1.0))]
 
 
 def test_grpo_resumes_where_it_stopped_and_refuses_other_settings(tmp_path):

@@ -138,13 +138,17 @@ def compact_command(
     max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed, exported) after this "
                                                       "many minutes of training.", min=0.1)] = None,
     seed: Annotated[int | None, typer.Option(help="Initialisation and data order.")] = None,
+    feature_version: Annotated[int | None, typer.Option(help="Features the network reads (default: the "
+                                                        "newest; an older one to compare on the same data).")
+                               ] = None,
 ) -> None:
     """Train the compact verifier (a small transformer over frozen MiniLM embeddings) on CPU."""
     try:
         result = _train_compact(out, train, eval_file, export or out / "verifier",
                                 {"epochs": epochs, "layers": layers, "d_model": d_model, "loss": loss,
                                  "learning_rate": learning_rate, "content": content,
-                                 "max_minutes": max_minutes, "seed": seed}, _provenance())
+                                 "max_minutes": max_minutes, "seed": seed, "feature_version": feature_version},
+                                _provenance())
     except (DroidVerifyError, OSError) as e:
         exit_with(e)
     typer.echo(json.dumps({"verifier": str(export or out / "verifier"),

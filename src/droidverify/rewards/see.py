@@ -601,6 +601,9 @@ def resolve_action(observation: Observation, action: Action) -> Action:
 
 
 WORLD_FEATURE_VERSION = 1
+# the compact verifier's feature version whose per-action numbers the world model reads (pinned: a
+# newer verifier feature set does not change the shipped world model's inputs)
+WORLD_ACTION_FEATURES = 3
 MAX_ELEMENTS = 96  # elements of a screen the model reads (in the agent's index order)
 ELEMENT_NUMERIC: tuple[str, ...] = (
     "x_center", "y_center", "width", "height", "clickable", "long_clickable", "checkable", "checked",
@@ -655,7 +658,7 @@ class WorldInput:
     text: str
     context: str
     value: str
-    numeric: tuple[float, ...]  # compact features.NUMERIC_NAMES
+    numeric: tuple[float, ...]  # compact features.numeric_names(WORLD_ACTION_FEATURES)
     target: int  # position of the acted-on element among screen.elements, -1 for none
 
 
@@ -678,7 +681,7 @@ def world_inputs(observation: Observation, actions: Sequence[Action], screen: Sc
 
     screen = screen or screen_view(observation)
     resolved = [resolve_action(observation, a) for a in actions]
-    view = step_view("", "", observation.elements, resolved)
+    view = step_view("", "", observation.elements, resolved, version=WORLD_ACTION_FEATURES)
     return [WorldInput(screen=screen, action=r.to_json(), text=c.text, context=c.context, value=c.value,
                        numeric=tuple(c.numeric),
                        target=r.index if r.index is not None and r.index < len(screen.elements) else -1)
@@ -693,7 +696,7 @@ class WorldNetConfig:
     """The world model network's shape (stored with its weights)."""
 
     emb_dim: int = 384
-    n_action_numeric: int = 55  # compact features.NUMERIC_NAMES (create() sets it)
+    n_action_numeric: int = 55  # compact features.numeric_names(WORLD_ACTION_FEATURES) (create() sets it)
     n_element_numeric: int = len(ELEMENT_NUMERIC)
     d_model: int = 128
     layers: int = 1
@@ -816,10 +819,11 @@ class LearnedWorldModel:
         """An untrained model (the trainer's starting point); ``emb_dim`` follows the encoder."""
         import torch
 
-        from droidverify.agents.verifier.compact.features import NUMERIC_NAMES
+        from droidverify.agents.verifier.compact.features import numeric_names
 
         encoder = encoder or TextEncoder()
-        cfg = replace(config or WorldNetConfig(), emb_dim=encoder.dimension(), n_action_numeric=len(NUMERIC_NAMES),
+        cfg = replace(config or WorldNetConfig(), emb_dim=encoder.dimension(),
+                      n_action_numeric=len(numeric_names(WORLD_ACTION_FEATURES)),
                       n_element_numeric=len(ELEMENT_NUMERIC))
         torch.manual_seed(seed)
         return cls(build_world_net(cfg), encoder, meta={"encoder_dtype": getattr(encoder, "dtype", "float32")})
@@ -972,7 +976,7 @@ class LearnedWorldModel:
 
         from safetensors.torch import save_file
 
-        from droidverify.agents.verifier.compact.features import NUMERIC_NAMES
+        from droidverify.agents.verifier.compact.features import numeric_names
 
         directory = Path(directory)
         tmp = directory.with_name(directory.name + ".tmp")
@@ -981,7 +985,8 @@ class LearnedWorldModel:
         save_file({k: v.detach().contiguous() for k, v in self.net.state_dict().items()}, str(tmp / "model.safetensors"))
         self.meta.pop("digest", None)
         meta = {"format": WORLD_FORMAT, "version": WORLD_FORMAT_VERSION, "feature_version": WORLD_FEATURE_VERSION,
-                "element_numeric": list(ELEMENT_NUMERIC), "action_numeric": list(NUMERIC_NAMES),
+                "element_numeric": list(ELEMENT_NUMERIC),
+                "action_numeric": list(numeric_names(WORLD_ACTION_FEATURES)),
                 "max_elements": MAX_ELEMENTS, "encoder": EMBEDDER_NAME,
                 "encoder_dtype": getattr(self.encoder, "dtype", "float32"), "net": self.net_config(),
                 "digest": self.version.rsplit("-", 1)[-1], "train_config": train_config or {}}
@@ -999,7 +1004,7 @@ class LearnedWorldModel:
         damaged or was trained on other features than this code computes."""
         from safetensors.torch import load_file
 
-        from droidverify.agents.verifier.compact.features import NUMERIC_NAMES
+        from droidverify.agents.verifier.compact.features import numeric_names
 
         directory = Path(directory) if directory is not None else SHIPPED_WORLD_MODEL
         try:
@@ -1011,7 +1016,7 @@ class LearnedWorldModel:
         if not isinstance(meta, dict) or meta.get("format") != WORLD_FORMAT or meta.get("version") != WORLD_FORMAT_VERSION:
             raise CheckpointError(f"{directory}: not a world model of format {WORLD_FORMAT} v{WORLD_FORMAT_VERSION}")
         if (meta.get("feature_version") != WORLD_FEATURE_VERSION or meta.get("element_numeric") != list(ELEMENT_NUMERIC)
-                or meta.get("action_numeric") != list(NUMERIC_NAMES)):
+                or meta.get("action_numeric") != list(numeric_names(WORLD_ACTION_FEATURES))):
             raise CheckpointError(f"{directory} was trained on other features (version {meta.get('feature_version')}); "
                                   f"this droidverify computes version {WORLD_FEATURE_VERSION}: retrain it")
         if meta.get("encoder") != EMBEDDER_NAME:

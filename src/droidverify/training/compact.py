@@ -27,7 +27,13 @@ from typing import Any
 
 from droidverify.actions.model import Action
 from droidverify.agents.screen import describe_action, needs_completion
-from droidverify.agents.verifier.compact.features import StepView, step_view
+from droidverify.agents.verifier.compact.features import (
+    FEATURE_VERSION,
+    SUPPORTED_FEATURE_VERSIONS,
+    StepView,
+    numeric_names,
+    step_view,
+)
 from droidverify.env.records import Observation
 from droidverify.errors import TrainingDataError, TrainingError
 from droidverify.training.records import VerifierStepRecord, read_records
@@ -66,8 +72,14 @@ class CompactConfig:
     # torch threads for the network: its matrices are small, and a second thread that waits for a
     # busy core stalls every operation (measured: one thread is faster on a shared 2-core machine)
     threads: int = 1
+    # the features the network reads (agents/verifier/compact/features.py); older versions stay
+    # trainable so that a change of features is measured against its predecessor on the same data
+    feature_version: int = FEATURE_VERSION
 
     def validate(self) -> None:
+        if self.feature_version not in SUPPORTED_FEATURE_VERSIONS:
+            raise TrainingError(f"feature_version must be one of {list(SUPPORTED_FEATURE_VERSIONS)}, "
+                                f"got {self.feature_version!r}")
         if self.loss not in LOSSES:
             raise TrainingError(f"loss must be one of {LOSSES}, got {self.loss!r}")
         if self.content not in CONTENT:
@@ -161,17 +173,19 @@ def expand_record(rec: VerifierStepRecord, apps: Sequence[str] | None, content: 
     return elements, expanded, correct, positive
 
 
-def record_example(rec: VerifierStepRecord, apps: Sequence[str] | None, content: str = "select") -> Example:
+def record_example(rec: VerifierStepRecord, apps: Sequence[str] | None, content: str = "select",
+                   feature_version: int = FEATURE_VERSION) -> Example:
     elements, cands, correct, positive = expand_record(rec, apps, content)
     descriptions = [describe_action(c, elements) for c in cands]
-    view = step_view(rec.goal, rec.memory, elements, cands, descriptions)
+    view = step_view(rec.goal, rec.memory, elements, cands, descriptions, version=feature_version)
     kind = Action.model_validate_json(rec.candidates[rec.positive]).action_type
     return Example(rec.record_id, view, cands, correct, positive, kind, rec.split, rec.task_id)
 
 
-def examples_of(records: Sequence[VerifierStepRecord], apps: Sequence[str] | None, content: str = "select") -> list[Example]:
+def examples_of(records: Sequence[VerifierStepRecord], apps: Sequence[str] | None, content: str = "select",
+                feature_version: int = FEATURE_VERSION) -> list[Example]:
     """Records as the scorer sees them, in this process."""
-    return [record_example(r, apps, content) for r in records]
+    return [record_example(r, apps, content, feature_version) for r in records]
 
 
 def step_loss(scores: Any, correct: list[set[int]], positive: list[int | None], kind: str) -> Any:
@@ -241,7 +255,6 @@ class CompactTrainer:
                  log: Callable[[str], None] | None = None) -> None:
         import torch
 
-        from droidverify.agents.verifier.compact.features import NUMERIC_NAMES
         from droidverify.agents.verifier.compact.model import CompactNet, NetConfig
         from droidverify.llm.embeddings import TextEncoder
 
@@ -258,7 +271,8 @@ class CompactTrainer:
         self.cache_file = self.out / f"embeddings-{getattr(self.encoder, 'dtype', 'float32')}.npz"
         self.encoder.load(self.cache_file)
         torch.manual_seed(config.seed)
-        self.net = CompactNet(NetConfig(emb_dim=self._emb_dim(), n_numeric=len(NUMERIC_NAMES),
+        n_numeric = len(numeric_names(config.feature_version))
+        self.net = CompactNet(NetConfig(emb_dim=self._emb_dim(), n_numeric=n_numeric,
                                         d_model=config.d_model, layers=config.layers, heads=config.heads,
                                         ff=config.ff, dropout=config.dropout,
                                         input_dropout=config.input_dropout))
@@ -278,14 +292,16 @@ class CompactTrainer:
         """Records as the scorer sees them; large sets are prepared on ``workers`` processes."""
         records = list(records)
         if self.config.workers <= 1 or len(records) < 400:
-            return [record_example(r, self.config.apps, self.config.content) for r in records]
+            return [record_example(r, self.config.apps, self.config.content, self.config.feature_version)
+                    for r in records]
         import concurrent.futures
         import functools
         import multiprocessing
 
         size = math.ceil(len(records) / (4 * self.config.workers))
         chunks = [records[i:i + size] for i in range(0, len(records), size)]
-        work = functools.partial(examples_of, apps=self.config.apps, content=self.config.content)
+        work = functools.partial(examples_of, apps=self.config.apps, content=self.config.content,
+                                 feature_version=self.config.feature_version)
         with concurrent.futures.ProcessPoolExecutor(self.config.workers,
                                                     mp_context=multiprocessing.get_context("spawn")) as pool:
             return [ex for part in pool.map(work, chunks) for ex in part]
@@ -325,11 +341,13 @@ class CompactTrainer:
         """The network's scores as the agent computes them (the scorer's own loop)."""
         from droidverify.agents.verifier.compact.scorer import CompactScorer
 
-        return CompactScorer(self.net, self.encoder).score_views(views)
+        return CompactScorer(self.net, self.encoder, meta={"feature_version": self.config.feature_version}
+                             ).score_views(views)
 
     def score_record(self, rec: VerifierStepRecord) -> list[float]:
         """Scores of a record's expanded candidates, exactly as the agent scores that step."""
-        return self.score_views([record_example(rec, self.config.apps, self.config.content).view])[0]
+        return self.score_views([record_example(rec, self.config.apps, self.config.content,
+                                                self.config.feature_version).view])[0]
 
     def evaluate(self, examples: Sequence[Example] | None = None) -> dict[str, Any]:
         examples = self.eval_examples if examples is None else examples
@@ -439,7 +457,8 @@ class CompactTrainer:
         from droidverify.agents.verifier.compact.scorer import CompactScorer
 
         scorer = CompactScorer(self.net, self.encoder, memory=self.config.memory, content=self.config.content,
-                               finish=getattr(self.config, "finish", "status"))
+                               finish=getattr(self.config, "finish", "status"),
+                               meta={"feature_version": self.config.feature_version})
         cfg = self.config.to_dict()
         # Paths relative to the run directory: provenance never records a machine's absolute paths.
         for key in ("output_dir", "train_file", "eval_file"):

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from droidverify.actions.model import Action
-from droidverify.agents.verifier.compact.features import StepView, step_view
+from droidverify.agents.verifier.compact.features import FEATURE_VERSION, StepView, step_view
 from droidverify.env.records import Trajectory, is_success
 from droidverify.errors import TrainingError
 from droidverify.tasks.base import Task
@@ -108,9 +108,10 @@ class IterationStats:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def step_samples(traj: Trajectory, advantage: float, temperature: float) -> list[StepSample]:
+def step_samples(traj: Trajectory, advantage: float, temperature: float,
+                 feature_version: int = FEATURE_VERSION) -> list[StepSample]:
     """The steps of a verifier-played episode as training samples (steps without candidate scores,
-    e.g. an agent error, are skipped)."""
+    e.g. an agent error, are skipped); ``feature_version``: the policy checkpoint's."""
     out: list[StepSample] = []
     for step in traj.steps:
         info = step.agent_info or {}
@@ -123,7 +124,7 @@ def step_samples(traj: Trajectory, advantage: float, temperature: float) -> list
         m = max(scores)
         logz = m + math.log(sum(math.exp(s - m) for s in scores))
         view = step_view(traj.goal, str(info.get("memory", "")), step.observation.elements, actions,
-                         [str(c.get("description", "")) for c in cands])
+                         [str(c.get("description", "")) for c in cands], version=feature_version)
         out.append(StepSample(view, chosen, scores[chosen] - logz, advantage))
     return out
 
@@ -201,6 +202,7 @@ class PolicyGRPOTrainer:
         # clipped half of the first update's steps)
         self.net.eval()
         losses, kls, clips, n = 0.0, 0.0, 0.0, 0
+        first: float | None = None  # the first minibatch's clip fraction: 0 unless played != scored here
         for epoch in range(cfg.ppo_epochs):
             order = list(range(len(samples)))
             random.Random(f"{cfg.seed}:{self.iteration}:{epoch}").shuffle(order)
@@ -214,6 +216,8 @@ class PolicyGRPOTrainer:
                 old = torch.tensor([s.old_logp for s in batch])
                 adv = torch.tensor([s.advantage for s in batch])
                 loss, frac = clipped_objective(new, old, adv, cfg.clip_eps)
+                if first is None:
+                    first = float(frac)
                 kl = torch.zeros(())
                 if self.ref is not None:
                     with torch.no_grad():
@@ -230,7 +234,9 @@ class PolicyGRPOTrainer:
                 kls += float(kl) * len(batch)
                 clips += float(frac) * len(batch)
                 n += len(batch)
-        return {"loss": losses / max(n, 1), "kl": kls / max(n, 1), "clip_fraction": clips / max(n, 1)}
+        # clip_fraction averages every minibatch of every epoch: it grows as the updates move the policy
+        return {"loss": losses / max(n, 1), "kl": kls / max(n, 1), "clip_fraction": clips / max(n, 1),
+                "clip_fraction_first": first if first is not None else 0.0}
 
     def iterate(self) -> dict[str, Any]:
         """One rollout + update; returns the iteration's log entry."""
@@ -260,9 +266,10 @@ class PolicyGRPOTrainer:
                 st.judged_success += judged_ok
                 st.agree += judged_ok == checker_ok
                 if m.advantage:
-                    samples.extend(step_samples(traj, float(m.advantage), cfg.temperature))
+                    samples.extend(step_samples(traj, float(m.advantage), cfg.temperature,
+                                                self.scorer.feature_version))
         t_roll = time.perf_counter() - t0
-        upd = self.update(samples) if samples else {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0}
+        upd = self.update(samples) if samples else {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "clip_fraction_first": 0.0}
         self.encoder.save(self.cache_file)
         judged = max(st.episodes - st.excluded, 1)
         self.iteration += 1

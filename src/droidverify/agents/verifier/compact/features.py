@@ -16,7 +16,11 @@ from droidverify.actions.model import Action
 from droidverify.agents.screen import needs_completion, sanitize_screen_text
 from droidverify.ui.element import UIElement
 
-FEATURE_VERSION = 3  # 2: the value is embedded on its own; 3: how much of the goal the screen shows
+# 2: the value is embedded on its own; 3: how much of the goal the screen shows; 4: where a value sits
+# (an answer's row on screen, the goal words before a typed value against the field, its proposal
+# rank), whether the goal asks a question, which fields already hold goal values
+FEATURE_VERSION = 4
+SUPPORTED_FEATURE_VERSIONS = (3, 4)  # older checkpoints keep running on the features they learned
 
 # The action kinds the scorer tells apart; anything else maps to "other".
 KINDS = ("click", "long_press", "input_text", "clear_text", "scroll_up", "scroll_down", "scroll_left",
@@ -27,7 +31,7 @@ _NUM_RE = re.compile(r"\d+(?:[.,:]\d+)?")
 _STEP_RE = re.compile(r"^Step \d+:\s*")
 _STEP_NUM_RE = re.compile(r"^Step (\d+):\s*")
 
-NUMERIC_NAMES: tuple[str, ...] = (
+NUMERIC_NAMES_V3: tuple[str, ...] = (
     *(f"kind_{k}" for k in KINDS),
     "placeholder", "checkable", "checked", "selected", "editable", "focused", "scrollable", "clickable",
     "has_label", "field_filled", "password",
@@ -43,6 +47,32 @@ NUMERIC_NAMES: tuple[str, ...] = (
     "goal_numbers_on_screen", "goal_quoted_on_screen", "goal_words_on_screen", "goal_quoted_in_memory",
     "value_is_goal_quoted", "label_has_goal_quoted",
 )
+NUMERIC_NAMES_V4: tuple[str, ...] = (
+    *NUMERIC_NAMES_V3,
+    "context_in_goal_frac", "goal_in_context_frac", "value_rank", "value_cue_field_overlap",
+    "value_shape_fits_field", "label_in_memory", "goal_is_question",
+    "fields_holding_goal_values", "fields_filled_frac", "goal_quoted_in_static", "goal_numbers_in_static",
+)
+NUMERIC_NAMES = NUMERIC_NAMES_V4
+_NUMERIC_BY_VERSION = {3: NUMERIC_NAMES_V3, 4: NUMERIC_NAMES_V4}
+_QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "how", "is", "are", "does",
+                             "do", "did", "was", "were"})
+# field words -> the value shapes they take (language-light: a digit pattern, an @, a time)
+_SHAPES = (
+    (re.compile(r"^\+?[\d\s().-]{7,}$"), {"phone", "number", "mobile", "tel", "telephone"}),
+    (re.compile(r"^[^@\s]+@[^@\s]+$"), {"email", "mail"}),
+    (re.compile(r"^\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?$", re.IGNORECASE), {"time", "hour", "start", "end", "alarm"}),
+    (re.compile(r"^[$€£¥₹]?\s?\d+(?:[.,]\d{1,2})?$"), {"amount", "price", "cost", "total", "sum", "value"}),
+)
+
+
+def numeric_names(version: int = FEATURE_VERSION) -> tuple[str, ...]:
+    """The per-candidate numbers of a feature version (each version extends the one before)."""
+    try:
+        return _NUMERIC_BY_VERSION[version]
+    except KeyError:
+        raise ValueError(f"unknown compact feature version {version!r}; this droidverify computes "
+                         f"{sorted(_NUMERIC_BY_VERSION)}") from None
 # "x", “x” or 'x' (a single quote only after a space, so that "don't ... it's" is no quote)
 _QUOTED_RE = re.compile(r"\"([^\"]{1,80})\"|“([^”]{1,80})”|(?:^|\s)'([^']{1,80})'")
 
@@ -168,10 +198,56 @@ def _screen_texts(elements: Sequence[UIElement]) -> set[str]:
         {(e.content_description or "").strip().lower() for e in elements if e.content_description}
 
 
+def _field_words(el: UIElement, context: str) -> set[str]:
+    """What names a field: its hint, id and description; the labels around it only when it has none
+    (a row's labels may name its neighbours too)."""
+    def words(texts: Sequence[str | None]) -> set[str]:
+        return {t for x in texts if x for t in tokens(re.sub(r"([a-z])([A-Z])", r"\1 \2", x)) if len(t) > 2}
+
+    return words([el.hint_text, el.resource_name, el.content_description]) or words([context])
+
+
+def _cue_words(goal_low: str, value_low: str) -> set[str]:
+    """The goal's words just before the value ("phone 555..." -> {phone}); empty if it is not in the goal."""
+    at = goal_low.find(value_low) if value_low else -1
+    if at < 0:
+        return set()
+    return {t for t in tokens(goal_low[max(0, at - 40):at])[-4:] if len(t) > 2}
+
+
+def _shape_fit(value: str, field_words: set[str]) -> float:
+    """1 if the value's shape (phone, e-mail, time, amount) is what the field is named for, -1 if the
+    field is named for another shape, 0 if neither says."""
+    fits = [words for rx, words in _SHAPES if rx.match(value.strip())]
+    if not fits or not field_words:
+        return 0.0
+    if any(field_words & w for w in fits):
+        return 1.0
+    return -1.0 if any(field_words & w for _, w in _SHAPES) else 0.0
+
+
+def _value_source(value_low: str, elements: Sequence[UIElement]) -> UIElement | None:
+    """The element an answer was read from: the one showing exactly the value, else the first containing it."""
+    if not value_low:
+        return None
+    part = None
+    for el in elements:
+        for t in (el.text, el.content_description):
+            low = (t or "").strip().lower()
+            if low == value_low:
+                return el
+            if part is None and value_low in low:
+                part = el
+    return part
+
+
 def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candidates: Sequence[Action],
-              descriptions: Sequence[str] | None = None, screen_size: tuple[int, int] | None = None) -> StepView:
+              descriptions: Sequence[str] | None = None, screen_size: tuple[int, int] | None = None,
+              version: int = FEATURE_VERSION) -> StepView:
     """The scorer's view of a step. ``descriptions`` (as the memory phrases actions) tell which
-    candidates the memory says were already taken."""
+    candidates the memory says were already taken. ``version``: the feature version a checkpoint
+    was trained on (each version's numbers extend the previous one's)."""
+    n_numeric = len(numeric_names(version))
     goal_s = sanitize_screen_text(goal, max_len=400)
     goal_low = goal_s.lower()
     goal_tok = set(tokens(goal_s))
@@ -202,6 +278,19 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
     view = StepView(goal=goal_s, memory=mem[-MAX_MEMORY:])
     rows: dict[int, list[tuple[UIElement, str]]] = {}
     rounds = memory_by_round(memory_text) if any(c.action_type == "submit" for c in candidates) else {}
+    first = tokens(goal_s)[:1]
+    is_question = float("?" in goal_s or bool(first and first[0] in _QUESTION_WORDS))
+    fields = [e for e in elements if e.is_editable]
+    filled = [(e.text or "").strip().lower() for e in fields if e.text and e.text != e.hint_text]
+    # goal values shown as content (saved: a list row, a detail line), not only typed into a field
+    static = " | ".join(sorted(_screen_texts([e for e in elements if not e.is_editable])))
+    form_level = [
+        (sum(bool(f) and f in goal_low for f in filled) / len(fields)) if fields else -1.0,
+        (len(filled) / len(fields)) if fields else -1.0,
+        (sum(q in static for q in quoted) / len(quoted)) if quoted else -1.0,
+        _frac_in(sorted(goal_nums), set(_NUM_RE.findall(static))) if goal_nums else -1.0,
+    ]
+    seen_targets: dict[tuple[str, int | None], int] = {}
     for i, action in enumerate(candidates):
         kind = _kind(action)
         el = elements[action.index] if action.index is not None and 0 <= action.index < len(elements) else None
@@ -252,6 +341,33 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
                                  for r in (action.evidences or ()))
         else:
             context = _row_context(el, rows) if el is not None else ""
+        if version >= 4:
+            if action.action_type == "answer" and el is None:  # the row the answer is read from
+                src = _value_source(value_low, elements)
+                if src is not None:
+                    own = sanitize_screen_text(src.label, max_len=60)
+                    around = _row_context(src, rows)
+                    context = " | ".join(t for t in (own if own.lower() != value_low else "", around) if t)
+            ctx_tok = tokens(context)
+            rank = 0.0
+            if value and action.action_type in ("input_text", "answer"):
+                key = (action.action_type, action.index)
+                rank = 1.0 / (1 + seen_targets.get(key, 0))
+                seen_targets[key] = seen_targets.get(key, 0) + 1
+            cue, fwords = set(), set()
+            if kind == "input_text" and el is not None:
+                fwords = _field_words(el, context)
+                cue = _cue_words(goal_low, value_low)
+            nums += [
+                _frac_in(ctx_tok, goal_tok), _frac_in(sorted(content), set(ctx_tok)),
+                rank,
+                (float(bool(cue & fwords)) if cue else -1.0) if kind == "input_text" else 0.0,
+                _shape_fit(value, fwords) if kind == "input_text" and value else 0.0,
+                float(len(label) > 2 and label.lower() in mem_low),
+                is_question,
+                *form_level,
+            ]
+        nums = nums[:n_numeric]
         view.candidates.append(CandidateView(text=candidate_text(action, elements), context=context,
                                              value=sanitize_screen_text(value, max_len=120), numeric=nums))
     return view

@@ -18,8 +18,9 @@ from droidverify.actions.model import Action
 from droidverify.agents.verifier.compact.features import (
     FEATURE_VERSION,
     MAX_MEMORY,
-    NUMERIC_NAMES,
+    SUPPORTED_FEATURE_VERSIONS,
     StepView,
+    numeric_names,
     step_view,
 )
 from droidverify.errors import CheckpointError
@@ -44,7 +45,7 @@ def batch_tensors(views: Sequence[StepView], encoder: TextEncoder) -> dict[str, 
     b = len(views)
     m = max((len(v.memory) for v in views), default=0)
     n = max((len(v.candidates) for v in views), default=0)
-    f = len(NUMERIC_NAMES)
+    f = len(views[0].candidates[0].numeric) if views and views[0].candidates else len(numeric_names())
     goal = np.zeros((b, e), np.float32)
     mem = np.zeros((b, m, e), np.float32)
     mem_mask = np.zeros((b, m), bool)
@@ -91,10 +92,11 @@ class CompactScorer:
         self.memory = memory
         self.content = content
         self.meta = {**(meta or {}), "finish": (meta or {}).get("finish", finish)}
+        self.feature_version = int(self.meta.get("feature_version", FEATURE_VERSION))
 
     def view(self, goal: str, memory_text: str, elements: Sequence[UIElement], candidates: Sequence[Action],
              descriptions: Sequence[str] | None = None) -> StepView:
-        return step_view(goal, memory_text, elements, candidates, descriptions)
+        return step_view(goal, memory_text, elements, candidates, descriptions, version=self.feature_version)
 
     def score_views(self, views: Sequence[StepView], batch: int = 64) -> list[list[float]]:
         """Scores of each step's candidates, ``batch`` steps per forward pass."""
@@ -127,7 +129,8 @@ class CompactScorer:
                       str(tmp / "model.safetensors"))
 
         meta = {"format": FORMAT, "version": FORMAT_VERSION, "backbone": BACKBONE,
-                "feature_version": FEATURE_VERSION, "numeric": list(NUMERIC_NAMES), "max_memory": MAX_MEMORY,
+                "feature_version": self.feature_version, "numeric": list(numeric_names(self.feature_version)),
+                "max_memory": MAX_MEMORY,
                 "encoder": EMBEDDER_NAME, "encoder_dtype": getattr(self.encoder, "dtype", "float32"),
                 "net": self.net.cfg.to_dict(), "memory": self.memory,
                 "content": self.content, "train_config": train_config or {}}
@@ -164,9 +167,10 @@ def read_compact_meta(directory: str | Path) -> dict[str, Any]:
     if meta.get("format") != FORMAT or meta.get("version") != FORMAT_VERSION or meta.get("backbone") != BACKBONE:
         raise CheckpointError(f"{directory}: not a compact verifier (format {meta.get('format')!r}, "
                               f"backbone {meta.get('backbone')!r})")
-    if meta.get("feature_version") != FEATURE_VERSION or meta.get("numeric") != list(NUMERIC_NAMES):
-        raise CheckpointError(f"{directory} was trained on feature version {meta.get('feature_version')}; "
-                              f"this droidverify computes version {FEATURE_VERSION}: retrain it")
+    version = meta.get("feature_version")
+    if version not in SUPPORTED_FEATURE_VERSIONS or meta.get("numeric") != list(numeric_names(version)):
+        raise CheckpointError(f"{directory} was trained on feature version {version}; this droidverify "
+                              f"computes versions {list(SUPPORTED_FEATURE_VERSIONS)}: retrain it")
     if meta.get("encoder") != EMBEDDER_NAME:
         raise CheckpointError(f"{directory} was trained on the {meta.get('encoder')!r} encoder, not {EMBEDDER_NAME!r}")
     return meta
