@@ -1,5 +1,6 @@
-"""Import arrows point one way (ui, actions at the bottom; env, tasks above; agents above those;
-runner, bench and cli at the edge; llm beside). A module importing upward fails here.
+"""Import arrows point one way (ui, actions at the bottom; core (records, item backends) on them;
+env, tasks above; agents above those; runner, bench and cli at the edge; llm beside env). A module
+importing upward fails here.
 
 Every ``import`` / ``from ... import`` in the package is checked, including ones inside functions
 and ``if TYPE_CHECKING:`` blocks: a lazy or type-only import upward is still a dependency upward.
@@ -19,11 +20,14 @@ PKG = Path(__file__).resolve().parents[1] / "src" / "droidverify"
 
 # layer -> the droidverify subpackages it must never import
 FORBIDDEN: dict[str, set[str]] = {
-    "ui": {"env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
-    "actions": {"env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
+    "ui": {"core", "env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
+    "actions": {"core", "env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
+    # shared building blocks (the records, the item-backend seam): above ui and actions, below every user
+    "core": {"env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
     "env": {"tasks", "agents", "runner", "cli", "llm", "rewards", "training", "bench"},
     "tasks": {"agents", "runner", "cli", "llm", "rewards", "training", "bench"},
-    "llm": {"env.sim", "tasks", "agents", "runner", "cli", "rewards", "training", "bench"},
+    # beside env: a model reports TokenUsage (core.records), never an environment's record or the simulator
+    "llm": {"env", "tasks", "agents", "runner", "cli", "rewards", "training", "bench"},
     "agents": {"runner", "cli", "bench", "rewards", "training"},
     # judges sit above agents (the SmartSnap judge and ProRe's evaluator use them), below runner/cli
     "rewards": {"runner", "cli", "bench", "training"},
@@ -158,6 +162,76 @@ def test_the_compact_judge_reads_only_what_a_device_shows() -> None:
     out = [f"{path.relative_to(PKG.parent)}:{line} imports {mod}" for line, mod in _imports(path)
            for target in banned if _within(mod, target)]
     assert out == []
+
+
+# ---- shared building blocks at the bottom, defined once (issue 23 item 4) ----------------------------
+# name -> the one module (relative to the package) that defines it; every other user imports it
+DEFINED_ONCE: dict[str, str] = {
+    "Observation": "core/records.py", "Step": "core/records.py", "Trajectory": "core/records.py",
+    "TokenUsage": "core/records.py", "ItemBackend": "core/items.py", "run_inline": "core/items.py",
+    # the catalogues, beside what they build (llm/registry.py is the model)
+    "AgentSpec": "agents/registry.py", "make_agent": "agents/registry.py", "resolve_verifier": "agents/registry.py",
+    "JudgeSpec": "rewards/registry.py", "make_judge": "rewards/registry.py", "load_llm": "llm/registry.py",
+    "load_model": "llm/registry.py", "is_remote": "llm/registry.py",
+}
+# name lists written out (a tuple of strings) only in their registry; elsewhere they are imported
+NAME_LISTS: dict[str, str] = {
+    "AGENTS": "agents/registry.py", "LLM_AGENTS": "agents/registry.py", "SAMPLING_AGENTS": "agents/registry.py",
+    "GRPO_AGENTS": "agents/registry.py", "MEMORIES": "agents/registry.py", "DTYPES": "agents/registry.py",
+    "METHODS": "rewards/registry.py", "EVALUATORS": "rewards/registry.py",
+}
+
+
+def _definitions() -> dict[str, list[str]]:
+    """Top-level class / function name -> the package files defining one of that name."""
+    out: dict[str, list[str]] = {}
+    for path in sorted(PKG.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+                out.setdefault(node.name, []).append(path.relative_to(PKG).as_posix())
+    return out
+
+
+def test_the_shared_building_blocks_are_defined_once_at_the_bottom() -> None:
+    defs = _definitions()
+    wrong = {name: defs.get(name) for name, where in DEFINED_ONCE.items() if defs.get(name) != [where]}
+    assert wrong == {}
+    # no private copy of the in-process runner beside it (rewards, training and the runner had three)
+    assert defs.get("_inline", []) == []
+    # the records sit below llm: a model reports TokenUsage without importing an environment
+    assert "env" in FORBIDDEN["llm"] and "core" in FORBIDDEN["ui"] and "core" in FORBIDDEN["actions"]
+
+
+def _literal_lists(source: str) -> list[tuple[int, str]]:
+    """(line, name) of every module-level ``NAME = ("a", "b", ...)`` whose NAME is in NAME_LISTS."""
+    out = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple) and node.value.elts and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts):
+            out += [(node.lineno, t.id) for t in node.targets if isinstance(t, ast.Name) and t.id in NAME_LISTS]
+    return out
+
+
+def _remote_prefix_tests(source: str) -> list[int]:
+    """Lines that test for the ``openai:`` model prefix themselves (``x.startswith("openai:")``)."""
+    return [n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute) and n.func.attr == "startswith"
+            and any(isinstance(a, ast.Constant) and a.value == "openai:" for a in n.args)]
+
+
+def test_catalogues_live_beside_what_they_build() -> None:
+    # agents, memories, judges: one list each, in agents/registry.py and rewards/registry.py; the
+    # "openai:" prefix tested once (llm.registry.is_remote) and models loaded lazily by one loader
+    lists, prefixes = [], []
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG).as_posix()
+        text = path.read_text(encoding="utf-8")
+        lists += [f"{rel}:{line} writes out {name}" for line, name in _literal_lists(text) if NAME_LISTS[name] != rel]
+        prefixes += [f"{rel}:{line}" for line in _remote_prefix_tests(text) if rel != "llm/registry.py"]
+    assert lists == []
+    assert prefixes == []
+    assert _remote_prefix_tests('ok = (m or "").startswith("openai:")\n') == [1]
+    assert {"agents", "rewards"} <= {rel.split("/")[0] for rel in NAME_LISTS.values()}
 
 
 # ---- one success rule: no success threshold outside env/records.py (issue 23 item 3) ----------------

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-PACKAGES = ["droidverify", "droidverify.ui", "droidverify.actions", "droidverify.env", "droidverify.env.sim",
-            "droidverify.llm", "droidverify.agents", "droidverify.agents.verifier", "droidverify.runner",
-            "droidverify.tasks"]
+PACKAGES = ["droidverify", "droidverify.ui", "droidverify.actions", "droidverify.core", "droidverify.env",
+            "droidverify.env.sim", "droidverify.llm", "droidverify.agents", "droidverify.agents.verifier",
+            "droidverify.runner", "droidverify.tasks"]
 
 
 @pytest.mark.parametrize("package", PACKAGES)

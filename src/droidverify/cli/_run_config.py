@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, model_
 
 from droidverify.cli._common import parse_seeds
 from droidverify.errors import RunConfigError, RunError
+from droidverify.llm.registry import is_remote
 from droidverify.runner.factories import (
     AGENTS,
     CONTENT_MODES,
@@ -103,7 +104,7 @@ class RunConfig(BaseModel):
             raise RunConfigError(f"unknown --memory {self.memory!r}; use diff, history or llm")
         if self.dtype not in DTYPES:
             raise RunConfigError(f"unknown --dtype {self.dtype!r}; use {', '.join(DTYPES)}")
-        if self.dtype != "auto" and (agent not in LLM_AGENTS or (self.model or "").startswith("openai:")):
+        if self.dtype != "auto" and (agent not in LLM_AGENTS or is_remote(self.model)):
             raise RunConfigError("--dtype applies only to a local model (--agent verifier|generator without "
                                  "openai:URL)")
         if self.max_steps is not None and self.max_steps < 1:

@@ -13,10 +13,11 @@ from typing import Annotated
 
 import typer
 
+from droidverify.agents.registry import SAMPLING_AGENTS
 from droidverify.cli._common import TASKS_MODULE_HELP, cli_errors, fail, load_task_modules, parse_seeds
 from droidverify.cli.run import _RunCommand  # a bare --ray (no ADDRESS) as in `droidverify run`
 
-AGENTS = ("generator", "smartsnap")
+AGENTS = SAMPLING_AGENTS
 REWARD_CHOICES = ("auto", "rule", "smartsnap", "passive", "see", "prore")
 
 
@@ -135,7 +136,7 @@ def _pick_judge(method: str, judge_model: str | None, model: str | None, votes: 
              f"openai:URL[#model]), or '{POLICY_JUDGE}' to judge with the policy's own model")
     if votes is not None:
         fail(f"--votes applies to the smartsnap reward, not {method}")
-    from droidverify.cli.judge import JudgeSpec
+    from droidverify.rewards.registry import JudgeSpec
 
     return JudgeSpec(method, model=model if judge_model == POLICY_JUDGE else judge_model,
                      max_tokens=max_tokens), None, None

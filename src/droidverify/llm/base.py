@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from droidverify.env.records import TokenUsage
+from droidverify.core.records import TokenUsage
 
 Messages = list[dict[str, str]]  # OpenAI-style [{"role": ..., "content": ...}]
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import torch
 
-from droidverify.env.records import TokenUsage
+from droidverify.core.records import TokenUsage
 from droidverify.errors import LLMInputError, LLMOutputError, ModelLoadError
 from droidverify.llm.base import Generation, Messages, ScoreResult
 from droidverify.llm.chat import (

@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 import httpx
 import openai
 
-from droidverify.env.records import TokenUsage
+from droidverify.core.records import TokenUsage
 from droidverify.errors import (
     LLMInputError,
     LLMOutputError,

@@ -14,6 +14,14 @@ from typing import Any
 from droidverify.errors import LLMInputError
 from droidverify.llm.base import LLM
 
+OPENAI_PREFIX = "openai:"
+
+
+def is_remote(spec: str | Path | None) -> bool:
+    """Whether ``spec`` names an OpenAI-compatible server (only a client loads: no local model, and the
+    server chooses its own dtype and device). The one test of the ``openai:`` prefix."""
+    return isinstance(spec, str) and spec.startswith(OPENAI_PREFIX)
+
 
 def load_llm(spec: str | Path | None = None, **kwargs: Any) -> LLM:
     """Build the backend named by ``spec``; ``kwargs`` go to its constructor (e.g. ``dtype=``)."""
@@ -21,10 +29,10 @@ def load_llm(spec: str | Path | None = None, **kwargs: Any) -> LLM:
         from droidverify.llm.local import LocalLLM
 
         return LocalLLM(None, **kwargs)
-    if isinstance(spec, str) and spec.startswith("openai:"):
+    if isinstance(spec, str) and is_remote(spec):
         from droidverify.llm.openai_backend import OpenAICompatLLM
 
-        rest = spec[len("openai:"):]
+        rest = spec[len(OPENAI_PREFIX):]
         url, _, model = rest.partition("#")
         return OpenAICompatLLM(url or None, model or None, **kwargs)
     if isinstance(spec, (str, Path)):
@@ -32,3 +40,11 @@ def load_llm(spec: str | Path | None = None, **kwargs: Any) -> LLM:
 
         return LocalLLM(spec, **kwargs)
     raise LLMInputError(f"LLM spec must be None, 'smollm2', a model path or 'openai:URL[#model]', got {spec!r}")
+
+
+def load_model(spec: str | Path | None, *, dtype: str = "auto", device: str = "cpu") -> LLM:
+    """:func:`load_llm` as agents, judges and GRPO players load their model lazily (once per worker):
+    ``dtype`` and ``device`` apply to a local model only; a server chooses its own."""
+    if is_remote(spec):
+        return load_llm(spec)
+    return load_llm(spec, dtype=dtype, device=device)

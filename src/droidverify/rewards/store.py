@@ -12,12 +12,13 @@ import functools
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import ValidationError
 
+from droidverify.core.items import ItemBackend, run_inline
 from droidverify.env.records import Trajectory
 from droidverify.rewards.base import Judge, Judgement, judgement_key, trajectory_id
 
@@ -83,14 +84,6 @@ class JudgementStore:
         return [j for j in self.by_key.values() if j.judge == judge and (version is None or j.version == version)]
 
 
-class ItemBackend(Protocol):
-    """What :func:`judge_all` needs of a rollout backend (``runner.backends``: ``LocalBackend``,
-    ``RayBackend``; not imported here, the runner sits above the judges)."""
-
-    def imap_unordered(self, setup: Callable[[], Any], fn: Callable[[Any, Any], Any],
-                       items: Sequence[Any]) -> Iterator[tuple[int, Any]]: ...
-
-
 def _given(judge: Judge) -> Judge:
     """A worker's setup when the judge itself is sent (module-level: picklable)."""
     return judge
@@ -145,7 +138,7 @@ def judge_all(judge: Judge | Callable[[], Judge], trajectories: Iterable[Traject
     if not items:
         results: Iterator[tuple[int, Judgement]] = iter(())
     elif backend is None:
-        results = _inline(setup, items)
+        results = run_inline(setup, _judge_one, items)
     else:
         results = backend.imap_unordered(setup, _judge_one, items)
     for k, j in results:
@@ -159,12 +152,6 @@ def judge_all(judge: Judge | Callable[[], Judge], trajectories: Iterable[Traject
         if on_done is not None:
             on_done(out[i], True)  # type: ignore[arg-type]
     return out  # type: ignore[return-value] -- every slot is filled
-
-
-def _inline(setup: Callable[[], Judge], items: Sequence[Trajectory]) -> Iterator[tuple[int, Judgement]]:
-    judge = setup()
-    for i, traj in enumerate(items):
-        yield i, judge.judge(traj)
 
 
 def _judge_serially(judge: Judge, trajectories: Iterable[Trajectory], store: JudgementStore | None,

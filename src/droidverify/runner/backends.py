@@ -40,19 +40,18 @@ import time
 import traceback
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as mp_wait
 from multiprocessing.process import BaseProcess
 from typing import Any, Self, TypeVar
 
+from droidverify.core.items import Setup, WorkFn, run_inline
 from droidverify.errors import BackendError, RunError, WorkerLostError
 
 T = TypeVar("T")
 R = TypeVar("R")
-Setup = Callable[[], Any]
-WorkFn = Callable[[Any, Any], Any]
 
 MAX_WORKERS = 1024  # a typo guard for --workers: more processes than this is never what was meant
 
@@ -132,11 +131,7 @@ class InlineBackend(RolloutBackend):
         return "in this process"
 
     def imap_unordered(self, setup: Setup, fn: WorkFn, items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
-        if not items:
-            return
-        state = setup()
-        for i, item in enumerate(items):
-            yield i, fn(state, item)
+        return run_inline(setup, fn, items)
 
 
 def _caller_task_modules() -> tuple[str, ...]:

@@ -1,5 +1,8 @@
 """Public factories for agents and environments: what ``droidverify run`` builds, for Python callers.
 
+The agent catalogue (``AgentSpec``, ``make_agent``, the agent and memory names) lives in
+:mod:`droidverify.agents.registry` and is re-exported here; the environments are this module's.
+
 ``make_agent("oracle")`` / ``make_env("sim", task=task, seed=0)`` build one object now;
 ``AgentSpec`` / ``EnvSpec`` are the same choices as picklable factories for ``run_many`` (worker
 processes and Ray actors receive the spec, not a model; see docs/parallel.md)::
@@ -10,212 +13,33 @@ processes and Ray actors receive the spec, not a model; see docs/parallel.md)::
 
 from __future__ import annotations
 
-import math
-from dataclasses import KW_ONLY, dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from droidverify.agents.registry import (
+    ADB_DEFAULT_BACKBONE,
+    AGENTS,
+    CONTENT_MODES,
+    DTYPES,
+    ENVS,
+    LLM_AGENTS,
+    MEMORIES,
+    AgentSpec,
+    check_choice,
+    check_sampling,
+    installed_app_names,
+    make_agent,
+    resolve_verifier,
+)
 from droidverify.errors import RunError
 
 if TYPE_CHECKING:
-    from droidverify.agents.base import Agent
     from droidverify.env.interface import Environment
     from droidverify.tasks.base import Task
 
-__all__ = ["AGENTS", "DTYPES", "ENVS", "LLM_AGENTS", "MEMORIES", "AgentSpec", "EnvSpec", "installed_app_names",
-           "make_agent", "make_env", "resolve_verifier"]
-
-AGENTS = ("oracle", "random", "noop", "verifier", "generator", "smartsnap")
-LLM_AGENTS = ("verifier", "generator", "smartsnap")
-ENVS = ("sim", "adb")
-MEMORIES = ("diff", "history", "llm")
-DTYPES = ("auto", "float32", "bfloat16")
-CONTENT_MODES = ("llm", "select")  # the verifier agent: generate text, or choose among proposed values
-
-
-def installed_app_names(env: str) -> list[str]:
-    """The apps an agent may open on the environment: every simulator app, or the adb app table.
-
-    Never derived from the selected tasks: offering only the task's apps would tell the agent
-    which app the task is about.
-    """
-    if env == "sim":
-        from droidverify.env.sim.app import installed_apps
-
-        return sorted(app.name for app in installed_apps().values())
-    if env == "adb":
-        from droidverify.env.apps import APPS
-
-        return sorted(info.name for info in APPS)
-    raise RunError(f"unknown environment {env!r}; use sim or adb")
-
-
-# Which shipped backbone `--env adb` uses when --verifier is left out: the one better on the
-# real-screen benchmark (benchmarks/real_screens.py; docs/training.md has the figures).
-ADB_DEFAULT_BACKBONE = "llm"
-
-
-def resolve_verifier(spec: str | Path | None, model: str | None, env: str = "sim") -> Path | None:
-    """A verifier choice -> a trained verifier directory or None: a directory; ``"compact"`` / ``"llm"``
-    (the shipped compact verifier / the shipped LLM verifier for the bundled model); ``"none"`` (the
-    untrained model, P(Yes) scores); or None: with no ``model`` the shipped default (the compact
-    verifier; on ``env="adb"`` the backbone better on real screens), with a ``model`` none."""
-    from droidverify.agents.verifier.trained import shipped_compact_path, shipped_verifier_path
-
-    remote = isinstance(model, str) and model.startswith("openai:")
-    name = spec.strip().lower() if isinstance(spec, str) else None
-    if spec is None:
-        if model is not None:
-            return None
-        first = ADB_DEFAULT_BACKBONE if env == "adb" else "compact"
-        for path in ((shipped_compact_path(), shipped_verifier_path()) if first == "compact"
-                     else (shipped_verifier_path(), shipped_compact_path())):
-            if (path / "verifier.json").is_file():
-                return path
-        return None
-    if name == "none":
-        return None
-    if name == "compact":
-        spec = shipped_compact_path()
-    elif name == "llm":
-        spec = shipped_verifier_path()
-    from droidverify.agents.verifier.trained import verifier_backbone
-
-    if spec is not None and (Path(spec) / "verifier.json").is_file() and verifier_backbone(spec) == "compact":
-        return Path(spec)  # a compact verifier needs no model: any --model only generates content
-    if remote:
-        raise RunError("--verifier needs a local model: a trained head reads next-token logits, which an "
-                       "OpenAI-compatible server does not return (use --verifier none)")
-    path = Path(spec)
-    if not (path / "verifier.json").is_file():
-        raise RunError(f"--verifier {str(spec)!r} is not a trained verifier directory (no verifier.json)")
-    return path
-
-
-@dataclass
-class AgentSpec:
-    """A picklable agent factory: ``spec()`` builds one fresh agent per episode.
-
-    Worker processes and Ray actors receive the spec, not a model: the LLM (and a trained verifier
-    head) is loaded on the first call in each process and shared by every later agent there, so a
-    local model is loaded once per worker. An ``openai:URL`` model is only a client: all workers
-    share that server.
-    """
-
-    agent: str
-    _: KW_ONLY  # everything but the agent's name by keyword: AgentSpec("verifier", model=..., memory=...)
-    model: str | None = None
-    memory: str = "diff"
-    seed: int = 0
-    apps: list[str] = field(default_factory=list)
-    dtype: str = "auto"
-    verifier: Path | None = None
-    device: str = "cpu"
-    avoid_repeats: bool = False  # verifier agent: never repeat an action on a screen it was taken on
-    temperature: float = 0.0  # verifier agent: > 0 draws the action from softmax(scores / T), seeded by seed
-    top_k: int | None = None  # verifier agent: draw among the k best only
-    content: str | None = None  # verifier agent: llm | select (None: the backbone's default)
-    _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_loaded"] = None  # a loaded model never travels to a worker; each loads its own
-        return state
-
-    @property
-    def agent_name(self) -> str:
-        """The name the built agents carry (``run_many`` checks it without loading a model)."""
-        return self.agent
-
-    @property
-    def compact(self) -> bool:
-        """A verifier agent on a compact verifier: no language model unless ``model`` names one."""
-        if self.agent != "verifier" or self.verifier is None:
-            return False
-        from droidverify.agents.verifier.trained import verifier_backbone
-
-        return verifier_backbone(self.verifier) == "compact"
-
-    @property
-    def loads_local_model(self) -> bool:
-        if self.compact and self.model is None:
-            return False
-        return self.agent in LLM_AGENTS and not (self.model or "").startswith("openai:")
-
-    def with_llm(self, llm: Any) -> AgentSpec:
-        """This spec building its agents on ``llm``, already loaded in this process (shared with a
-        judge, say: ProRe's evaluator), instead of loading ``model``. Not for the verifier agent with
-        a trained verifier, whose adapter is merged into the model in place (it would change the
-        sharer's model too). Like any loaded model, ``llm`` is not pickled with the spec."""
-        if self.agent == "verifier" and self.verifier is not None:
-            raise RunError("a verifier agent with a trained verifier changes its model in place; it "
-                           "cannot share an LLM (leave it to load its own)")
-        spec = replace(self)
-        spec._loaded = (llm, None)
-        return spec
-
-    def _llm(self) -> tuple[Any, Any]:
-        if self._loaded is None:
-            from droidverify.llm.registry import load_llm
-
-            if self.agent == "verifier" and self.verifier is not None and not self.compact:
-                from droidverify.agents.verifier.trained import check_settings
-
-                # a verifier trained on one memory's prompts runs with that memory (before a model loads)
-                check_settings(self.verifier, memory=self.memory)
-
-            # dtype applies to local models only; an OpenAI-compatible server chooses its own.
-            llm = (load_llm(self.model) if not self.loads_local_model
-                   else load_llm(self.model, dtype=self.dtype, device=self.device))
-            head = None
-            if self.agent == "verifier" and self.verifier is not None and not self.compact:
-                from droidverify.agents.verifier.trained import apply_verifier
-
-                head = apply_verifier(llm, self.verifier)
-            self._loaded = (llm, head)
-        return self._loaded
-
-    def __call__(self) -> Any:
-        if self.agent == "oracle":
-            from droidverify.agents.oracle import OracleAgent
-
-            return OracleAgent()
-        if self.agent == "noop":
-            from droidverify.agents.random import NoopAgent
-
-            return NoopAgent()
-        if self.agent == "random":
-            from droidverify.agents.random import RandomAgent
-
-            return RandomAgent(self.seed, apps=self.apps)
-        if self.agent not in LLM_AGENTS:  # before loading a model for nothing
-            raise RunError(f"unknown agent {self.agent!r}; use one of {', '.join(AGENTS)}")
-        if self.compact:
-            from droidverify.agents.verifier import VerifierAgent
-            from droidverify.agents.verifier.trained import load_compact
-
-            if self._loaded is None:  # the scorer loads once per process, like a model
-                llm = self._llm()[0] if self.model is not None else None
-                self._loaded = (llm, load_compact(self.verifier, memory=self.memory,  # type: ignore[arg-type]
-                                                  content=self.content))
-            llm, scorer = self._loaded
-            return VerifierAgent(llm, scorer=scorer, memory=self.memory, content=scorer.content, apps=self.apps,
-                                 avoid_repeats=self.avoid_repeats, temperature=self.temperature,
-                                 top_k=self.top_k, sample_seed=self.seed)
-        llm, head = self._llm()
-        if self.agent == "verifier":
-            from droidverify.agents.verifier import VerifierAgent
-
-            return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head, content=self.content,
-                                 avoid_repeats=self.avoid_repeats, temperature=self.temperature,
-                                 top_k=self.top_k, sample_seed=self.seed)
-        if self.agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
-            from droidverify.agents.selfverify import SelfVerifyingAgent
-
-            return SelfVerifyingAgent(llm, memory=self.memory)
-        from droidverify.agents.generator import GeneratorAgent
-
-        return GeneratorAgent(llm, memory=self.memory)
+__all__ = ["ADB_DEFAULT_BACKBONE", "AGENTS", "CONTENT_MODES", "DTYPES", "ENVS", "LLM_AGENTS", "MEMORIES",
+           "AgentSpec", "EnvSpec", "check_sampling", "installed_app_names", "make_agent", "make_env",
+           "resolve_verifier"]
 
 
 @dataclass(frozen=True)
@@ -239,56 +63,6 @@ class EnvSpec:
         return AdbEnv(serial=self.serial, screenshot=self.screenshots)
 
 
-def _choice(what: str, value: object, allowed: tuple[str, ...]) -> None:
-    if not isinstance(value, str) or value not in allowed:
-        raise RunError(f"unknown {what} {value!r}; use one of {', '.join(allowed)}")
-
-
-def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", seed: int = 0,
-               apps: list[str] | None = None, dtype: str = "auto", verifier: str | Path | None = None,
-               device: str = "cpu", env: str = "sim", avoid_repeats: bool = False,
-               temperature: float = 0.0, top_k: int | None = None, content: str | None = None) -> Agent:
-    """One agent as ``droidverify run --agent AGENT`` builds it (same options, same defaults).
-
-    ``apps`` defaults to every app of ``env`` (what the agent may open); ``verifier`` as
-    ``--verifier`` (None: the shipped verifier for the bundled model). Bad choices raise
-    :class:`RunError`; a model that cannot be loaded raises ``ModelLoadError``.
-    """
-    _choice("agent", agent, AGENTS)
-    _choice("memory", memory, MEMORIES)
-    _choice("dtype", dtype, DTYPES)
-    _choice("environment", env, ENVS)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise RunError(f"the agent seed must be an int, got {type(seed).__name__}")
-    if verifier is not None and agent != "verifier":
-        raise RunError("verifier= applies only to the verifier agent")
-    if avoid_repeats and agent != "verifier":
-        raise RunError("avoid_repeats= applies only to the verifier agent")
-    check_sampling(agent, temperature, top_k)
-    if content is not None:
-        if agent != "verifier":
-            raise RunError("content= applies only to the verifier agent")
-        _choice("content", content, CONTENT_MODES)
-    verifier_dir = resolve_verifier(verifier, model, env) if agent == "verifier" else None
-    app_names = list(apps) if apps is not None else installed_app_names(env)
-    return AgentSpec(agent, model=model, memory=memory, seed=seed, apps=app_names,  # type: ignore[no-any-return]
-                     dtype=dtype, verifier=verifier_dir, device=device, avoid_repeats=avoid_repeats,
-                     temperature=temperature, top_k=top_k, content=content)()
-
-
-def check_sampling(agent: str, temperature: float, top_k: int | None) -> None:
-    """Raise :class:`RunError` unless ``temperature``/``top_k`` are valid for ``agent``."""
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
-            or not math.isfinite(temperature) or temperature < 0:
-        raise RunError(f"temperature must be a finite number >= 0, got {temperature!r}")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
-        raise RunError(f"top_k must be an integer >= 1, got {top_k!r}")
-    if (temperature > 0 or top_k is not None) and agent != "verifier":
-        raise RunError("temperature= and top_k= apply only to the verifier agent")
-    if top_k is not None and temperature <= 0:
-        raise RunError("top_k= needs temperature > 0 (without it the agent takes the argmax)")
-
-
 def make_env(env: str = "sim", *, task: Task | None = None, seed: int = 0, serial: str | None = None,
              screenshots: bool = False) -> Environment:
     """One environment as ``droidverify run --env ENV`` opens it for ``task`` (reset it to start).
@@ -296,5 +70,5 @@ def make_env(env: str = "sim", *, task: Task | None = None, seed: int = 0, seria
     ``sim``: a simulated phone of ``seed`` that ``reset()`` puts in the task's initial state;
     ``adb``: the device ``serial`` (None: the only one attached) as it is.
     """
-    _choice("environment", env, ENVS)
+    check_choice("environment", env, ENVS)
     return EnvSpec(env, serial, screenshots)(task, seed)  # type: ignore[no-any-return]

@@ -25,14 +25,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from droidverify.agents.registry import DTYPES, MEMORIES, SAMPLING_AGENTS
 from droidverify.env.records import Trajectory
 from droidverify.errors import JudgeInputError, RunError
+from droidverify.llm.registry import is_remote, load_model
 from droidverify.rewards.base import Judgement, Tally, trajectory_id
-from droidverify.runner.factories import DTYPES, MEMORIES
 from droidverify.tasks.base import Task
 from droidverify.training.grpo import REWARDS, GRPOConfig, GRPOMember
 
-GRPO_AGENTS = ("generator", "smartsnap")  # the agents that sample their actions (the verifier ranks)
+GRPO_AGENTS = SAMPLING_AGENTS  # the agents that sample their actions (the verifier ranks)
 # ``judge_model`` value naming the policy's own LLM as the judge: allowed, but only when asked for.
 POLICY_JUDGE = "policy"
 
@@ -97,7 +98,7 @@ class GRPOPlayer:
     ``submit``). ``model``: the policy LLM spec (``load_llm``: None for the bundled model, a path,
     ``openai:URL[#model]`` -- a server that honours the request ``seed`` makes groups repeatable);
     ``llm``: a picklable LLM factory to use instead (tests, custom backends). ``judge``: a ``Judge``
-    or a picklable judge factory carrying ``name`` and ``version`` (``cli.judge.JudgeSpec``); None:
+    or a picklable judge factory carrying ``name`` and ``version`` (``rewards.registry.JudgeSpec``); None:
     the judge ``cfg.reward`` names -- ``rule`` (the task checker) or ``smartsnap`` (SmartSnap's
     composite reward). The smartsnap judge is never the policy by default: with ``judge_model``
     None it is the trained compact evidence judge (:class:`CompactEvidenceReward`; ``compact_judge``:
@@ -145,7 +146,7 @@ class GRPOPlayer:
 
     @property
     def loads_local_model(self) -> bool:
-        return self.llm is None and not (self.model or "").startswith("openai:")
+        return self.llm is None and not is_remote(self.model)
 
     def __call__(self, cfg: GRPOConfig) -> GRPOWorker:
         return GRPOWorker(self, cfg)
@@ -171,7 +172,7 @@ class GRPOWorker:
             inner = self._smartsnap_judge()
         else:
             raise RunError(f"unknown GRPO reward {cfg.reward!r}: use one of {', '.join(REWARDS)}, or give "
-                           "the player a judge (judge=cli.judge.JudgeSpec(METHOD, ...))")
+                           "the player a judge (judge=rewards.registry.JudgeSpec(METHOD, ...))")
         self.judge = GuardedJudge(inner)
 
     def _smartsnap_judge(self) -> Any:
@@ -223,11 +224,7 @@ def play_member(agent: Any, judge: Any, task: Task, member: int, sample_seed: in
 
 
 def _load(model: str | None, spec: GRPOPlayer) -> Any:
-    from droidverify.llm.registry import load_llm
-
-    if (model or "").startswith("openai:"):
-        return load_llm(model)  # a server chooses its own dtype and device
-    return load_llm(model, dtype=spec.dtype, device=spec.device)
+    return load_model(model, dtype=spec.dtype, device=spec.device)
 
 
 @dataclass(frozen=True)

@@ -28,13 +28,14 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from droidverify.actions.model import Action
 from droidverify.agents.base import Agent
 from droidverify.agents.screen import needs_completion
 from droidverify.agents.verifier.agent import VerifierAgent, completion_question
 from droidverify.agents.verifier.record import VerifierStepInfo
+from droidverify.core.items import ItemBackend, run_inline
 from droidverify.env.records import Step, episode_end, episode_success, is_success, oracle_after_answer
 from droidverify.errors import ActionValidationError, EnvError, TrainingError
 from droidverify.tasks.base import Task
@@ -540,14 +541,6 @@ def _episode_records(
     env.close()
 
 
-class ItemBackend(Protocol):
-    """What :func:`collect` needs of a rollout backend (``runner.backends``: ``LocalBackend``,
-    ``RayBackend``, ``InlineBackend``; not imported here, the runner sits above training)."""
-
-    def imap_unordered(self, setup: Callable[[], Any], fn: Callable[[Any, Any], Any],
-                       items: Sequence[Any]) -> Iterator[tuple[int, Any]]: ...
-
-
 def self_correction_rng(seed: int, task: Task) -> random.Random:
     """The generator that decides which of an episode's mistakes get a self-correction label.
 
@@ -695,7 +688,7 @@ def collect(
     setup = functools.partial(_Collector, list(apps), policy, epsilon, self_correction_rate, seed, round_index,
                               max_steps, annotate_above, start, skin)
     if backend is None:
-        results: Iterator[tuple[int, Any]] = _inline(setup, _collect_episode, items)
+        results: Iterator[tuple[int, Any]] = run_inline(setup, _collect_episode, items)
     else:
         results = backend.imap_unordered(setup, _collect_episode, items)
     waiting: dict[int, tuple[list[VerifierStepRecord], CollectStats]] = {}
@@ -715,11 +708,3 @@ def collect(
         close = getattr(results, "close", None)
         if close is not None:
             close()  # a caller that stops early stops the workers now, not when collected
-
-
-def _inline(setup: Callable[[], Any], fn: Callable[[Any, Any], Any],
-            items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
-    """In this process, one item after another (what ``InlineBackend`` does)."""
-    state = setup()
-    for i, item in enumerate(items):
-        yield i, fn(state, item)

@@ -56,10 +56,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from droidverify.core.items import ItemBackend, run_inline
 from droidverify.env.records import Trajectory, is_success
 from droidverify.errors import TrainingDataError, TrainingError
 from droidverify.tasks.base import Task
-from droidverify.training.collection import ItemBackend
 from droidverify.training.records import iter_jsonl
 
 SCHEMA_VERSION = 2  # 2: excluded members (a failed judge), sample std; version 1 is still read
@@ -494,7 +494,7 @@ def rollout_groups(
     results: Iterator[tuple[int, Any]]
     setup = functools.partial(player, cfg)
     if backend is None:
-        results = _inline(setup, _play, items)
+        results = run_inline(setup, _play, items)
     else:
         results = backend.imap_unordered(setup, _play, items)
     members: dict[int, GRPOMember] = {}
@@ -537,16 +537,6 @@ def _exclude_failed(m: GRPOMember) -> GRPOMember:
         return m
     return GRPOMember(member=m.member, sample_seed=m.sample_seed, trajectory=m.trajectory, reward=None,
                       outcome=m.outcome, judgement=m.judgement, advantage=None, judge_failed=reason)
-
-
-def _inline(setup: Callable[[], Any], fn: Callable[[Any, Any], Any],
-            items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
-    """In this process, one item after another (what ``InlineBackend`` does)."""
-    if not items:
-        return
-    state = setup()
-    for i, item in enumerate(items):
-        yield i, fn(state, item)
 
 
 def group_stats(groups: Sequence[RolloutGroup]) -> dict[str, Any]:

@@ -65,6 +65,7 @@ from typing import Any
 
 from droidverify.actions.model import Action
 from droidverify.agents.generator import GeneratorAgent
+from droidverify.agents.registry import DTYPES, SAMPLING_AGENTS
 from droidverify.agents.screen import UI_STYLES, needs_completion
 from droidverify.agents.selfverify import SelfVerifyingAgent
 from droidverify.env.records import Observation, TokenUsage
@@ -76,8 +77,7 @@ from droidverify.training.p3 import LORA_TARGETS, _layers_to_transform, latest_c
 from droidverify.training.records import VerifierStepRecord, read_records
 
 OBJECTIVES = ("sft", "asl", "grpo")
-AGENTS = ("generator", "smartsnap")
-DTYPES = ("auto", "float32", "bfloat16")
+AGENTS = SAMPLING_AGENTS  # the agents whose policy samples its actions (agents.registry)
 POLICY_FORMAT = "droidverify-llm-policy"
 POLICY_FORMAT_VERSION = 1
 # (record, the sampled reply's action) -> reward; an unusable reply never reaches it (reward 0)

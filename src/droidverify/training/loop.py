@@ -17,8 +17,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from droidverify.core.items import ItemBackend
 from droidverify.errors import TrainingError
-from droidverify.training.collection import CollectStats, ItemBackend, collect
+from droidverify.training.collection import CollectStats, collect
 from droidverify.training.p3 import P3Config, P3Trainer
 from droidverify.training.records import VerifierStepRecord, read_records, write_records
 
