@@ -15,25 +15,14 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, model_validator
 
+from droidverify.agents import registry as catalogue  # the agent catalogue: names, AgentSpec
+from droidverify.agents.registry import AgentSpec
 from droidverify.cli._common import parse_seeds
 from droidverify.errors import RunConfigError, RunError
 from droidverify.llm.registry import is_remote
-from droidverify.runner.factories import (
-    AGENTS,
-    CONTENT_MODES,
-    DTYPES,
-    ENVS,
-    LLM_AGENTS,
-    MEMORIES,
-    AgentSpec,
-    EnvSpec,
-    check_sampling,
-    installed_app_names,
-    resolve_verifier,
-)
+from droidverify.runner.factories import EnvSpec
 
 MAX_EPISODES = 1_000_000  # template x seed pairs in one run: a run directory stays workable
-SPLITS = ("train", "validation", "test")
 
 
 class RunConfig(BaseModel):
@@ -93,18 +82,20 @@ class RunConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> Self:
+        from droidverify.tasks import registry
+
         agent, env = self.agent, self.env
-        if agent not in AGENTS:
-            raise RunConfigError(f"unknown --agent {agent!r}; use one of {', '.join(AGENTS)}")
-        if env not in ENVS:
+        if agent not in catalogue.AGENTS:
+            raise RunConfigError(f"unknown --agent {agent!r}; use one of {', '.join(catalogue.AGENTS)}")
+        if env not in catalogue.ENVS:
             raise RunConfigError(f"unknown --env {env!r}; use sim or adb")
         if env == "adb" and agent == "oracle":
             raise RunConfigError("the oracle agent needs simulator state; it cannot run with --env adb")
-        if self.memory not in MEMORIES:
+        if self.memory not in catalogue.MEMORIES:
             raise RunConfigError(f"unknown --memory {self.memory!r}; use diff, history or llm")
-        if self.dtype not in DTYPES:
-            raise RunConfigError(f"unknown --dtype {self.dtype!r}; use {', '.join(DTYPES)}")
-        if self.dtype != "auto" and (agent not in LLM_AGENTS or is_remote(self.model)):
+        if self.dtype not in catalogue.DTYPES:
+            raise RunConfigError(f"unknown --dtype {self.dtype!r}; use {', '.join(catalogue.DTYPES)}")
+        if self.dtype != "auto" and (agent not in catalogue.LLM_AGENTS or is_remote(self.model)):
             raise RunConfigError("--dtype applies only to a local model (--agent verifier|generator without "
                                  "openai:URL)")
         if self.max_steps is not None and self.max_steps < 1:
@@ -115,7 +106,7 @@ class RunConfig(BaseModel):
             raise RunConfigError("give --tasks or --split, not both")
         if self.tasks is not None and self.tasks and not [n for n in self.tasks.split(",") if n.strip()]:
             raise RunConfigError(f"--tasks {self.tasks!r} names no task")
-        if self.split and self.split not in SPLITS:
+        if self.split and self.split not in registry.SPLITS:
             raise RunConfigError(f"unknown --split {self.split!r}; use train, validation or test")
         if self.max_tasks is not None and self.max_tasks < 1:
             raise RunConfigError(f"--max-tasks must be >= 1, got {self.max_tasks}")
@@ -136,20 +127,20 @@ class RunConfig(BaseModel):
         self._n_workers = parse_workers(self.workers) if self.workers is not None or self.ray is not None else 1
         if env == "adb" and (self._n_workers != 1 or self.ray is not None):
             raise RunConfigError("--env adb drives one device: it runs in this process (no --workers N or --ray)")
-        if self.content is not None and self.content not in CONTENT_MODES:
-            raise RunConfigError(f"unknown --content {self.content!r}; use {' or '.join(CONTENT_MODES)}")
+        if self.content is not None and self.content not in catalogue.CONTENT_MODES:
+            raise RunConfigError(f"unknown --content {self.content!r}; use {' or '.join(catalogue.CONTENT_MODES)}")
         if agent != "verifier" and (self.verifier is not None or self.content is not None):
             raise RunConfigError("--verifier and --content apply only to --agent verifier")
         if self.avoid_repeats and agent != "verifier":
             raise RunConfigError("--avoid-repeats applies only to --agent verifier")
         try:
-            check_sampling(agent, self.temperature, self.top_k)
+            catalogue.check_sampling(agent, self.temperature, self.top_k)
         except RunError as e:
             raise RunConfigError(f"--temperature/--top-k: {e}") from None
         return self
 
     def _check_judge(self) -> None:
-        from droidverify.cli.judge import EVALUATORS, METHODS
+        from droidverify.rewards.registry import EVALUATORS, METHODS
 
         if self.judge is None:
             given = [name for name, v in (("--judge-model", self.judge_model), ("--probes", self.probes),
@@ -184,7 +175,7 @@ class RunConfig(BaseModel):
         """The ``--judge`` options as a picklable judge factory (None without ``--judge``). The judge's
         model defaults to the agent's ``--model``, except for judges whose model is a trained
         checkpoint of their own (the compact judge): an agent's LLM is not one."""
-        from droidverify.cli.judge import JudgeSpec
+        from droidverify.rewards.registry import JudgeSpec
 
         if self.judge is None:
             return None
@@ -224,7 +215,7 @@ class RunConfig(BaseModel):
         if self.agent == "verifier":
             from droidverify.agents.verifier.trained import check_settings, load_compact, verifier_backbone
 
-            verifier_dir = resolve_verifier(self.verifier, self.model, self.env)
+            verifier_dir = catalogue.resolve_verifier(self.verifier, self.model, self.env)
             # fails now, not in a worker, when memory/content differ from the checkpoint's
             if verifier_dir is not None and verifier_backbone(verifier_dir) == "compact":
                 load_compact(verifier_dir, memory=self.memory, content=self.content)
@@ -232,7 +223,7 @@ class RunConfig(BaseModel):
                 check_settings(verifier_dir, memory=self.memory)
         from droidverify.agents.verifier.trained import verifier_digest
 
-        apps = installed_app_names(self.env)
+        apps = catalogue.installed_app_names(self.env)
         config = {"agent": self.agent, "model": self.model, "dtype": self.dtype, "apps": apps, "memory": self.memory,
                   "env": self.env, "serial": self.serial, "seeds": seeds, "tasks": [t.name for t in templates],
                   "max_steps": self.max_steps, "agent_seed": self.agent_seed,

@@ -35,6 +35,7 @@ from typing import Any
 
 from droidverify.actions.model import Action
 from droidverify.agents.verifier.compact.features import FEATURE_VERSION, StepView, step_view
+from droidverify.agents.verifier.record import VerifierStepInfo
 from droidverify.env.records import Trajectory, is_success
 from droidverify.errors import TrainingError
 from droidverify.tasks.base import Task
@@ -114,17 +115,16 @@ def step_samples(traj: Trajectory, advantage: float, temperature: float,
     e.g. an agent error, are skipped); ``feature_version``: the policy checkpoint's."""
     out: list[StepSample] = []
     for step in traj.steps:
-        info = step.agent_info or {}
-        cands = info.get("candidates")
-        chosen = info.get("chosen")
-        if not isinstance(cands, list) or not isinstance(chosen, int) or not 0 <= chosen < len(cands) or len(cands) < 2:
+        info = VerifierStepInfo.from_info(step.agent_info)
+        cands, chosen = info.candidates, info.chosen
+        if chosen is None or info.candidate(chosen) is None or len(cands) < 2:
             continue
-        actions = [Action.model_validate_json(c["action"]) for c in cands]
-        scores = [float(c["score"]) / temperature for c in cands]
+        actions = [Action.model_validate_json(c.action) for c in cands]
+        scores = [float(c.score) / temperature for c in cands]  # type: ignore[arg-type]  # None: a damaged step
         m = max(scores)
         logz = m + math.log(sum(math.exp(s - m) for s in scores))
-        view = step_view(traj.goal, str(info.get("memory", "")), step.observation.elements, actions,
-                         [str(c.get("description", "")) for c in cands], version=feature_version)
+        view = step_view(traj.goal, info.memory or "", step.observation.elements, actions,
+                         [c.description for c in cands], version=feature_version)
         out.append(StepSample(view, chosen, scores[chosen] - logz, advantage))
     return out
 

@@ -32,6 +32,12 @@ def _str(x: Any) -> str | None:
     return x if isinstance(x, str) else None
 
 
+_INT_KEYS = ("n_candidates", "argmax", "chosen", "prefix_tokens", "top_k", "sampled_rank")
+_NUM_KEYS = ("entropy", "entropy_normalized", "seconds_memory", "seconds_scoring", "seconds_completion",
+             "temperature")
+_STR_KEYS = ("score_kind", "content", "memory_name", "memory", "finish")
+
+
 @dataclass(frozen=True)
 class VerifierStepInfo:
     """One verifier step: its scored candidates, what was chosen, how uncertain the choice was,
@@ -114,32 +120,15 @@ class VerifierStepInfo:
         missing or of the wrong type is None (a list, empty). Whether it was a verifier step at all
         is :attr:`is_verifier`; ``candidates`` are read whatever the paradigm."""
         d = info if isinstance(info, dict) else {}
-        completion = d.get("completion")
-        failures = d.get("completion_failures")
-        skipped = d.get("skipped_repeats")
+        # each scalar field is read by the type it holds
+        read = {**{k: _int for k in _INT_KEYS}, **{k: _num for k in _NUM_KEYS}, **{k: _str for k in _STR_KEYS}}
+        values: dict[str, Any] = {k: parse(d.get(k)) for k, parse in read.items()}
+        completion, failures, skipped = d.get("completion"), d.get("completion_failures"), d.get("skipped_repeats")
         all_repeats = d.get("all_repeats")
         return cls(
-            paradigm=_str(d.get("paradigm")) or "",
-            candidates=CandidateRecord.list_from(d),
-            score_kind=_str(d.get("score_kind")),
-            content=_str(d.get("content")),
-            n_candidates=_int(d.get("n_candidates")),
-            argmax=_int(d.get("argmax")),
-            chosen=_int(d.get("chosen")),
-            entropy=_num(d.get("entropy")),
-            entropy_normalized=_num(d.get("entropy_normalized")),
-            prefix_tokens=_int(d.get("prefix_tokens")),
-            seconds_memory=_num(d.get("seconds_memory")),
-            seconds_scoring=_num(d.get("seconds_scoring")),
-            seconds_completion=_num(d.get("seconds_completion")),
-            memory_name=_str(d.get("memory_name")),
-            memory=_str(d.get("memory")),
+            **values, paradigm=_str(d.get("paradigm")) or "", candidates=CandidateRecord.list_from(d),
             completion=completion if isinstance(completion, dict) else None,
             completion_failures=[f for f in failures if isinstance(f, dict)] if isinstance(failures, list) else [],
-            finish=_str(d.get("finish")),
-            temperature=_num(d.get("temperature")),
-            top_k=_int(d.get("top_k")),
-            sampled_rank=_int(d.get("sampled_rank")),
             skipped_repeats=[i for i in skipped if _int(i) is not None] if isinstance(skipped, list) else None,
             all_repeats=all_repeats if isinstance(all_repeats, bool) else None,
         )
