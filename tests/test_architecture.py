@@ -20,15 +20,17 @@ PKG = Path(__file__).resolve().parents[1] / "src" / "droidverify"
 
 # layer -> the droidverify subpackages it must never import
 FORBIDDEN: dict[str, set[str]] = {
-    "ui": {"core", "env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
-    "actions": {"core", "env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
+    "ui": {"core", "episode", "env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
+    "actions": {"core", "episode", "env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
     # shared building blocks (the records, the item-backend seam): above ui and actions, below every user
-    "core": {"env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
-    "env": {"tasks", "agents", "runner", "cli", "llm", "rewards", "training", "bench"},
-    "tasks": {"agents", "runner", "cli", "llm", "rewards", "training", "bench"},
+    "core": {"episode", "env", "tasks", "agents", "llm", "runner", "cli", "rewards", "training", "bench"},
+    "env": {"episode", "tasks", "agents", "runner", "cli", "llm", "rewards", "training", "bench"},
+    "tasks": {"episode", "agents", "runner", "cli", "llm", "rewards", "training", "bench"},
     # beside env: a model reports TokenUsage (core.records), never an environment's record or the simulator
-    "llm": {"env", "tasks", "agents", "runner", "cli", "rewards", "training", "bench"},
-    "agents": {"runner", "cli", "bench", "rewards", "training"},
+    "llm": {"episode", "env", "tasks", "agents", "runner", "cli", "rewards", "training", "bench"},
+    "agents": {"episode", "runner", "cli", "bench", "rewards", "training"},
+    # the one episode loop: plays agents on environments; below everything that plays episodes
+    "episode": {"runner", "cli", "bench", "rewards", "training"},
     # judges sit above agents (the SmartSnap judge and ProRe's evaluator use them), below runner/cli
     "rewards": {"runner", "cli", "bench", "training"},
     # trainers sit beside rewards (a change to one paradigm does not touch another), below runner/cli
@@ -232,6 +234,48 @@ def test_catalogues_live_beside_what_they_build() -> None:
     assert prefixes == []
     assert _remote_prefix_tests('ok = (m or "").startswith("openai:")\n') == [1]
     assert {"agents", "rewards"} <= {rel.split("/")[0] for rel in NAME_LISTS.values()}
+
+
+# ---- one episode loop (issue 23 item 2) -----------------------------------------------------------------
+EPISODE_LOOP = "episode/loop.py"
+
+
+def _calls(node: ast.AST) -> list[ast.Call]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+
+
+def _is_episode_loop(loop: ast.For | ast.While) -> bool:
+    """A loop that steps an environment (``x.step(...)``) while asking an agent (``x.act(...)``) or
+    recording steps (``Step(...)``): an episode loop of its own."""
+    calls = _calls(loop)
+    steps_env = any(isinstance(c.func, ast.Attribute) and c.func.attr == "step" and c.args for c in calls)
+    asks = any(isinstance(c.func, ast.Attribute) and c.func.attr == "act" for c in calls)
+    records = any(isinstance(c.func, ast.Name) and c.func.id == "Step" for c in calls)
+    return steps_env and (asks or records)
+
+
+def _episode_loops(source: str) -> list[int]:
+    return [n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.For, ast.While)) and _is_episode_loop(n)]
+
+
+def test_one_episode_loop_below_the_runner_judges_and_trainers() -> None:
+    # the runner, data collection, the labelled sets and ProRe's probes all play episodes through
+    # episode.loop.play (hooks: scripted agents, on_step); none keeps a step loop of its own
+    out = [f"{path.relative_to(PKG.parent)}:{line}" for path in sorted(PKG.rglob("*.py"))
+           if path.relative_to(PKG).as_posix() != EPISODE_LOOP
+           for line in _episode_loops(path.read_text(encoding="utf-8"))]
+    assert out == []
+    assert _episode_loops((PKG / EPISODE_LOOP).read_text(encoding="utf-8"))  # the scan sees the loop itself
+    for layer in ("rewards", "training"):  # (runner has no entry: nothing is above it but cli and bench)
+        assert "episode" not in FORBIDDEN[layer] and layer in FORBIDDEN["episode"]
+    assert "runner" in FORBIDDEN["episode"] and "episode" in FORBIDDEN["agents"]
+
+
+def test_the_episode_loop_scan_can_fail() -> None:
+    src = ("for i in range(3):\n    out = agent.act(obs, hist)\n    obs = env.step(out.action)\n"
+           "while True:\n    steps.append(Step(index=0, observation=obs, action=a))\n    env.step(a)\n"
+           "for a in actions:\n    env.step(a)\n")
+    assert _episode_loops(src) == [1, 4]
 
 
 # ---- one success rule: no success threshold outside env/records.py (issue 23 item 3) ----------------

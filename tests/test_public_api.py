@@ -10,7 +10,7 @@ import pytest
 
 PACKAGES = ["droidverify", "droidverify.ui", "droidverify.actions", "droidverify.core", "droidverify.env",
             "droidverify.env.sim", "droidverify.llm", "droidverify.agents", "droidverify.agents.verifier",
-            "droidverify.runner", "droidverify.tasks"]
+            "droidverify.episode", "droidverify.runner", "droidverify.tasks"]
 
 
 @pytest.mark.parametrize("package", PACKAGES)

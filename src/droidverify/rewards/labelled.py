@@ -48,17 +48,19 @@ from pathlib import Path
 from typing import IO, Any
 
 from droidverify.actions.model import Action
+from droidverify.agents.base import AgentOutput
 from droidverify.env.records import (
+    Observation,
     Step,
     Trajectory,
-    episode_end,
     episode_success,
     is_success,
     oracle_after_answer,
 )
 from droidverify.env.sim import SimEnv
 from droidverify.env.sim.state import encode_phone
-from droidverify.errors import ActionValidationError, DroidVerifyError, EnvError, LabelledSetError, TaskError
+from droidverify.episode.loop import EndEpisode, Scripted, play
+from droidverify.errors import DroidVerifyError, LabelledSetError, TaskError
 from droidverify.rewards.rule import PHONE_STATE_KEY
 from droidverify.tasks import registry
 from droidverify.tasks.base import Task
@@ -112,35 +114,49 @@ class OracleTrace:
 def oracle_trace(task: Task, *, max_steps: int | None = None, params: dict[str, Any] | None = None) -> OracleTrace:
     """Run the task oracle (optionally steered by other ``params``) and record each round's effect."""
     env = SimEnv(task=task, seed=task.seed)
+    trace = OracleTrace(actions=[])
+    p = params if params is not None else task.params
+    before = [0]  # rows written before the round's action (deterministic, unlike bytes)
+
+    def act(obs: Observation, history: list[Step]) -> AgentOutput:
+        if history and history[-1].error is not None:
+            raise EndEpisode  # the environment rejected the oracle: no episode goes on from there
+        try:
+            action = task.template.oracle_action(env.phone, p, obs)
+        except TaskError:
+            raise EndEpisode from None  # e.g. the decoy-steered oracle finds no target: no terminal action
+        action = oracle_after_answer(action, trace.answer_round is not None)
+        trace.actions.append(action)
+        before[0] = env.phone.conn.total_changes
+        return AgentOutput(action=action)
+
+    def after(step: Step, _traj: Trajectory) -> None:
+        if step.action is None or step.action.is_terminal:
+            return
+        if step.error is not None:
+            trace.passed_after.append(False)
+            trace.wrote_db.append(False)
+            return
+        if step.action.action_type == "answer":
+            trace.answer_round = len(trace.actions) - 1
+        trace.wrote_db.append(env.phone.conn.total_changes != before[0])
+        trace.passed_after.append(is_success(task.is_successful(env.phone, env.last_answer)))
+
     try:
-        obs = env.reset()
-        trace = OracleTrace(actions=[])
-        answered = False
-        for _ in range(max_steps or task.max_steps):
-            p = params if params is not None else task.params
-            try:
-                action = task.template.oracle_action(env.phone, p, obs)
-            except TaskError:
-                break  # e.g. the decoy-steered oracle finds no target: no episode (no terminal action)
-            action = oracle_after_answer(action, answered)
-            trace.actions.append(action)
-            if action.is_terminal:
-                break
-            before = env.phone.conn.total_changes  # rows written so far (deterministic, unlike bytes)
-            try:
-                obs = env.step(action)
-            except (ActionValidationError, EnvError):
-                trace.passed_after.append(False)
-                trace.wrote_db.append(False)
-                break
-            if action.action_type == "answer":
-                answered = True
-                trace.answer_round = len(trace.actions) - 1
-            trace.wrote_db.append(env.phone.conn.total_changes != before)
-            trace.passed_after.append(is_success(task.is_successful(env.phone, env.last_answer)))
+        oracle = _Acting(act)
+        play(oracle, env, Trajectory(task_id=task.id, goal=task.goal, seed=task.seed), env.reset(),
+             limit=max_steps or task.max_steps, on_step=after, timed=False, catch_agent_errors=False,
+             no_action_error=None)
         return trace
     finally:
         env.close()
+
+
+class _Acting:
+    """A scripted agent from one ``act`` function."""
+
+    def __init__(self, act: Callable[[Observation, list[Step]], AgentOutput]) -> None:
+        self.act = act
 
 
 def replay(task: Task, actions: list[Action | Callable[[Any, list[Step]], Action]], *, episode_id: str,
@@ -152,37 +168,22 @@ def replay(task: Task, actions: list[Action | Callable[[Any, list[Step]], Action
     judges read."""
     env = SimEnv(task=task, seed=task.seed)
     traj = Trajectory(task_id=task.id, goal=task.goal, seed=task.seed, agent=agent)
+
+    def after(step: Step, traj: Trajectory) -> None:
+        if passed_after is None:
+            return
+        if step.action is not None and (step.action.is_terminal or step.error is not None):
+            passed_after.append(passed_after[-1] if passed_after else False)
+        else:
+            passed_after.append(is_success(task.is_successful(env.phone, traj.answer)))
+
     try:
-        obs = env.reset()
-        termination = "step_limit"
-        for i, item in enumerate(actions):
-            action = item if isinstance(item, Action) else item(obs, traj.steps)
-            step = Step(index=i, observation=obs, action=action, raw_output=action.to_json())
-            traj.steps.append(step)
-            if passed_after is not None and action.is_terminal:
-                passed_after.append(passed_after[-1] if passed_after else False)
-            ends, done = episode_end(action)  # as the runner: an answer does not end the episode
-            if ends:
-                traj.declared_done = done
-                termination = action.action_type if action.action_type != "status" else \
-                    "complete" if done else "infeasible"
-                break
-            try:
-                obs = env.step(action)
-            except (ActionValidationError, EnvError) as exc:
-                step.error = f"env rejected {action.describe()}: {type(exc).__name__}: {exc}"
-                if passed_after is not None:
-                    passed_after.append(passed_after[-1] if passed_after else False)
-                continue
-            if action.action_type == "answer":
-                traj.answer = action.text
-            if passed_after is not None:
-                passed_after.append(is_success(task.is_successful(env.phone, traj.answer)))
-        traj.final_observation = obs
+        played = play(Scripted(actions), env, traj, env.reset(), limit=len(actions), on_step=after, timed=False,
+                      catch_agent_errors=False)
         score = float(task.is_successful(env.phone, traj.answer))
         traj.success = episode_success(score, traj.declared_done)
         traj.metadata.update({
-            "episode_id": episode_id, "termination": termination, "checker_score": score,
+            "episode_id": episode_id, "termination": played.termination, "checker_score": score,
             "params": task.params, "apps": list(task.template.apps), "complexity": task.template.complexity,
             "task_kind": task.template.kind, PHONE_STATE_KEY: encode_phone(env.phone),
         })

@@ -23,7 +23,8 @@ from typing import Any
 
 from droidverify.agents.base import Agent
 from droidverify.env.records import Observation, Step, Trajectory
-from droidverify.errors import ActionValidationError, DroidVerifyError, EnvError, JudgeInputError
+from droidverify.episode.loop import play
+from droidverify.errors import DroidVerifyError, JudgeInputError
 from droidverify.llm.base import LLM
 from droidverify.rewards.base import Judgement, Tally, trajectory_id, worst_parse
 from droidverify.rewards.llmcall import Reply, call
@@ -107,39 +108,46 @@ def _live_phone(env: Any) -> Any | None:
     return phone if isinstance(phone, Phone) else None
 
 
+class _Watched:
+    """``env`` whose ``step`` notes whether it changed the app data (``fingerprint``: a digest)."""
+
+    def __init__(self, env: Any, fingerprint: Callable[[], str]) -> None:
+        self.env, self.fingerprint = env, fingerprint
+        self.before, self.changed = fingerprint(), False
+
+    def step(self, action: Any) -> Observation:
+        obs = self.env.step(action)
+        self.changed = self.fingerprint() != self.before
+        return obs  # type: ignore[no-any-return]
+
+
+def _probe_rejection(_error: str | None, action: Any, exc: Exception) -> str:
+    return f"env rejected {action.describe()}: {exc}"
+
+
 def probe(agent: Agent, env: Any, goal: str, *, max_steps: int,
           fingerprint: Callable[[], str] | None = None) -> tuple[list[Step], Observation | None, str | None, int | None]:
-    """Run ``agent`` on ``goal`` in ``env`` (already in the state to inspect).
+    """Run ``agent`` on ``goal`` in ``env`` (already in the state to inspect), in the episode loop
+    (``episode.loop.play``): an answer ends the probe unexecuted (it is the evaluator's reading).
 
     Returns (steps, final observation, error, changed_at). ``fingerprint`` (a simulator's app data
     digest): the probe stops after the first action that changed it; ``changed_at`` is that step's
     index and ``final`` the screen *before* it, since what came after is the evaluator's own outcome.
     """
-    steps: list[Step] = []
+    traj = Trajectory(task_id="probe", goal=goal)
     try:
         obs = env.observe()
-        before = fingerprint() if fingerprint is not None else None
+        watched = _Watched(env, fingerprint) if fingerprint is not None else None
         agent.reset(goal)
-        for i in range(max_steps):
-            out = agent.act(obs, list(steps))
-            step = Step(index=i, observation=obs, action=out.action, raw_output=out.raw_output,
-                        error=out.error, usage=out.usage)
-            steps.append(step)
-            if out.action is None:
-                continue
-            if out.action.is_terminal or out.action.action_type == "answer":
-                break
-            try:
-                nxt = env.step(out.action)
-            except (ActionValidationError, EnvError) as exc:
-                step.error = f"env rejected {out.action.describe()}: {exc}"
-                continue
-            if fingerprint is not None and fingerprint() != before:
-                return steps, obs, None, i
-            obs = nxt
-        return steps, obs, None, None
+        play(agent, watched or env, traj, obs, limit=max_steps, stop_at_answer=True, timed=False,
+             on_step=(lambda _step, _traj: watched.changed) if watched is not None else None,
+             catch_agent_errors=False, rejection=_probe_rejection, no_action_error=None)
+        if watched is not None and watched.changed:
+            last = traj.steps[-1]
+            return traj.steps, last.observation, None, last.index
+        return traj.steps, traj.final_observation, None, None
     except Exception as exc:  # noqa: BLE001 -- a crashing evaluator is recorded; the judge goes on
-        return steps, None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}", None
+        return traj.steps, None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}", None
 
 
 class ProReJudge:

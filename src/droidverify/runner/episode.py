@@ -1,5 +1,9 @@
 """One episode: reset the environment, let the agent act until it stops or runs out of steps, score.
 
+The stepping is :func:`droidverify.episode.loop.play` (the one episode loop, which data collection,
+the labelled sets and ProRe's probes use too); this module starts the episode, scores it and writes
+the runner's metadata.
+
 Rules (see docs/runner.md):
 
 - ``status`` (complete or infeasible) and ``submit`` end the episode. ``answer`` records the answer
@@ -22,27 +26,16 @@ Rules (see docs/runner.md):
 from __future__ import annotations
 
 import time
-import traceback
-from collections.abc import Callable
 from typing import Any
 
-from droidverify.actions.model import Action
-from droidverify.agents.base import Agent, AgentOutput
+from droidverify.agents.base import Agent
 from droidverify.env.interface import Environment
-from droidverify.env.records import Step, TokenUsage, Trajectory, episode_end, episode_success
-from droidverify.errors import (
-    ActionValidationError,
-    DeviceLostError,
-    EnvError,
-    InfrastructureError,
-    RunError,
-)
+from droidverify.env.records import Step, TokenUsage, Trajectory, episode_success
+from droidverify.episode.loop import TERMINATIONS, OnStep, play
+from droidverify.errors import RunError
 from droidverify.tasks.base import Task
 
-# Why an episode ended; stored in ``Trajectory.metadata["termination"]``.
-TERMINATIONS = ("complete", "infeasible", "submit", "answer", "step_limit", "agent_error")
-
-OnStep = Callable[[Step, Trajectory], None]
+__all__ = ["TERMINATIONS", "OnStep", "agent_name", "run_episode"]
 
 
 def agent_name(agent: Any) -> str:
@@ -93,73 +86,13 @@ def run_episode(
         agent.bind(env, task)
     agent.reset(task.goal)
 
-    termination = "step_limit"
-    agent_error: str | None = None
-    for index in range(limit):
-        t0 = time.perf_counter()
-        try:
-            out = agent.act(obs, list(traj.steps))
-            if not isinstance(out, AgentOutput):
-                raise TypeError(f"act() returned {type(out).__name__}, expected AgentOutput")
-            if out.action is not None and not isinstance(out.action, Action):
-                raise TypeError(f"AgentOutput.action is {type(out.action).__name__}, expected Action")
-        except InfrastructureError:
-            raise
-        except Exception as exc:  # noqa: BLE001 -- an agent crash ends the episode, recorded, not lost
-            agent_time = time.perf_counter() - t0
-            agent_error = f"agent crashed: {type(exc).__name__}: {exc}"
-            step = Step(index=index, observation=obs, action=None, error=agent_error,
-                        agent_info={"traceback": traceback.format_exc(limit=20)},
-                        timings={"agent": agent_time, "env": 0.0})
-            traj.steps.append(step)
-            if on_step is not None:
-                on_step(step, traj)
-            termination = "agent_error"
-            break
-        agent_time = time.perf_counter() - t0
+    def notify(step: Step, t: Trajectory) -> bool:
+        on_step(step, t)  # type: ignore[misc] -- only passed when given
+        return False  # the runner's callback never ends an episode
 
-        action = out.action
-        error = out.error
-        env_time = 0.0
-        next_obs = obs
-        if action is not None and action.action_type in ("status", "submit"):
-            pass  # terminal actions change nothing on screen; no need to touch the device
-        elif action is not None:
-            t1 = time.perf_counter()
-            try:
-                next_obs = env.step(action)
-            except DeviceLostError:
-                raise
-            except (ActionValidationError, EnvError) as exc:
-                msg = f"env rejected {action.describe()}: {type(exc).__name__}: {exc}"
-                error = f"{error}; {msg}" if error else msg
-                next_obs = obs  # the episode continues from the same screen
-            env_time = time.perf_counter() - t1
-        elif error is None:
-            error = "agent produced no action"
-
-        step = Step(index=index, observation=obs, action=action, raw_output=out.raw_output,
-                    error=error, agent_info=dict(out.info), usage=out.usage or TokenUsage(),
-                    timings={"agent": agent_time, "env": env_time})
-        traj.steps.append(step)
-        if on_step is not None:
-            on_step(step, traj)
-        obs = next_obs
-
-        if action is None:
-            continue
-        if action.action_type == "answer":
-            if step.error is not None:
-                continue  # a rejected answer records nothing and ends nothing
-            traj.answer = action.text
-        ends, done = episode_end(action, answer_ends_episode=answer_ends_episode)
-        if ends:
-            traj.declared_done = done
-            termination = (action.action_type if action.action_type != "status"
-                           else "complete" if done else "infeasible")
-            break
-
-    traj.final_observation = obs
+    played = play(agent, env, traj, obs, limit=limit, on_step=notify if on_step is not None else None,
+                  answer_ends_episode=answer_ends_episode)
+    termination, agent_error = played.termination, played.agent_error
     score, checker_error = _score(env, task, traj.answer)
     traj.success = episode_success(score, traj.declared_done)
     traj.termination, traj.checker_score = termination, score

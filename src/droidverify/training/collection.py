@@ -31,12 +31,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from droidverify.actions.model import Action
-from droidverify.agents.base import Agent
+from droidverify.agents.base import Agent, AgentOutput
 from droidverify.agents.screen import needs_completion
 from droidverify.agents.verifier.agent import VerifierAgent, completion_question
 from droidverify.agents.verifier.record import VerifierStepInfo
 from droidverify.core.items import ItemBackend, run_inline
-from droidverify.env.records import Step, episode_end, episode_success, is_success, oracle_after_answer
+from droidverify.env.records import (
+    Observation,
+    Step,
+    Trajectory,
+    episode_end,
+    episode_success,
+    is_success,
+    oracle_after_answer,
+)
+from droidverify.episode.loop import EndEpisode, play
 from droidverify.errors import ActionValidationError, EnvError, TrainingError
 from droidverify.tasks.base import Task
 from droidverify.training.records import CompletionLabel, VerifierStepRecord
@@ -428,13 +437,57 @@ def _episode_records(
             agent.bind(env, task)
         agent.reset(task.goal)
     policy_name = ("oracle" if policy is None else getattr(policy, "name", type(policy).__name__))
-    history: list[Step] = []
-    answered = False
-    last_mistake: tuple[Action, str] | None = None  # (wrong action, screen xml before it)
-    declared_done = False
     stats.episodes += 1
     tag = "" if start == "launcher" else f"{start}:"  # keeps record ids unique across start modes
-    for index in range(limit):
+    labeller = _Labeller(task, env, split=split, preparer=preparer, policy=policy, agent=agent, rng=rng,
+                         stats=stats, self_correction_rate=self_correction_rate, round_index=round_index,
+                         keep=keep, annotate_above=annotate_above, skin=skin, tag=tag, policy_name=policy_name)
+    # the executed actions' steps, as the labeller and the policy see them (no timings, no raw output)
+    traj = Trajectory(task_id=task.id, goal=task.goal, seed=task.seed, agent=policy_name)
+    play(labeller, env, traj, obs, limit=limit, timed=False, catch_agent_errors=False,
+         rejection=_rejection, no_action_error=None)
+    history = traj.steps
+    declared_done = traj.declared_done
+    answer = next((s.action.text for s in reversed(history) if s.action is not None
+                   and s.action.action_type == "answer"), None)
+    # an undeclared episode fails whatever its checker says, so the checker runs only on a declared one
+    score = float(task.is_successful(env.phone, answer)) if declared_done else None
+    stats.episode_success += int(is_success(episode_success(score, declared_done)))
+    env.close()
+    yield from labeller.records
+
+
+def _rejection(_error: str | None, _action: Action, exc: Exception) -> str:
+    return str(exc)
+
+
+class _Labeller:
+    """The scripted agent of a collected episode: per step it prepares the verifier's prompt, asks the
+    oracle (which ends the episode when it fails), labels the step (oracle, policy, self-correction or
+    annotation), records it, and returns the action to execute -- the oracle's, the noisy oracle's or
+    the policy's (or the annotator's correction of it)."""
+
+    def __init__(self, task: Task, env: Any, *, split: str, preparer: VerifierAgent,
+                 policy: Agent | NoisyOracle | None, agent: Agent | None, rng: random.Random, stats: CollectStats,
+                 self_correction_rate: float, round_index: int, keep: Callable[[VerifierStepRecord], bool] | None,
+                 annotate_above: float | None, skin: int, tag: str, policy_name: str) -> None:
+        self.task, self.env, self.split, self.preparer, self.policy, self.agent = task, env, split, preparer, policy, agent
+        self.rng, self.stats, self.self_correction_rate, self.round_index = rng, stats, self_correction_rate, round_index
+        self.keep, self.annotate_above, self.skin, self.tag = keep, annotate_above, skin, tag
+        self.policy_name = policy_name
+        self.records: list[VerifierStepRecord] = []
+        self.answered = False
+        self.last_mistake: tuple[Action, str] | None = None  # (wrong action, screen xml before it)
+
+    def reset(self, goal: str) -> None:
+        pass
+
+    def act(self, obs: Observation, history: list[Step]) -> AgentOutput:
+        task, env, split, preparer, policy, agent = self.task, self.env, self.split, self.preparer, self.policy, self.agent
+        rng, stats, self_correction_rate, round_index = self.rng, self.stats, self.self_correction_rate, self.round_index
+        keep, annotate_above, skin, tag, policy_name = self.keep, self.annotate_above, self.skin, self.tag, self.policy_name
+        answered, last_mistake = self.answered, self.last_mistake
+        index = len(history)
         prepared = preparer.prepare(obs, history)
         cands = prepared.candidates
         try:
@@ -443,7 +496,7 @@ def _episode_records(
             stats.oracle_errors[task.id] += 1
             stats.unmatched_examples.append({"task": task.id, "seed": task.seed, "step": index,
                                              "oracle_error": f"{type(exc).__name__}: {exc}"})
-            break
+            raise EndEpisode from None
         oracle = oracle_after_answer(oracle, answered)
         pos = match_candidate(oracle, cands, obs.elements)
         stats.steps += 1
@@ -507,7 +560,7 @@ def _episode_records(
                 xml=obs.xml, skin=skin, phrasing=task.phrasing)
             if keep is None or keep(rec):
                 stats.records[source] += 1
-                yield rec
+                self.records.append(rec)
 
         # What is executed: the policy's action (or the annotator's correction of it).
         mistake = False
@@ -517,28 +570,10 @@ def _episode_records(
             action, mistake = policy.choose(oracle, cands, pos)
         else:
             action = oracle
-        step = Step(index=index, observation=obs, action=action)
-        history.append(step)
-        if action is None:
-            continue
-        ends, done = episode_end(action)  # as the runner: an answer does not end the episode
-        if ends:
-            declared_done = done
-            break
-        if action.action_type == "answer":
-            answered = True
-        before = obs.xml
-        try:
-            obs = env.step(action)
-        except (ActionValidationError, EnvError) as exc:
-            step.error = str(exc)
-        last_mistake = (action, before) if mistake else None
-    answer = next((s.action.text for s in reversed(history) if s.action is not None
-                   and s.action.action_type == "answer"), None)
-    # an undeclared episode fails whatever its checker says, so the checker runs only on a declared one
-    score = float(task.is_successful(env.phone, answer)) if declared_done else None
-    stats.episode_success += int(is_success(episode_success(score, declared_done)))
-    env.close()
+        if action is not None and not episode_end(action)[0]:  # executed: what the next step sees
+            self.answered = answered or action.action_type == "answer"
+            self.last_mistake = (action, obs.xml) if mistake else None
+        return AgentOutput(action=action)
 
 
 def self_correction_rng(seed: int, task: Task) -> random.Random:
