@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import random
+
 import pytest
 from rewards_doubles import ScriptedLLM
 
@@ -81,6 +83,10 @@ def test_estimator_similarity_with_scripted_world_model(contacts) -> None:
     est.similarity(obs, a, b)
     assert len(llm.calls) == n  # predictions are cached per (screen, action)
     assert cosine([0, 0], [1, 0]) == 0.0
+    # float rounding carries about one vector in five past 1.0 against itself: a similarity stays in [-1, 1]
+    rng = random.Random(0)
+    vectors = [[rng.random() for _ in range(30)] for _ in range(200)]
+    assert all(-1.0 <= cosine(v, v) <= 1.0 and -1.0 <= cosine(v, [-x for x in v]) for v in vectors)
 
 
 def test_errored_world_model_gives_no_semantic_credit(contacts) -> None:

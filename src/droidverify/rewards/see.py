@@ -73,7 +73,8 @@ def cosine(a: list[float], b: list[float]) -> float:
     nb = math.sqrt(sum(x * x for x in b))
     if na == 0 or nb == 0:
         return 0.0
-    return sum(x * y for x, y in zip(a, b)) / (na * nb)
+    # rounding can carry two identical vectors to 1.0000000000000002: a similarity stays in [-1, 1]
+    return min(1.0, max(-1.0, sum(x * y for x, y in zip(a, b)) / (na * nb)))
 
 
 class SemanticEstimator:
