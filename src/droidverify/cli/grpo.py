@@ -16,9 +16,12 @@ import typer
 from droidverify.agents.registry import SAMPLING_AGENTS
 from droidverify.cli._common import TASKS_MODULE_HELP, cli_errors, fail, load_task_modules, parse_seeds
 from droidverify.cli.run import _RunCommand  # a bare --ray (no ADDRESS) as in `droidverify run`
+from droidverify.rewards.registry import METHODS
 
 AGENTS = SAMPLING_AGENTS
-REWARD_CHOICES = ("auto", "rule", "smartsnap", "passive", "see", "prore")
+# auto, then every judge of the registry but the compact one (a GRPO reward from a compact judge is
+# the SmartSnap reward's default judge, not a method of its own here)
+REWARD_CHOICES = ("auto", *(m for m in METHODS if m != "compact"))
 
 
 def grpo_rollouts_command(

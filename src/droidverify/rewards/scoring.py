@@ -31,13 +31,14 @@ from droidverify.errors import JudgeInputError
 from droidverify.llm.base import LLM, Messages
 from droidverify.rewards.base import Judgement, Tally
 from droidverify.rewards.llmcall import INFRASTRUCTURE_ERRORS
+from droidverify.rewards.registry import SCORE_PROMPTS
 
 VERDICT_MODES: tuple[str, ...] = ("text", "score")
 TARGETS: tuple[str, str] = ("Yes", "No")
 # The uncalibrated threshold: P(Yes) >= P(No). Used only where no judge file gives one.
 DEFAULT_THRESHOLD = 0.5
 # Methods whose verdict can be scored (rule has no model; SEE's reward is a similarity).
-SCORED_METHODS: tuple[str, ...] = ("passive", "smartsnap", "prore")
+SCORED_METHODS: tuple[str, ...] = tuple(SCORE_PROMPTS)  # the registry's one list
 JUDGE_FILE_KIND = "droidverify-judge"
 JUDGE_FILE_FORMAT = 1
 
