@@ -196,6 +196,13 @@ def test_train_default_collects_the_budget_asked_for_and_refuses_data_of_another
                               "--data-budget", "full"])
     assert res.exit_code == 0, res.output
     assert list(specs[2].oracle_seeds) == list(range(8)) and list(specs[2].noisy_seeds) == list(range(100, 106))
+    # the quarter budget: the records docs/training.md compares feature versions on
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "k"), "--workers", "1",
+                              "--data-budget", "quarter"])
+    assert res.exit_code == 0, res.output
+    quarter = specs[-1] if specs[-1].split == "train" else specs[-2]
+    assert (list(quarter.oracle_seeds), list(quarter.noisy_seeds), list(quarter.start_seeds)) == (
+        [0, 1], [100, 101], [400, 401, 402, 403])
     # a rerun on data of the other budget is refused instead of silently reused
     res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "q"), "--workers", "1",
                               "--data-budget", "full"])

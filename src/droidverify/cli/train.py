@@ -299,9 +299,9 @@ def default_command(
                                                       "78 minutes).",
                                                       min=0.1)] = None,
     data_budget: Annotated[str, typer.Option(help="Round-0 data: quick (the default: 4 oracle, 3 noisy and 6 "
-                                             "mid-task start seeds per train template) or full (8, 6 and 10: "
-                                             "the shipped compact verifier's; twice the collection, the same "
-                                             "validation top-1).")] = "quick",
+                                             "mid-task start seeds per train template), quarter (2, 2 and 4: "
+                                             "half the collection again) or full (8, 6 and 10; twice quick's "
+                                             "collection, the same validation top-1).")] = "quick",
     workers: Annotated[str, _WORKERS] = "auto",
 ) -> None:
     """From scratch: collect data, train, export OUT/verifier (compact) or OUT/loop/... (llm).

@@ -1,0 +1,52 @@
+"""The compact verifier's misses on held-out records: goal, recent memory, its top candidate and the
+right one, by the positive's action type (what docs/training.md's failure readings come from).
+
+Run: ``python benchmarks/compact_misses.py --verifier DIR --records DATA/eval.jsonl --kinds answer,status
+[--per-kind 8]``. Records are visited in a fixed shuffled order (seed 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import random
+
+from droidverify.agents.verifier.compact.scorer import CompactScorer
+from droidverify.training.compact import record_example
+from droidverify.training.loop import sim_apps
+from droidverify.training.records import read_records
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--verifier", required=True, help="a compact verifier directory")
+    ap.add_argument("--records", required=True, help="VerifierStepRecord JSONL (schema 3: with screens)")
+    ap.add_argument("--kinds", default="answer,status,input_text,open_app", help="comma-separated action types")
+    ap.add_argument("--per-kind", type=int, default=8)
+    args = ap.parse_args()
+    scorer = CompactScorer.load(args.verifier)
+    kinds = set(args.kinds.split(","))
+    records = read_records(args.records)
+    random.Random(0).shuffle(records)
+    apps, shown, seen = sim_apps(), collections.Counter(), collections.Counter()
+    for rec in records:
+        ex = record_example(rec, apps, scorer.content, scorer.feature_version)
+        if ex.kind not in kinds or shown[ex.kind] >= args.per_kind or not ex.correct:
+            continue
+        seen[ex.kind] += 1
+        scores = scorer.score_views([ex.view])[0]
+        top = max(range(len(scores)), key=scores.__getitem__)
+        if top in ex.correct:
+            continue
+        shown[ex.kind] += 1
+        right = ex.positive if ex.positive is not None else min(ex.correct)
+        print(f"--- [{ex.kind}] {rec.task_id}: {ex.view.goal}")
+        print("    memory:", " / ".join(m[:160] for m in ex.view.memory[-3:]) or "(empty)")
+        for tag, i in (("chose", top), ("right", right)):
+            c = ex.view.candidates[i]
+            print(f"    {tag} {scores[i]:7.2f}  {c.text}  value={c.value!r}  row={c.context[:70]!r}")
+    print({k: f"{shown[k]} misses shown of {seen[k]} records visited" for k in sorted(kinds)})
+
+
+if __name__ == "__main__":
+    main()
