@@ -128,6 +128,41 @@ def test_snapshot_restore_and_clone_diverge_independently() -> None:
     assert SimEnv.attach(phone.clone()).observe().xml == env.observe().xml
 
 
+def test_outcomes_are_equal_on_the_same_screen_and_rows_whatever_the_database_bytes() -> None:
+    import sqlite3
+
+    from droidverify.env.sim.env import Outcome, action_outcome, outcome
+
+    env = SimEnv(seed=3)
+    env.reset()
+    _open(env, "Clock")
+    phone = env.phone
+    now = outcome(phone, None)
+    assert outcome(phone, None) == outcome(phone, None)
+    back = outcome(phone, Action(action_type="navigate_back"))
+    assert back != now and back.same_data(now)  # another screen, the same data
+    twin = phone.clone()
+    twin.execute("DELETE FROM alarm_templates")
+    changed = outcome(twin, None)
+    assert not changed.same_data(now)
+    assert action_outcome(phone, None) == (now.xml, now.dump())  # the readable form of the same state
+
+    def db(churn: bool) -> bytes:  # the same rows, written two ways (different pages)
+        c = sqlite3.connect(":memory:")
+        c.execute("CREATE TABLE t (a TEXT)")
+        c.execute("INSERT INTO t VALUES ('x')")
+        if churn:
+            c.executemany("INSERT INTO t VALUES (?)", [("y" * 500,)] * 20)
+            c.execute("DELETE FROM t WHERE a != 'x'")
+        c.commit()
+        return c.serialize()
+
+    plain, churned = db(False), db(True)
+    assert plain != churned
+    assert Outcome("s", plain) == Outcome("s", churned) and Outcome("s", plain) != Outcome("t", churned)
+    with pytest.raises(TypeError):
+        hash(now)
+
 def test_tap_by_coordinates_hit_tests_like_a_device() -> None:
     env = SimEnv(seed=0)
     obs = env.reset()

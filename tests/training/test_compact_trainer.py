@@ -60,6 +60,31 @@ def test_listwise_and_pairwise_losses_match_a_hand_computation():
     assert pairwise == pytest.approx(math.log(1 + math.exp(-2)), abs=1e-6)
 
 
+
+def test_kind_balance_weights_rare_action_types_up_and_keeps_the_mean_loss_scale():
+    import torch
+
+    from droidverify.training.compact import kind_weights
+
+    kinds = ["click"] * 9 + ["answer"]
+    assert kind_weights(kinds, 0.0) == {"click": pytest.approx(1.0), "answer": pytest.approx(1.0)}
+    w = kind_weights(kinds, 1.0)
+    assert w["answer"] == pytest.approx(9 * w["click"])  # every type alike: 9 clicks weigh one answer's share
+    assert sum(w[k] for k in kinds) / len(kinds) == pytest.approx(1.0)
+    half = kind_weights(kinds, 0.5)
+    assert half["answer"] / half["click"] == pytest.approx(3.0)
+    s = torch.tensor([[2.0, 0.0], [0.0, 1.0]])
+    plain = step_loss(s, [{0}, {0}], [0, 0], "listwise")
+    weighted = step_loss(s, [{0}, {0}], [0, 0], "listwise", [0.5, 1.5])
+    rows = [float(step_loss(s[i:i + 1], [{0}], [0], "listwise")) for i in range(2)]
+    assert float(plain) == pytest.approx(sum(rows) / 2)
+    assert float(weighted) == pytest.approx((0.5 * rows[0] + 1.5 * rows[1]) / 2)
+
+
+def test_kind_balance_outside_zero_to_one_is_refused(tmp_path):
+    with pytest.raises(TrainingError, match="kind_balance"):
+        CompactConfig(output_dir=str(tmp_path), train_file="x.jsonl", kind_balance=1.5).validate()
+
 @pytest.mark.slow
 def test_training_on_a_small_set_drives_the_loss_down_and_fits_it(tmp_path, records):
     trainer = CompactTrainer(_config(tmp_path, records), encoder=hash_encoder())

@@ -141,13 +141,19 @@ def compact_command(
     feature_version: Annotated[int | None, typer.Option(help="Features the network reads (default: the "
                                                         "newest; an older one to compare on the same data).")
                                ] = None,
+    kind_balance: Annotated[float | None, typer.Option(help="Loss weight by the right action's type: "
+                                                       "share ** -B (0: none; 1: every type alike).",
+                                                       min=0.0, max=1.0)] = None,
+    input_dropout: Annotated[float | None, typer.Option(help="Dropout on the network's inputs.", min=0.0,
+                                                        max=0.95)] = None,
 ) -> None:
     """Train the compact verifier (a small transformer over frozen MiniLM embeddings) on CPU."""
     try:
         result = _train_compact(out, train, eval_file, export or out / "verifier",
                                 {"epochs": epochs, "layers": layers, "d_model": d_model, "loss": loss,
                                  "learning_rate": learning_rate, "content": content,
-                                 "max_minutes": max_minutes, "seed": seed, "feature_version": feature_version},
+                                 "max_minutes": max_minutes, "seed": seed, "feature_version": feature_version,
+                                 "kind_balance": kind_balance, "input_dropout": input_dropout},
                                 _provenance())
     except (DroidVerifyError, OSError) as e:
         exit_with(e)

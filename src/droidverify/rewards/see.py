@@ -144,9 +144,9 @@ class SemanticEstimator:
 def actions_equivalent(phone: Any, a: Action, b: Action) -> bool:
     """Ground truth: same database and same screen after executing each action on its own clone of
     ``phone`` (element indices refer to the screen the phone shows now)."""
-    from droidverify.env.sim.env import action_outcome
+    from droidverify.env.sim.env import outcome
 
-    return action_outcome(phone, a) == action_outcome(phone, b)
+    return outcome(phone, a) == outcome(phone, b)
 
 
 _TARGETED = ("click", "long_press", "double_tap", "input_text", "clear_text")

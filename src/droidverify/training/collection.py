@@ -161,22 +161,22 @@ _EXECUTABLE = ("click", "long_press", "scroll", "clear_text", "navigate_back", "
 def equivalent_candidates(phone: Any, task: Task, label: Action, candidates: Sequence[Action],
                           positive: int) -> list[int]:
     """Candidates other than ``positive`` that do what ``label`` does: executed on copies of the
-    phone they reach the same screen and app data (``action_outcome``), and that state differs
+    phone they reach the same screen and app data (``outcome``), and that state differs
     from now.
 
     A launcher icon and ``open_app``, the navigation bar's Back button and ``navigate_back``, a
     row and its checkbox: teaching the verifier that one of them is wrong would contradict the
     other. Terminal actions (status, answer) and ``wait`` have no outcome to compare.
     """
-    from droidverify.env.sim.env import action_outcome
+    from droidverify.env.sim.env import outcome
 
     if label.action_type in ("status", "answer", "wait"):
         return []
-    target = action_outcome(phone, label)
-    if target == action_outcome(phone, None):
+    target = outcome(phone, label)
+    if target == outcome(phone, None):
         return []  # the label changes nothing (or was rejected): no outcome to match
     return [j for j, c in enumerate(candidates)
-            if j != positive and c.action_type in _EXECUTABLE and action_outcome(phone, c) == target]
+            if j != positive and c.action_type in _EXECUTABLE and outcome(phone, c) == target]
 
 
 def reverse_action(action: Action) -> Action | None:
@@ -308,14 +308,14 @@ def _detour_action(env: Any, obs: Any, task: Task, rng: random.Random, apps: Seq
     order (click and scroll in a random order). None if no candidate tried qualifies."""
     from droidverify.agents.verifier.candidates import extract_candidates
     from droidverify.env.sim import SimEnv
-    from droidverify.env.sim.env import action_outcome
+    from droidverify.env.sim.env import Outcome, outcome
 
     try:
         right: Action | None = task.oracle_action(env.phone, obs)
     except Exception:  # noqa: BLE001 -- no right action known: any harmless one will do
         right = None
-    idle = action_outcome(env.phone, Action(action_type="wait"))  # time passes, nothing else
-    right_out = (action_outcome(env.phone, right) if right is not None and right.action_type not in _TERMINAL
+    idle = outcome(env.phone, Action(action_type="wait"))  # time passes, nothing else
+    right_out = (outcome(env.phone, right) if right is not None and right.action_type not in _TERMINAL
                  else None)
     cands = extract_candidates(obs, apps=apps)
     pools = {"click": [c for c in cands if c.action_type == "click"],
@@ -337,8 +337,8 @@ def _detour_action(env: Any, obs: Any, task: Task, rng: random.Random, apps: Seq
                 except (ActionValidationError, EnvError):
                     continue
                 probe.phone.conn.commit()
-                out = (after.xml, tuple(probe.phone.conn.iterdump()))
-                if out[0] == idle[0] or out[1] != idle[1] or out == right_out:
+                out = Outcome(after.xml, probe.phone.conn.serialize())
+                if out.xml == idle.xml or not out.same_data(idle) or out == right_out:
                     continue  # changes no screen, changes data, or is the right action after all
                 if kind != "open_app" and after.package != obs.package:
                     continue  # a click that leaves the app (the navigation bar's Home, an icon)

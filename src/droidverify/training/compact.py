@@ -60,6 +60,10 @@ class CompactConfig:
     ff: int = 128
     dropout: float = 0.1
     input_dropout: float = 0.0
+    # weight of a record in the loss: (share of its positive's action type) ** -kind_balance, mean 1
+    # over the training set (0: every record alike; 1: every action type alike). Rare kinds (an answer
+    # is ~3% of steps) otherwise meet a prior learned on the common ones.
+    kind_balance: float = 0.0
     epochs: int = 6
     batch_size: int = 32
     learning_rate: float = 1e-3
@@ -89,8 +93,10 @@ class CompactConfig:
                 raise TrainingError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.layers < 0 or self.d_model % self.heads:
             raise TrainingError(f"layers must be >= 0 and d_model ({self.d_model}) a multiple of heads ({self.heads})")
-        if not (self.learning_rate > 0 and 0 <= self.dropout < 1):
-            raise TrainingError("learning_rate must be > 0 and dropout in [0, 1)")
+        if not (self.learning_rate > 0 and 0 <= self.dropout < 1 and 0 <= self.input_dropout < 1):
+            raise TrainingError("learning_rate must be > 0, dropout and input_dropout in [0, 1)")
+        if not 0 <= self.kind_balance <= 1:
+            raise TrainingError(f"kind_balance must be in [0, 1], got {self.kind_balance!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -188,8 +194,10 @@ def examples_of(records: Sequence[VerifierStepRecord], apps: Sequence[str] | Non
     return [record_example(r, apps, content, feature_version) for r in records]
 
 
-def step_loss(scores: Any, correct: list[set[int]], positive: list[int | None], kind: str) -> Any:
-    """Mean loss over a batch of score rows ([B, N], -inf where no candidate)."""
+def step_loss(scores: Any, correct: list[set[int]], positive: list[int | None], kind: str,
+              weights: Sequence[float] | None = None) -> Any:
+    """Mean loss over a batch of score rows ([B, N], -inf where no candidate), each row's loss times
+    its weight when ``weights`` are given."""
     import torch
 
     losses = []
@@ -206,9 +214,24 @@ def step_loss(scores: Any, correct: list[set[int]], positive: list[int | None], 
                 continue
             pos = row[positive[b]]
             losses.append(torch.nn.functional.softplus(row[neg] - pos).mean())
+        if weights is not None:
+            losses[-1] = losses[-1] * weights[b]
     if not losses:
         return scores.sum() * 0.0
     return torch.stack(losses).mean()
+
+
+def kind_weights(kinds: Sequence[str], balance: float) -> dict[str, float]:
+    """(share of each kind) ** -balance, scaled so that the weights average 1 over ``kinds``."""
+    counts: dict[str, int] = {}
+    for k in kinds:
+        counts[k] = counts.get(k, 0) + 1
+    if not counts:
+        return {}
+    n = len(kinds)
+    raw = {k: (c / n) ** -balance for k, c in counts.items()}
+    mean = sum(raw[k] * c for k, c in counts.items()) / n
+    return {k: w / mean for k, w in raw.items()}
 
 
 def rank_metrics(scores: Sequence[Sequence[float]], examples: Sequence[Example]) -> dict[str, Any]:
@@ -263,6 +286,7 @@ class CompactTrainer:
         self.out = Path(config.output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
         self.say = log or (lambda msg: None)
+        self._kind_weights: dict[str, float] | None = None
         if config.apps is None:
             from droidverify.training.loop import sim_apps
 
@@ -331,6 +355,7 @@ class CompactTrainer:
         self.encoder.encode(strings, progress=progress)
         self.encoder.save(self.cache_file)
         self.train_examples = [ex for ex in train if ex.correct]
+        self._kind_weights = None
         self.eval_examples = ev
         self.data_stats = {"train_records": len(train), "train_uncovered": len(train) - len(self.train_examples),
                            "eval_records": len(ev), "distinct_strings": unique,
@@ -363,7 +388,18 @@ class CompactTrainer:
     def batch_loss(self, scores: Any, batch: Sequence[Example]) -> Any:
         """The objective on one batch of score rows ([B, N]); trainers of other objectives override it
         (``training.policy``). ``self.step`` is the optimizer step about to be taken."""
-        return step_loss(scores, [ex.correct for ex in batch], [ex.positive for ex in batch], self.config.loss)
+        weights = ([self.kind_weights.get(ex.kind, 1.0) for ex in batch]
+                   if self.config.kind_balance > 0 and self.kind_weights else None)
+        return step_loss(scores, [ex.correct for ex in batch], [ex.positive for ex in batch], self.config.loss,
+                         weights)
+
+    @property
+    def kind_weights(self) -> dict[str, float]:
+        """Loss weight per positive action type (``CompactConfig.kind_balance``), mean 1 over the
+        training records."""
+        if self._kind_weights is None:
+            self._kind_weights = kind_weights([ex.kind for ex in self.train_examples], self.config.kind_balance)
+        return self._kind_weights
 
     def train(self, *, resume: bool = True) -> dict[str, Any]:
         import torch

@@ -334,12 +334,48 @@ class SimEnv:
         # status / submit end the episode; the screen does not change
 
 
-def action_outcome(phone: Phone, action: Action | None) -> tuple[str, tuple[str, ...]]:
-    """The screen (XML) and app data (SQL dump) a CLONE of ``phone`` ends in after ``action``
-    (None: the state now); a rejected action leaves the state as it was. The phone itself is
-    untouched. Two actions are
-    semantically equivalent on a state iff their outcomes are equal (the SEE ground truth and the
-    verifier's equivalent training labels both use this)."""
+class Outcome:
+    """The state a CLONE of a phone ends in after an action: its screen (XML) and its app data (the
+    database's bytes). Two outcomes are equal iff the screens are equal and the data are (the SQL
+    dumps, computed only when the screens already match: comparing dumps is most of the cost, and
+    most candidate actions already differ on screen). Not hashable."""
+
+    __slots__ = ("_dump", "db", "xml")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, xml: str, db: bytes) -> None:
+        self.xml = xml
+        self.db = db
+        self._dump: tuple[str, ...] | None = None
+
+    def dump(self) -> tuple[str, ...]:
+        """The app data as SQL statements (``Connection.iterdump``)."""
+        if self._dump is None:
+            import sqlite3
+
+            conn = sqlite3.connect(":memory:")
+            try:
+                conn.deserialize(self.db)
+                self._dump = tuple(conn.iterdump())
+            finally:
+                conn.close()
+        return self._dump
+
+    def same_data(self, other: Outcome) -> bool:
+        # equal bytes are equal data; different bytes may still hold the same rows (page layout)
+        return self.db == other.db or self.dump() == other.dump()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return self.xml == other.xml and self.same_data(other)
+
+
+def outcome(phone: Phone, action: Action | None) -> Outcome:
+    """The :class:`Outcome` of ``action`` on a CLONE of ``phone`` (None: the state now); a rejected
+    action leaves the state as it was. The phone itself is untouched. Two actions are semantically
+    equivalent on a state iff their outcomes are equal (the SEE ground truth and the verifier's
+    equivalent training labels both use this)."""
     env = SimEnv.attach(phone.clone())
     try:
         obs = env.observe()
@@ -349,9 +385,15 @@ def action_outcome(phone: Phone, action: Action | None) -> tuple[str, tuple[str,
             except (ActionValidationError, EnvError):
                 obs = env.observe()
         env.phone.conn.commit()
-        return obs.xml, tuple(env.phone.conn.iterdump())
+        return Outcome(obs.xml, env.phone.conn.serialize())
     finally:
         env.close()
+
+
+def action_outcome(phone: Phone, action: Action | None) -> tuple[str, tuple[str, ...]]:
+    """:func:`outcome` as (screen XML, app data as an SQL dump), for readers of the change itself."""
+    o = outcome(phone, action)
+    return o.xml, o.dump()
 
 
 def probe_scroll(phone: Phone, found: Callable[[Observation], bool], *, max_scrolls: int = 30) -> str | None:
