@@ -50,7 +50,7 @@ def test_the_config_takes_exactly_the_commands_options_with_its_defaults() -> No
     ({"agent": "oracle", "judge": "oracle"}, "unknown --judge"),
     ({"agent": "oracle", "judge": "rule", "evaluator": "verifier"}, "apply only to --judge prore"),
     ({"agent": "oracle", "judge": "prore", "evaluator": "oracle"}, "unknown --evaluator"),
-    ({"agent": "oracle", "attempts": 2}, "give --judge METHOD"),
+    ({"agent": "oracle", "judge_model": "x"}, "--judge-model configure the judge"),
     ({"agent": "random", "env": "adb", "attempts": 2, "judge": "rule"}, "cannot run with --env adb"),
     ({"agent": "random", "env": "adb", "workers": "2"}, "--env adb drives one device"),
     ({"agent": "verifier", "content": "guess"}, "unknown --content"),
@@ -64,6 +64,17 @@ def test_the_config_takes_exactly_the_commands_options_with_its_defaults() -> No
 def test_each_option_combination_that_cannot_run_is_a_config_error(options: dict, match: str) -> None:
     with pytest.raises(RunConfigError, match=match):
         RunConfig.of(**options)
+
+
+def test_retries_without_a_named_judge_are_judged_by_the_trained_default() -> None:
+    from droidverify.rewards.registry import DEFAULT_JUDGE
+
+    cfg = RunConfig.of(agent="oracle", attempts=2)
+    assert cfg.judge == DEFAULT_JUDGE == "compact"
+    spec = cfg.judge_spec()
+    assert spec.method == "compact" and spec.model is None  # the shipped judge, not the agent's LLM
+    assert RunConfig.of(agent="oracle", attempts=2, judge="rule").judge == "rule"
+    assert RunConfig.of(agent="oracle").judge is None  # no retries: no judging unless asked
 
 
 def test_parsers_keep_their_typed_errors() -> None:
@@ -98,8 +109,8 @@ def test_every_command_maps_errors_to_exit_codes_the_same_way() -> None:
     assert exit_code(RunConfigError("x")) == 2 and exit_code(CheckpointError("x")) == 2
     assert exit_code(LLMUnavailableError("x")) == 1 and exit_code(OSError("x")) == 1
     assert exit_code(RunError("x"), started=True) == 1  # a run that could not complete
-    bad = CliRunner().invoke(app, ["run", "--agent", "oracle", "--attempts", "2"])
-    assert bad.exit_code == 2 and "error: RunConfigError: --attempts 2 retries" in bad.output
+    bad = CliRunner().invoke(app, ["run", "--agent", "oracle", "--judge", "bogus"])
+    assert bad.exit_code == 2 and "error: RunConfigError: unknown --judge 'bogus'" in bad.output
     assert "Traceback" not in bad.output
 
 

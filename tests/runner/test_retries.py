@@ -413,7 +413,6 @@ def test_cli_attempts(tmp_path: Path) -> None:
     base = ["run", "--agent", "noop", "--tasks", "contacts_add_contact", "--no-progress"]
     for argv, needle in ((["--attempts", "0", "--judge", "rule"], "--attempts"),
                          (["--attempts", "x", "--judge", "rule"], "--attempts"),
-                         (["--attempts", "2"], "--judge"),
                          (["--attempts", "2", "--judge", "rule", "--env", "adb"], "--env adb")):
         res = runner.invoke(app, [*base, *argv, "--out", str(tmp_path / "bad")])
         assert res.exit_code == 2, res.output
@@ -427,6 +426,12 @@ def test_cli_attempts(tmp_path: Path) -> None:
     assert "6 attempts for 2 episodes" in said and "(on their last attempts)" in said
     assert json.loads((out / "run.json").read_text())["config"]["attempts"] == 3
     assert attempts_by_episode(out) == {"contacts_add_contact:0": [0, 1, 2], "contacts_add_contact:1": [0, 1, 2]}
+    # without --judge, retries are judged by the shipped trained judge (rewards.registry.DEFAULT_JUDGE)
+    res = runner.invoke(app, [*base, "--attempts", "2", "--out", str(tmp_path / "d")])
+    assert res.exit_code == 0, res.output
+    judged = [json.loads(x) for x in (tmp_path / "d" / "judgements.jsonl").read_text().splitlines()]
+    assert {j["judge"] for j in judged} == {"compact"} and len(judged) >= 1
+    assert [j["outcome"] for j in judged] == ["failure", "failure"]  # a no-op never adds the contact
 
 
 def test_the_report_shows_every_attempt_with_its_judgement(tmp_path: Path) -> None:

@@ -80,6 +80,17 @@ class RunConfig(BaseModel):
             where = ".".join(str(p) for p in err.get("loc", ())) or "options"
             raise RunConfigError(f"--{where.replace('_', '-')}: {err.get('msg')}") from None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _default_judge(cls, data: Any) -> Any:
+        # retries need a judge: the trained default unless one is named
+        if isinstance(data, dict) and data.get("judge") is None and type(data.get("attempts")) is int \
+                and data["attempts"] > 1:
+            from droidverify.rewards.registry import DEFAULT_JUDGE
+
+            return {**data, "judge": DEFAULT_JUDGE}
+        return data
+
     @model_validator(mode="after")
     def _check(self) -> Self:
         from droidverify.tasks import registry
@@ -111,13 +122,10 @@ class RunConfig(BaseModel):
         if self.max_tasks is not None and self.max_tasks < 1:
             raise RunConfigError(f"--max-tasks must be >= 1, got {self.max_tasks}")
         self._seed_list = parse_seeds(self.seeds)  # RunError names the bad part
-        self._check_judge()
         from droidverify.runner.run import check_attempts
 
         check_attempts(self.attempts)
-        if self.attempts > 1 and self.judge is None:
-            raise RunConfigError(f"--attempts {self.attempts} retries the episodes the judge calls failed: give "
-                                 "--judge METHOD (rule is the checker itself, the upper bound)")
+        self._check_judge()
         if self.attempts > 1 and env == "adb":
             raise RunConfigError("--attempts > 1 cannot run with --env adb: a device has no reset to the task's "
                                  "initial state, so a retry would start from wherever the failed attempt left "

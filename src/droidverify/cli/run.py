@@ -12,6 +12,8 @@ from typer.core import TyperCommand
 from droidverify.cli._common import MAX_SEEDS, TASKS_MODULE_HELP, cli_errors, exit_with, load_task_modules, parse_seeds
 from droidverify.cli._run_config import MAX_EPISODES, ResolvedRun, RunConfig
 from droidverify.errors import DroidVerifyError
+from droidverify.rewards.registry import DEFAULT_JUDGE
+from droidverify.rewards.registry import METHODS as JUDGE_METHODS
 
 # The factories are public in droidverify.runner.factories; these names stay importable from here.
 from droidverify.runner.factories import (
@@ -100,8 +102,10 @@ def run_command(
                                             "\\[ray] extra.")] = None,
     judge: Annotated[str | None, typer.Option("--judge", metavar="METHOD",
                                               help="Judge every episode right after it ends, where it ran: "
-                                              "rule | passive | smartsnap | prore | see -> RUN_DIR/"
-                                              "judgements.jsonl (prore probes the live environment).")] = None,
+                                              f"{' | '.join(JUDGE_METHODS)} -> RUN_DIR/judgements.jsonl "
+                                              "(prore probes the live environment; compact: the shipped "
+                                              f"trained judge). --attempts without --judge: {DEFAULT_JUDGE}.")
+                        ] = None,
     judge_model: Annotated[str | None, typer.Option("--judge-model", help="The judge's LLM (default: "
                                                     "--model).")] = None,
     probes: Annotated[int | None, typer.Option("--probes", help="--judge prore: probing goals "

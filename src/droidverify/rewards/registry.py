@@ -17,7 +17,7 @@ from droidverify.agents.registry import LLM_AGENTS
 from droidverify.llm.registry import is_remote
 from droidverify.rewards.compact_judge import CHOICES
 
-__all__ = ["COMPACT_SETTINGS", "EVALUATORS", "METHODS", "SCORE_PROMPTS", "VERDICTS", "JudgeSpec", "check_evaluator",
+__all__ = ["COMPACT_SETTINGS", "DEFAULT_JUDGE", "EVALUATORS", "METHODS", "SCORE_PROMPTS", "VERDICTS", "JudgeSpec", "check_evaluator",
            "check_verdict_options", "make_judge", "prore_evaluator", "score_prompt_version"]
 
 # method -> (module, judge class): built lazily (a judge's module may load torch or a model)
@@ -28,6 +28,9 @@ _JUDGE_CLASSES = {"rule": ("droidverify.rewards.rule", "RuleJudge"),
                   "see": ("droidverify.rewards.see", "SEEJudge"),
                   "compact": ("droidverify.rewards.compact_judge", "CompactJudge")}
 METHODS = tuple(_JUDGE_CLASSES)
+# The judge asked for by default (``run --attempts K`` without ``--judge``; GRPO rollouts judge with
+# the compact evidence judge too): the trained one, the only judge here that decides on this CPU.
+DEFAULT_JUDGE = "compact"
 # Methods whose verdict can be scored, and the prompt module that versions their scored prompt.
 SCORE_PROMPTS = {"passive": "droidverify.rewards.prompts.passive",
                  "smartsnap": "droidverify.rewards.prompts.evidence",
