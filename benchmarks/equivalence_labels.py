@@ -31,19 +31,13 @@ def main() -> None:
     from droidverify.training.collection import _EXECUTABLE
     from droidverify.training.loop import sim_apps
 
-    def by_dumps(phone: object, label: Action, cands: list[Action]) -> list[int]:
-        target = action_outcome(phone, label)  # type: ignore[arg-type]
-        if target == action_outcome(phone, None):  # type: ignore[arg-type]
+    def labels(outcome_of: object, phone: object, label: Action, cands: list[Action]) -> list[int]:
+        """The candidates whose outcome equals the label's, as equivalent_candidates computes them."""
+        target = outcome_of(phone, label)  # type: ignore[operator]
+        if target == outcome_of(phone, None):  # type: ignore[operator]
             return []
         return [j for j, c in enumerate(cands) if c.action_type in _EXECUTABLE
-                and action_outcome(phone, c) == target]  # type: ignore[arg-type]
-
-    def lazy(phone: object, label: Action, cands: list[Action]) -> list[int]:
-        target = outcome(phone, label)  # type: ignore[arg-type]
-        if target == outcome(phone, None):  # type: ignore[arg-type]
-            return []
-        return [j for j, c in enumerate(cands) if c.action_type in _EXECUTABLE
-                and outcome(phone, c) == target]  # type: ignore[arg-type]
+                and outcome_of(phone, c) == target]  # type: ignore[operator]
 
     apps = sim_apps()
     names = sorted(t.name for t in registry.templates_for_split("train"))[:args.templates]
@@ -59,9 +53,9 @@ def main() -> None:
                 break
             cands = extract_candidates(obs, apps=apps)
             t0 = time.perf_counter()
-            a = by_dumps(env.phone, label, cands)
+            a = labels(action_outcome, env.phone, label, cands)
             t1 = time.perf_counter()
-            b = lazy(env.phone, label, cands)
+            b = labels(outcome, env.phone, label, cands)
             t2 = time.perf_counter()
             if a != b:
                 raise SystemExit(f"{name} step {steps}: the two disagree ({a} vs {b})")
