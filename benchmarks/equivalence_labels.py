@@ -66,7 +66,7 @@ def main() -> None:
             obs = env.step(label)
     base = secs["full SQL dumps (baseline)"]
     print(f"{len(names)} train templates, {steps} oracle steps, {cands_n} candidates; labels identical on every step\n")
-    print(f"| method | seconds | ms per step | x baseline |\n|---|---|---|---|")
+    print("| method | seconds | ms per step | x baseline |\n|---|---|---|---|")
     for k, v in secs.items():
         print(f"| {k} | {v:.2f} | {1000 * v / max(steps, 1):.1f} | {base / v:.2f} |")
 

@@ -9,7 +9,14 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from droidverify.cli._common import MAX_SEEDS, TASKS_MODULE_HELP, cli_errors, exit_with, load_task_modules, parse_seeds
+from droidverify.cli._common import (
+    MAX_SEEDS,
+    TASKS_MODULE_HELP,
+    cli_errors,
+    exit_with,
+    load_task_modules,
+    parse_seeds,
+)
 from droidverify.cli._run_config import MAX_EPISODES, ResolvedRun, RunConfig
 from droidverify.errors import DroidVerifyError
 from droidverify.rewards.registry import DEFAULT_JUDGE
