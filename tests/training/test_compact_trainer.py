@@ -4,6 +4,7 @@ scores a step exactly as the agent does, resume and export."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -80,6 +81,21 @@ def test_kind_balance_weights_rare_action_types_up_and_keeps_the_mean_loss_scale
     assert float(plain) == pytest.approx(sum(rows) / 2)
     assert float(weighted) == pytest.approx((0.5 * rows[0] + 1.5 * rows[1]) / 2)
 
+
+def test_embedding_uses_every_core_and_gives_the_network_its_threads_back():
+    import torch
+
+    from droidverify.training.compact import all_cores
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with all_cores():
+            inside = torch.get_num_threads()
+        assert inside >= 1 and inside == max(1, len(os.sched_getaffinity(0)))
+        assert torch.get_num_threads() == 1  # back to what the trainer set
+    finally:
+        torch.set_num_threads(before)
 
 def test_kind_balance_outside_zero_to_one_is_refused(tmp_path):
     with pytest.raises(TrainingError, match="kind_balance"):

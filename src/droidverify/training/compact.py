@@ -16,11 +16,13 @@ run resumes from its last checkpoint with the same data order. Logs are JSONL; c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -221,6 +223,22 @@ def step_loss(scores: Any, correct: list[set[int]], positive: list[int | None], 
     return torch.stack(losses).mean()
 
 
+@contextlib.contextmanager
+def all_cores() -> Iterator[None]:
+    """torch on every core this process may use, then back to the thread count before. Embedding
+    ~50k strings with MiniLM is most of a run's data time: 2 threads embed 1.97x faster than 1 on
+    this 2-core CPU (docs/training.md)."""
+    import torch
+
+    before = torch.get_num_threads()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    torch.set_num_threads(max(before, cores))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def kind_weights(kinds: Sequence[str], balance: float) -> dict[str, float]:
     """(share of each kind) ** -balance, scaled so that the weights average 1 over ``kinds``."""
     counts: dict[str, int] = {}
@@ -352,7 +370,8 @@ class CompactTrainer:
                 last[1] = time.perf_counter()
                 self.encoder.save(self.cache_file)
 
-        self.encoder.encode(strings, progress=progress)
+        with all_cores():  # train() runs the small network on cfg.threads; the encoder's matrices are big
+            self.encoder.encode(strings, progress=progress)
         self.encoder.save(self.cache_file)
         self.train_examples = [ex for ex in train if ex.correct]
         self._kind_weights = None
