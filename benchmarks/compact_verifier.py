@@ -63,7 +63,7 @@ def part_steps(args: argparse.Namespace) -> None:
         if args.max_records:  # as train_verifier.py --part steps picks its records: shuffled with seed 0
             random.Random(0).shuffle(recs)
             recs = recs[: args.max_records]
-        examples = examples_of(recs, apps, scorer.content)
+        examples = examples_of(recs, apps, scorer.content, scorer.feature_version)
         scores = scorer.score_views([ex.view for ex in examples])
         m = rank_metrics(scores, examples)
         by_app: dict[str, list[int]] = defaultdict(lambda: [0, 0])

@@ -89,7 +89,7 @@ def _step_top1(verifier: Path, records: Path) -> dict[str, Any]:
     from droidverify.training.records import read_records
 
     scorer = CompactScorer.load(verifier)
-    examples = examples_of(read_records(records), sim_apps())
+    examples = examples_of(read_records(records), sim_apps(), scorer.content, scorer.feature_version)
     m = rank_metrics(scorer.score_views([ex.view for ex in examples]), examples)
     return {"records": m["records"], "top1": m["top1"]}
 

@@ -31,21 +31,69 @@ def embedder_path() -> Path:
     return path
 
 
+EMBED_DTYPES = ("float32", "bfloat16")
+
+
 def load_embedder(path: str | Path | None = None, *, dtype: str = "float32") -> Any:
     """A ``SentenceTransformer`` on CPU from local files only (never the network), in ``dtype``
-    (``bfloat16`` embeds ~3x faster on CPUs with AVX512-BF16; measured in docs/benchmarks.md)."""
+    (``float32``, ``bfloat16``, or ``auto``: whichever embeds faster on this CPU, see
+    ``choose_embed_dtype``)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
     from sentence_transformers import SentenceTransformer
 
+    if dtype not in (*EMBED_DTYPES, "auto"):
+        raise ModelLoadError(f"unknown embedding dtype {dtype!r}; use float32, bfloat16 or auto")
     where = Path(path) if path is not None else embedder_path()
     try:
         model = SentenceTransformer(str(where), device="cpu", local_files_only=True)
     except Exception as exc:  # any loader failure becomes a load error naming the path
         raise ModelLoadError(f"could not load the sentence-embedding model at {where}: {exc}") from exc
-    if dtype not in ("float32", "bfloat16"):
-        raise ModelLoadError(f"unknown embedding dtype {dtype!r}; use float32 or bfloat16")
+    if dtype == "auto":
+        dtype = choose_embed_dtype(model, where)
     return model.to(getattr(torch, dtype))
+
+
+def choose_embed_dtype(model: Any, where: Path) -> str:
+    """Time 128 sentences through ``model`` in fp32 and bf16 and name the faster; the answer is kept
+    on disk per model, torch version and thread count. It differs by CPU: bf16 is ~3x faster with
+    AVX512-BF16 and ~6x slower without it (209 vs 35 sentences/s on a 2-core AMD EPYC,
+    docs/benchmarks.md)."""
+    import json
+    import time
+
+    import torch
+
+    from droidverify.llm.modelcache import cache_root
+
+    key = f"embedder:{where.resolve()}|torch={torch.__version__}|threads={torch.get_num_threads()}"
+    store = cache_root() / "autodtype.json"
+    try:
+        known = json.loads(store.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if known.get(key) in EMBED_DTYPES:
+        return str(known[key])
+    words = ["open", "the", "settings", "screen", "and", "set", "the", "alarm", "for", "seven", "thirty", "then", "save", "the", "new", "contact"]
+    texts = [" ".join(words[(i + j) % len(words)] for j in range(8 + i % 24)) for i in range(128)]
+    timings: dict[str, float] = {}
+    for name in EMBED_DTYPES:
+        m = model.to(getattr(torch, name))
+        m.encode(texts[:16], batch_size=16, show_progress_bar=False)  # warm-up
+        t = time.perf_counter()
+        m.encode(texts, batch_size=64, show_progress_bar=False)
+        timings[name] = time.perf_counter() - t
+    model.to(torch.float32)
+    choice = min(timings, key=timings.__getitem__)
+    known[key] = choice
+    try:
+        store.parent.mkdir(parents=True, exist_ok=True)
+        tmp = store.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(known, indent=1))
+        os.replace(tmp, store)
+    except OSError:
+        pass  # a read-only cache only costs a re-measure next time
+    return choice
 
 
 class TextEncoder:
@@ -53,23 +101,36 @@ class TextEncoder:
     empty string is the zero vector.
 
     ``model``: anything with SentenceTransformer's ``encode(list[str], ...)``; default the bundled
-    MiniLM in ``dtype``, loaded on first use (a scorer is trained and run with the same dtype). The cache can be saved and reloaded (``save``/``load``) so that a
-    training run embeds its data once across restarts.
+    MiniLM in ``dtype`` (default ``auto``: the faster on this CPU), loaded on first use. The cache can
+    be saved and reloaded (``save``/``load``) so that a training run embeds its data once across
+    restarts.
     """
 
     def __init__(self, model: Any = None, *, batch_size: int = 128, max_chars: int = 300,
-                 dtype: str = "bfloat16") -> None:
+                 dtype: str = "auto") -> None:
+        if dtype not in (*EMBED_DTYPES, "auto"):
+            raise ModelLoadError(f"unknown embedding dtype {dtype!r}; use float32, bfloat16 or auto")
         self._model = model
-        self.dtype = dtype
+        # a given model embeds as it is; "auto" is settled when the bundled one is first needed
+        self._dtype = "float32" if model is not None and dtype == "auto" else dtype
         self.batch_size = batch_size
         self.max_chars = max_chars
         self.cache: dict[str, Any] = {}
         self.dim: int | None = None
 
     @property
+    def dtype(self) -> str:
+        """The dtype the bundled model embeds in (``auto`` loads it and measures)."""
+        if self._dtype == "auto":
+            self._model = load_embedder(dtype="auto")
+            self._dtype = str(next(self._model.parameters()).dtype).removeprefix("torch.")
+        return self._dtype
+
+    @property
     def model(self) -> Any:
+        dtype = self.dtype  # "auto" loads the model while it measures
         if self._model is None:
-            self._model = load_embedder(dtype=self.dtype)
+            self._model = load_embedder(dtype=dtype)
         return self._model
 
     def _key(self, text: str) -> str:

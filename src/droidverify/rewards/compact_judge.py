@@ -693,8 +693,8 @@ class CompactJudgeModel:
             net.load_state_dict(load_file(str(directory / WEIGHTS_FILE)))
         except (OSError, TypeError, KeyError, RuntimeError, ValueError, SafetensorError) as exc:
             raise CheckpointError(f"cannot load the compact judge in {directory}: {exc}") from exc
-        # the embeddings it was trained on came from this dtype: score with the same
-        encoder = encoder or TextEncoder(dtype=meta.get("encoder_dtype", "float32"))
+        # the faster dtype on this CPU, whatever it was trained with (docs/benchmarks.md)
+        encoder = encoder or TextEncoder()
         return cls(net, encoder, thresholds=meta["thresholds"], meta=meta, path=directory)
 
 

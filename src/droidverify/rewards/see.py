@@ -808,7 +808,7 @@ class LearnedWorldModel:
                  cache_screens: int = 512) -> None:
         self.net = net.eval()
         self.meta = dict(meta or {})
-        self.encoder = encoder or TextEncoder(dtype=self.meta.get("encoder_dtype", "bfloat16"))
+        self.encoder = encoder or TextEncoder()  # the faster dtype here (docs/benchmarks.md)
         self._screens: OrderedDict[str, ScreenView] = OrderedDict()
         self._pred: OrderedDict[str, Any] = OrderedDict()
         self._cache_screens = cache_screens

@@ -1,0 +1,58 @@
+"""The sentence encoder's dtype: chosen by timing on this CPU, remembered, and checked."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from droidverify.errors import ModelLoadError
+from droidverify.llm.embeddings import TextEncoder, choose_embed_dtype
+
+
+class _TimedModel:
+    """A model whose bf16 pass is slow, as on a CPU without AVX512-BF16."""
+
+    def __init__(self, slow: str) -> None:
+        self.slow = slow
+        self.dtype = "float32"
+        self.calls = 0
+
+    def to(self, dtype: Any) -> _TimedModel:
+        self.dtype = str(dtype).removeprefix("torch.")
+        return self
+
+    def encode(self, texts: list[str], **_: Any) -> Any:
+        self.calls += 1
+        if self.dtype == self.slow:
+            time.sleep(0.05)
+        return np.ones((len(texts), 4), np.float32)
+
+
+@pytest.mark.parametrize("slow, expected", [("bfloat16", "float32"), ("float32", "bfloat16")])
+def test_auto_dtype_picks_the_faster_and_remembers_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       slow: str, expected: str) -> None:
+    monkeypatch.setenv("DROIDVERIFY_CACHE", str(tmp_path))
+    model = _TimedModel(slow)
+    assert choose_embed_dtype(model, tmp_path / "minilm") == expected
+    assert model.dtype == "float32"  # handed back in fp32; the caller casts to the choice
+    assert (tmp_path / "autodtype.json").is_file()
+    again = _TimedModel("float32" if slow == "bfloat16" else "bfloat16")  # would now choose the other
+    assert choose_embed_dtype(again, tmp_path / "minilm") == expected
+    assert again.calls == 0  # answered from disk, nothing timed
+
+
+def test_unknown_dtype_is_refused() -> None:
+    with pytest.raises(ModelLoadError, match="float16"):
+        TextEncoder(dtype="float16")
+
+
+def test_a_given_model_is_used_as_it_is() -> None:
+    model = _TimedModel("bfloat16")
+    enc = TextEncoder(model)
+    assert enc.dtype == "float32"
+    assert enc.encode(["a", "b", ""]).shape == (3, 4)
+    assert model.calls == 1  # no timing pass on a model the caller chose
