@@ -56,3 +56,15 @@ def test_a_given_model_is_used_as_it_is() -> None:
     assert enc.dtype == "float32"
     assert enc.encode(["a", "b", ""]).shape == (3, 4)
     assert model.calls == 1  # no timing pass on a model the caller chose
+
+
+def test_a_damaged_dtype_store_is_measured_again_and_rewritten(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from droidverify.llm.modelcache import remember_dtype, remembered_dtype
+
+    monkeypatch.setenv("DROIDVERIFY_CACHE", str(tmp_path))
+    (tmp_path / "autodtype.json").write_text("[1, 2")  # a crash mid-write of some older version
+    assert remembered_dtype("k", ("float32",)) is None
+    remember_dtype("k", "float32")
+    assert remembered_dtype("k", ("float32",)) == "float32"
+    assert remembered_dtype("k", ("bfloat16",)) is None  # a stored value outside the choices is ignored

@@ -59,21 +59,16 @@ def choose_embed_dtype(model: Any, where: Path) -> str:
     on disk per model, torch version and thread count. It differs by CPU: bf16 is ~3x faster with
     AVX512-BF16 and ~6x slower without it (209 vs 35 sentences/s on a 2-core AMD EPYC,
     docs/benchmarks.md)."""
-    import json
     import time
 
     import torch
 
-    from droidverify.llm.modelcache import cache_root
+    from droidverify.llm.modelcache import remember_dtype, remembered_dtype
 
     key = f"embedder:{where.resolve()}|torch={torch.__version__}|threads={torch.get_num_threads()}"
-    store = cache_root() / "autodtype.json"
-    try:
-        known = json.loads(store.read_text())
-    except (OSError, ValueError):
-        known = {}
-    if known.get(key) in EMBED_DTYPES:
-        return str(known[key])
+    known = remembered_dtype(key, EMBED_DTYPES)
+    if known is not None:
+        return known
     words = ["open", "the", "settings", "screen", "and", "set", "the", "alarm", "for", "seven", "thirty", "then", "save", "the", "new", "contact"]
     texts = [" ".join(words[(i + j) % len(words)] for j in range(8 + i % 24)) for i in range(128)]
     timings: dict[str, float] = {}
@@ -85,14 +80,7 @@ def choose_embed_dtype(model: Any, where: Path) -> str:
         timings[name] = time.perf_counter() - t
     model.to(torch.float32)
     choice = min(timings, key=timings.__getitem__)
-    known[key] = choice
-    try:
-        store.parent.mkdir(parents=True, exist_ok=True)
-        tmp = store.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(known, indent=1))
-        os.replace(tmp, store)
-    except OSError:
-        pass  # a read-only cache only costs a re-measure next time
+    remember_dtype(key, choice)
     return choice
 
 

@@ -26,7 +26,6 @@ full prompt as if sent separately; ``cached_tokens`` the shared tokens reused in
 from __future__ import annotations
 
 import copy
-import json
 import os
 import threading
 import time
@@ -44,7 +43,12 @@ from droidverify.llm.chat import (
     validate_messages,
     validate_targets,
 )
-from droidverify.llm.modelcache import cache_root, load_model_and_tokenizer, materialize
+from droidverify.llm.modelcache import (
+    load_model_and_tokenizer,
+    materialize,
+    remember_dtype,
+    remembered_dtype,
+)
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 # Candidates per packed pass. Measured on a 2-core AVX512-BF16 CPU, SmolLM2-135M, 50 candidates on a
@@ -142,13 +146,9 @@ class LocalLLM:
         if self.device.type != "cpu":
             return "bfloat16"
         key = f"{self.model_dir.resolve()}|torch={torch.__version__}|threads={torch.get_num_threads()}"
-        store = cache_root() / "autodtype.json"
-        try:
-            known = json.loads(store.read_text())
-        except (OSError, ValueError):
-            known = {}
-        if key in known and known[key] in _DTYPES:
-            return known[key]
+        known = remembered_dtype(key, tuple(_DTYPES))
+        if known is not None:
+            return known
         ids = torch.arange(256, device=self.device).unsqueeze(0) % 1000 + 100
         timings: dict[str, float] = {}
         with torch.inference_mode():
@@ -162,14 +162,7 @@ class LocalLLM:
                 if m is not self.model:
                     del m
         choice = min(timings, key=timings.__getitem__)
-        known[key] = choice
-        try:
-            store.parent.mkdir(parents=True, exist_ok=True)
-            tmp = store.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps(known, indent=1))
-            os.replace(tmp, store)
-        except OSError:
-            pass  # a read-only cache only costs a re-measure next time
+        remember_dtype(key, choice)
         return choice
 
     # ------------------------------------------------------------------ text

