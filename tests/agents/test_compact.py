@@ -195,33 +195,6 @@ def test_an_answer_carries_the_row_it_is_read_from_and_questions_are_flagged():
     assert old.candidates[1].numeric == view.candidates[1].numeric[:len(numeric_names(3))]
 
 
-def test_version_5_tells_a_whole_screen_text_from_a_fragment_and_sees_a_repeated_action():
-    from droidverify.agents.verifier.compact.features import NUMERIC_NAMES_V5
-
-    els = _form(
-        '<node index="0" class="android.widget.TextView" package="com.example" text="October 14, 2024" '
-        'bounds="[0,100][1080,200]"/>')
-    cands = [Action(action_type="answer", text="October 14, 2024"), Action(action_type="answer", text="October 14"),
-             Action(action_type="answer", text="Never shown"), Action(action_type="status", goal_status="complete")]
-    memory = ("Step 1: click <button id=3>Dark theme</button> -> 'Dark theme' is now on.\n"
-              "Step 2: click <button id=3>Dark theme</button> -> 'Dark theme' is now off.")
-    view = step_view('On what date did I buy "Flowers"?', memory, els, cands, version=5)
-
-    def num(i: int, name: str) -> float:
-        return view.candidates[i].numeric[NUMERIC_NAMES_V5.index(name)]
-
-    assert (num(0, "value_whole_text"), num(0, "value_share_of_source")) == (1.0, 1.0)
-    assert num(1, "value_whole_text") == 0.0 and 0 < num(1, "value_share_of_source") < 1
-    assert (num(2, "value_whole_text"), num(2, "value_share_of_source")) == (0.0, 0.0)
-    assert all(num(i, "last_two_same") == 1.0 for i in range(4))
-    other = step_view("x", memory.replace("Step 2: click <button id=3>", "Step 2: click <button id=4>"), els, cands,
-                      version=5)
-    assert other.candidates[3].numeric[NUMERIC_NAMES_V5.index("last_two_same")] == 0.0
-    # version 4 is a prefix of version 5: a v4 checkpoint reads the same numbers as before
-    v4 = step_view('On what date did I buy "Flowers"?', memory, els, cands, version=4)
-    assert [c.numeric for c in v4.candidates] == [c.numeric[:len(numeric_names(4))] for c in view.candidates]
-
-
 def test_a_version_3_checkpoint_still_loads_and_scores_on_its_own_features(tmp_path, contact_step):
     task, _, obs = contact_step
     torch.manual_seed(0)

@@ -18,10 +18,9 @@ from droidverify.ui.element import UIElement
 
 # 2: the value is embedded on its own; 3: how much of the goal the screen shows; 4: where a value sits
 # (an answer's row on screen, the goal words before a typed value against the field, its proposal
-# rank), whether the goal asks a question, which fields already hold goal values; 5: whether a value
-# is a whole screen text or a fragment of one, and whether the last two actions were the same
+# rank), whether the goal asks a question, which fields already hold goal values
 FEATURE_VERSION = 4
-SUPPORTED_FEATURE_VERSIONS = (3, 4, 5)  # older checkpoints keep running on the features they learned
+SUPPORTED_FEATURE_VERSIONS = (3, 4)  # older checkpoints keep running on the features they learned
 
 # The action kinds the scorer tells apart; anything else maps to "other".
 KINDS = ("click", "long_press", "input_text", "clear_text", "scroll_up", "scroll_down", "scroll_left",
@@ -54,14 +53,8 @@ NUMERIC_NAMES_V4: tuple[str, ...] = (
     "value_shape_fits_field", "label_in_memory", "goal_is_question",
     "fields_holding_goal_values", "fields_filled_frac", "goal_quoted_in_static", "goal_numbers_in_static",
 )
-# An answer read off a screen is usually a whole text ("October 14, 2024", "292 kB"); proposals also
-# offer its fragments ("October 14", "292"), which v4 preferred. A repeated action before "complete"
-# is often a toggle undone.
-NUMERIC_NAMES_V5: tuple[str, ...] = (
-    *NUMERIC_NAMES_V4, "value_whole_text", "value_share_of_source", "last_two_same",
-)
 NUMERIC_NAMES = NUMERIC_NAMES_V4
-_NUMERIC_BY_VERSION = {3: NUMERIC_NAMES_V3, 4: NUMERIC_NAMES_V4, 5: NUMERIC_NAMES_V5}
+_NUMERIC_BY_VERSION = {3: NUMERIC_NAMES_V3, 4: NUMERIC_NAMES_V4}
 _QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "how", "is", "are", "does",
                              "do", "did", "was", "were"})
 # field words -> the value shapes they take (language-light: a digit pattern, an @, a time)
@@ -297,8 +290,6 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
         (sum(q in static for q in quoted) / len(quoted)) if quoted else -1.0,
         _frac_in(sorted(goal_nums), set(_NUM_RE.findall(static))) if goal_nums else -1.0,
     ]
-    acted = [m.split(" -> ", 1)[0].strip().lower() for m in mem[-2:]]
-    last_two_same = float(len(acted) == 2 and acted[0] == acted[1])
     seen_targets: dict[tuple[str, int | None], int] = {}
     for i, action in enumerate(candidates):
         kind = _kind(action)
@@ -376,15 +367,6 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
                 is_question,
                 *form_level,
             ]
-        if version >= 5:
-            whole, share = 0.0, 0.0
-            if value_low and kind in ("answer", "input_text"):
-                src = _value_source(value_low, elements)
-                if src is not None:
-                    texts = [(t or "").strip().lower() for t in (src.text, src.content_description)]
-                    whole = float(value_low in texts)
-                    share = max((len(value_low) / len(t) for t in texts if t and value_low in t), default=0.0)
-            nums += [whole, share, last_two_same]
         nums = nums[:n_numeric]
         view.candidates.append(CandidateView(text=candidate_text(action, elements), context=context,
                                              value=sanitize_screen_text(value, max_len=120), numeric=nums))
