@@ -45,6 +45,29 @@ def test_auto_dtype_picks_the_faster_and_remembers_it(tmp_path: Path, monkeypatc
     assert again.calls == 0  # answered from disk, nothing timed
 
 
+def test_timing_leaves_the_fp32_weights_exactly_as_they_were(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    class Linear(torch.nn.Module):  # an encoder with real fp32 weights that bf16 would round
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = torch.nn.Linear(8, 4)
+
+        def encode(self, texts: list[str], **_: Any) -> Any:
+            with torch.no_grad():
+                x = torch.ones(len(texts), 8, dtype=self.lin.weight.dtype)
+                return self.lin(x).float().numpy()
+
+    monkeypatch.setenv("DROIDVERIFY_CACHE", str(tmp_path))
+    torch.manual_seed(0)
+    model = Linear()
+    before = model.lin.weight.detach().clone()
+    choose_embed_dtype(model, tmp_path / "tiny")
+    assert model.lin.weight.dtype == torch.float32
+    assert torch.equal(model.lin.weight, before)
+
+
 def test_unknown_dtype_is_refused() -> None:
     with pytest.raises(ModelLoadError, match="float16"):
         TextEncoder(dtype="float16")

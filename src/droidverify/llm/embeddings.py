@@ -58,7 +58,8 @@ def choose_embed_dtype(model: Any, where: Path) -> str:
     """Time 128 sentences through ``model`` in fp32 and bf16 and name the faster; the answer is kept
     on disk per model, torch version and thread count. It differs by CPU: bf16 is ~3x faster with
     AVX512-BF16 and ~6x slower without it (209 vs 35 sentences/s on a 2-core AMD EPYC,
-    docs/benchmarks.md)."""
+    docs/benchmarks.md). ``model`` (fp32) is left as it was."""
+    import copy
     import time
 
     import torch
@@ -69,16 +70,16 @@ def choose_embed_dtype(model: Any, where: Path) -> str:
     known = remembered_dtype(key, EMBED_DTYPES)
     if known is not None:
         return known
-    words = ["open", "the", "settings", "screen", "and", "set", "the", "alarm", "for", "seven", "thirty", "then", "save", "the", "new", "contact"]
+    words = ("open the settings screen and set the alarm for seven thirty then save the new contact").split()
     texts = [" ".join(words[(i + j) % len(words)] for j in range(8 + i % 24)) for i in range(128)]
     timings: dict[str, float] = {}
     for name in EMBED_DTYPES:
-        m = model.to(getattr(torch, name))
+        # a copy: casting the model itself to bf16 and back would round its fp32 weights
+        m = model if name == "float32" else copy.deepcopy(model).to(getattr(torch, name))
         m.encode(texts[:16], batch_size=16, show_progress_bar=False)  # warm-up
         t = time.perf_counter()
         m.encode(texts, batch_size=64, show_progress_bar=False)
         timings[name] = time.perf_counter() - t
-    model.to(torch.float32)
     choice = min(timings, key=timings.__getitem__)
     remember_dtype(key, choice)
     return choice
