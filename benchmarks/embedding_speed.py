@@ -13,7 +13,9 @@ import argparse
 import random
 import time
 
-WORDS = ["click", "the", "button", "settings", "save", "contact", "name", "phone", "number", "alarm", "set", "time", "open", "app", "note", "title", "body", "row", "list", "item", "expense", "amount", "date", "calendar", "event", "message", "send", "reply", "file", "folder"]
+WORDS = ("click", "the", "button", "settings", "save", "contact", "name", "phone", "number", "alarm",
+         "set", "time", "open", "app", "note", "title", "body", "row", "list", "item", "expense",
+         "amount", "date", "calendar", "event", "message", "send", "reply", "file", "folder")
 
 
 def sentences(n: int, seed: int = 0) -> list[str]:

@@ -155,10 +155,10 @@ def test_train_default_trains_the_compact_verifier_unless_told_otherwise(tmp_pat
     import droidverify.cli.train as train_cli
 
     seen: list[tuple] = []
+    threads: list[int] = []
     monkeypatch.setattr(train_cli, "_train_compact",
                         lambda out, train, ev, export, overrides, prov: seen.append((out, train, ev, export))
                         or threads.append(overrides["threads"]) or {})
-    threads: list[int] = []
     data = tmp_path / "d" / "data"
     data.mkdir(parents=True)
     (data / "train.jsonl").write_text("")

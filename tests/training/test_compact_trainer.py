@@ -97,6 +97,7 @@ def test_embedding_uses_every_core_and_gives_the_network_its_threads_back():
     finally:
         torch.set_num_threads(before)
 
+
 def test_kind_balance_outside_zero_to_one_is_refused(tmp_path):
     with pytest.raises(TrainingError, match="kind_balance"):
         CompactConfig(output_dir=str(tmp_path), train_file="x.jsonl", kind_balance=1.5).validate()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import subprocess
 import sys
 import time
@@ -100,10 +99,6 @@ def data_command(
         exit_with(e)
     typer.echo(json.dumps({k: stats[k] for k in ("records", "self_correction_share", "records_by_collection")
                            if k in stats}))
-
-
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def _train_compact(out: Path, train: Path, eval_file: Path | None, export: Path, overrides: dict[str, Any],
@@ -339,9 +334,11 @@ def default_command(
                               progress=_say, backend=backend)
             if backbone == "compact":
                 if rounds == 0:
+                    from droidverify.training.compact import available_cores
+
                     # collection is over: the network may have every core (1.28x on 2 idle cores)
                     _train_compact(out / "compact", train, ev, out / "verifier",
-                                   {"max_minutes": max_minutes, "threads": _cores()}, _provenance())
+                                   {"max_minutes": max_minutes, "threads": available_cores()}, _provenance())
                     typer.echo(str(out / "verifier"))
                     return
                 from droidverify.training.compact import CompactConfig, CompactLoopConfig, run_compact_loop

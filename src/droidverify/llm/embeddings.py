@@ -70,7 +70,8 @@ def choose_embed_dtype(model: Any, where: Path) -> str:
     known = remembered_dtype(key, EMBED_DTYPES)
     if known is not None:
         return known
-    words = ("open the settings screen and set the alarm for seven thirty then save the new contact").split()
+    words = ("open", "the", "settings", "screen", "and", "set", "the", "alarm", "for", "seven",
+             "thirty", "then", "save", "the", "new", "contact")
     texts = [" ".join(words[(i + j) % len(words)] for j in range(8 + i % 24)) for i in range(128)]
     timings: dict[str, float] = {}
     for name in EMBED_DTYPES:

@@ -15,6 +15,7 @@ import importlib.util
 import os
 import shutil
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ def cache_root() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "droidverify"
 
 
-def remembered_dtype(key: str, choices: tuple[str, ...] | Any) -> str | None:
+def remembered_dtype(key: str, choices: Collection[str]) -> str | None:
     """The dtype timed faster earlier for ``key`` (model, torch version, threads), if it is one of
     ``choices``; ``None`` when nothing (valid) is stored."""
     import json

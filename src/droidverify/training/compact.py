@@ -223,6 +223,11 @@ def step_loss(scores: Any, correct: list[set[int]], positive: list[int | None], 
     return torch.stack(losses).mean()
 
 
+def available_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 @contextlib.contextmanager
 def all_cores() -> Iterator[None]:
     """torch on every core this process may use, then back to the thread count before. Embedding
@@ -231,8 +236,7 @@ def all_cores() -> Iterator[None]:
     import torch
 
     before = torch.get_num_threads()
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    torch.set_num_threads(max(before, cores))
+    torch.set_num_threads(max(before, available_cores()))
     try:
         yield
     finally:

@@ -69,7 +69,6 @@ DATA_BUDGETS: dict[str, dict[str, Any]] = {
              "start_seeds": tuple(range(400, 406))},
     "full": {},  # DataSpec's defaults: oracle seeds 0-7, noisy 100-105, start 400-409
 }
-DEFAULT_DATA_BUDGET = "quarter"
 
 
 def budget_spec(budget: str, **overrides: Any) -> DataSpec:
