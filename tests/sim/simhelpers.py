@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+import pytest
+
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv
 from droidverify.tasks.base import Task
@@ -31,3 +36,13 @@ def fresh(task: Task, seed: int = 0) -> SimEnv:
 
 def act(env: SimEnv, action_type: str, **fields) -> None:
     env.step(Action.make(action_type, **fields))
+
+
+def shared_dumps() -> list[Path]:
+    """The real uiautomator dumps (../shared, or DROIDVERIFY_SHARED); FAIL, never skip, without them."""
+    base = os.environ.get("DROIDVERIFY_SHARED")
+    shared = Path(base) if base else Path(__file__).resolve().parents[2] / ".." / "shared"
+    dumps = sorted((shared / "data" / "uiautomator").glob("*.xml"))
+    if not dumps:
+        pytest.fail(f"real uiautomator dumps missing under {shared} (set DROIDVERIFY_SHARED)")
+    return dumps

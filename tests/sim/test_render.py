@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from simhelpers import shared_dumps
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
@@ -215,12 +216,7 @@ def test_menu_and_fab_render_and_scale_keeps_aspect() -> None:
 
 
 def test_device_dump_without_styles_renders_recognisably() -> None:
-    base = os.environ.get("DROIDVERIFY_SHARED")
-    shared = Path(base) if base else Path(__file__).resolve().parents[2] / ".." / "shared"
-    dumps = sorted((shared / "data" / "uiautomator").glob("*.xml"))
-    if not dumps:
-        pytest.fail(f"real uiautomator dumps missing under {shared}")
-    for path in dumps:
+    for path in shared_dumps():
         root = parse_xml(path.read_text())
         img = _img(root)
         colours = img.getcolors(maxcolors=1 << 20)

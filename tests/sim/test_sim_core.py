@@ -361,8 +361,7 @@ def test_screenshot_png_decodes_with_right_size() -> None:
     assert small.size == (540, 1200)
     with pytest.raises(RenderError, match="highlight index"):
         render_png(obs, highlight=999)
-    real = (__import__("pathlib").Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "uiautomator")
-    dumps = sorted(real.glob("*.xml"))
-    assert dumps, f"real uiautomator dumps missing under {real}"
-    root = parse_xml(dumps[0].read_text())
+    from simhelpers import shared_dumps
+
+    root = parse_xml(shared_dumps()[0].read_text())
     assert Image.open(io.BytesIO(render_png(root))).size == (1080, 2400)
