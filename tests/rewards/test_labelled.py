@@ -162,3 +162,38 @@ def test_training_items_carry_evidence_labels_by_the_rule() -> None:
         list(build_training_items("train", seeds=[]))
     with pytest.raises(LabelledSetError):
         list(build_training_items("nonsense", seeds=[0]))
+
+
+def test_policy_items_label_an_agents_own_episodes_by_the_checker() -> None:
+    """A run's episodes become judge data: replayed, labelled by the checker, evidence labelled
+    for submits; an episode that cannot be replayed as recorded is left out, not mislabelled."""
+    from droidverify.actions.model import Action
+    from droidverify.rewards.labelled import PolicyItemStats, oracle_trace, policy_items, replay
+    from droidverify.tasks import registry
+
+    task = registry.get_template("clock_create_alarm").instantiate(0)
+    assert registry.split_of(task.id) == "train"
+    body = oracle_trace(task).actions[:-1]
+    done = replay(task, body + [Action(action_type="status", goal_status="complete")], episode_id="a")
+    early = replay(task, body[:-1] + [Action(action_type="status", goal_status="complete")], episode_id="b")
+    proof = len(body) - 1
+    submit = replay(task, body + [Action(action_type="submit", text="Done.", evidences=[proof])], episode_id="c")
+    unproven = replay(task, body + [Action(action_type="submit", text="Done.", evidences=[0])], episode_id="d")
+    assert done.success == 1.0 and early.success == 0.0
+    stats = PolicyItemStats()
+    items = list(policy_items([done, early, submit, unproven], split="train", tag="t", stats=stats))
+    assert [it.label for it in items] == [True, False, True, True]
+    assert [it.evidence_label for it in items] == [None, None, True, False]
+    assert {it.variant for it in items} == {"policy"} and len({it.id for it in items}) == 4
+    assert (stats.kept, stats.successes, stats.diverged, stats.no_action) == (4, 3, 0, 0)
+    # a recording the replay does not reproduce (another version's run) is counted and left out
+    forged = replay(task, body[:-1] + [Action(action_type="status", goal_status="complete")], episode_id="e")
+    forged.success = 1.0
+    stats = PolicyItemStats()
+    assert list(policy_items([forged], split="train", stats=stats)) == [] and stats.diverged == 1
+    with pytest.raises(LabelledSetError, match="not validation"):
+        list(policy_items([done], split="validation"))
+    other = replay(task, body, episode_id="f")
+    other.goal = "Do something else entirely."
+    with pytest.raises(LabelledSetError, match="no\\s+wording"):
+        list(policy_items([other], split="train"))

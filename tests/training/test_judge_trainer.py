@@ -165,3 +165,48 @@ def test_the_commands_sit_in_the_train_group() -> None:
 
     commands = {c.name: c.callback for c in train_app.registered_commands}
     assert commands["judge"] is train_judge_command and commands["judge-data"] is judge_data_command
+
+
+def test_judge_data_from_a_run_holds_the_agents_episodes_with_checker_labels(tmp_path) -> None:
+    """`train judge-data --from-run`: every episode of a run, labelled as the run scored it;
+    --also appends another set of the same split; a set of another split is refused."""
+    from typer.testing import CliRunner
+
+    from droidverify.agents.oracle import OracleAgent
+    from droidverify.agents.random import RandomAgent
+    from droidverify.cli import app
+    from droidverify.rewards.labelled import build_training_items, iter_set, read_header, write_set
+    from droidverify.runner.factories import EnvSpec
+    from droidverify.runner.run import run_many
+    from droidverify.runner.store import finished_episodes
+    from droidverify.tasks import registry
+
+    names = ["clock_create_alarm", "calendar_query_event_count"]
+    pairs = [(registry.get_template(n), 0) for n in names]
+    good, bad = tmp_path / "oracle", tmp_path / "random"
+    run_many(OracleAgent, pairs, good, env_factory=EnvSpec("sim"), progress=False, report=False)
+    run_many(lambda: RandomAgent(3, p_complete=0.5), pairs, bad, env_factory=EnvSpec("sim"), progress=False,
+             report=False, max_steps=4)
+    oracle_set = write_set(build_training_items("train", seeds=[0], templates=names[:1]), tmp_path / "o.jsonl",
+                           split="train")
+    out = tmp_path / "p.jsonl.gz"
+    r = CliRunner().invoke(app, ["train", "judge-data", "--split", "train", "--out", str(out), "--from-run", str(good),
+                                 "--from-run", str(bad), "--also", str(oracle_set)])
+    assert r.exit_code == 0, r.output
+    items = list(iter_set(out))
+    policy = [it for it in items if it.variant == "policy"]
+    recorded = {**{(e["task_id"], "o"): e["success"] for e in finished_episodes(good).values()},
+                **{(e["task_id"], "r"): e["success"] for e in finished_episodes(bad).values()}}
+    assert len(policy) == 4
+    assert sorted(it.label for it in policy) == sorted(bool(v) for v in recorded.values())
+    assert sum(it.label for it in policy) >= 2  # the oracle solves both
+    assert len(items) - len(policy) == read_header(oracle_set)["n"]
+    header = read_header(out)
+    assert header["builder"] == "policy_items" and header["runs"] == ["oracle", "random"]
+    assert "--from-run" in header["command"] and str(tmp_path) not in str(header["also"])
+    r = CliRunner().invoke(app, ["train", "judge-data", "--split", "validation", "--out", str(tmp_path / "v.jsonl"),
+                                 "--from-run", str(good)])
+    assert r.exit_code == 2 and "not validation" in r.output
+    r = CliRunner().invoke(app, ["train", "judge-data", "--split", "train", "--out", str(tmp_path / "w.jsonl"),
+                                 "--from-run", str(tmp_path)])
+    assert r.exit_code == 2 and "not a run directory" in r.output

@@ -52,16 +52,33 @@ def judge_data_command(
                                           "seed) or canonical.")] = "seeded",
     extended: Annotated[bool, typer.Option("--extended/--basic", help="Add the submit near misses and "
                                            "evidence labels (the evidence setting needs them).")] = True,
+    from_run: Annotated[list[Path] | None, typer.Option("--from-run", help="Instead of the oracle's variants: "
+                                                        "the episodes of a run directory of SPLIT's templates "
+                                                        "on the simulator (an agent's own successes and "
+                                                        "failures), replayed and labelled by the checker; "
+                                                        "repeat for several runs.")] = None,
+    also: Annotated[list[Path] | None, typer.Option("--also", help="Copy the episodes of another labelled "
+                                                    "set of the same split into this one (repeatable).")] = None,
 ) -> None:
     """Build a labelled set for training or measuring a compact judge: every variant (oracle, near
     misses, submit episodes with right, missing or irrelevant evidence) of every template of SPLIT at
-    each seed, replayed on the simulator and labelled by the checker. Not balanced."""
+    each seed, replayed on the simulator and labelled by the checker. Not balanced.
+
+    With --from-run, the set holds an agent's own episodes instead (variant `policy`), so a judge
+    learns the failures of the agent it will judge (--also adds the oracle-variant set beside them)."""
     if split not in ("train", "validation"):
         fail(f"--split {split!r}: a judge set is built from train or validation templates (test is never "
              "used for judges)")
     if phrasing not in ("seeded", "canonical"):
         fail(f"unknown --phrasing {phrasing!r}; use seeded or canonical")
-    from droidverify.rewards.labelled import build_training_items, write_set
+    from droidverify.rewards.labelled import (
+        PolicyItemStats,
+        build_training_items,
+        iter_set,
+        policy_items,
+        read_header,
+        write_set,
+    )
 
     console = Console(stderr=True)
     with cli_errors():
@@ -84,15 +101,56 @@ def judge_data_command(
                     row[2 if it.evidence_label else 3] += 1
                 yield it
 
-        items = build_training_items(split, seeds=seed_list, extended=extended, phrasing=phrasing, progress=progress)
-        args = ["droidverify", "train", "judge-data", "--out", str(out), "--split", split, "--seeds", seeds]
-        if phrasing != "seeded":
-            args += ["--phrasing", phrasing]
-        if not extended:
-            args.append("--basic")
-        path = write_set(counted(items), out, split=split,
-                         extra={"builder": "build_training_items", "seeds": seed_list, "extended": extended,
-                                "phrasing": phrasing, "command": shlex.join(args)})
+        args = ["droidverify", "train", "judge-data", "--out", str(out), "--split", split]
+        also_files = list(also or [])
+        for f in also_files:
+            other = read_header(f).get("split")
+            if other != split:
+                fail(f"--also {f}: a set of {other} templates, not {split}")
+        policy_stats = PolicyItemStats()
+        if from_run:
+            from droidverify.runner.store import read_episodes, trajectories_of
+
+            runs = list(from_run)
+            for r in runs:
+                if not (Path(r) / "episodes.jsonl").is_file():
+                    fail(f"--from-run {r}: not a run directory (no episodes.jsonl)")
+
+            def from_runs() -> Any:
+                for i, r in enumerate(runs):
+                    # every attempt of a run with judged retries: each is an episode the agent played
+                    every = [rec for tries in read_episodes(Path(r)).attempts.values() for rec in tries.values()]
+                    _say(f"  {r}: {len(every)} episodes")
+                    yield from policy_items(trajectories_of(r, every), split=split, tag=f"r{i}.",
+                                            stats=policy_stats)
+
+            items: Any = from_runs()
+            for r in runs:
+                args += ["--from-run", str(r)]
+            extra: dict[str, Any] = {"builder": "policy_items", "runs": [Path(r).name for r in runs]}
+        else:
+            items = build_training_items(split, seeds=seed_list, extended=extended, phrasing=phrasing,
+                                         progress=progress)
+            args += ["--seeds", seeds]
+            if phrasing != "seeded":
+                args += ["--phrasing", phrasing]
+            if not extended:
+                args.append("--basic")
+            extra = {"builder": "build_training_items", "seeds": seed_list, "extended": extended,
+                     "phrasing": phrasing}
+
+        def with_also(first: Any) -> Any:
+            yield from first
+            for f in also_files:
+                yield from iter_set(f)
+
+        for f in also_files:
+            args += ["--also", str(f)]
+        if also_files:
+            extra["also"] = [{"file": Path(f).name, **{k: read_header(f).get(k) for k in ("n", "command", "seeds")}}
+                             for f in also_files]
+        extra["command"] = shlex.join(args)
+        path = write_set(counted(with_also(items)), out, split=split, extra=extra)
     table = Table(title=f"{sum(r[0] + r[1] for r in counts.values())} trajectories ({split} templates, seeds "
                         f"{seeds}) -> {path} in {time.perf_counter() - t0:.0f} s")
     for col in ("variant", "checker success", "checker failure", "evidence shown", "evidence not shown"):
@@ -100,6 +158,10 @@ def judge_data_command(
     for k, (s, f, es, en) in sorted(counts.items()):
         table.add_row(k, str(s), str(f), str(es) if es + en else "-", str(en) if es + en else "-")
     Console().print(table)
+    if from_run:
+        console.print(f"from the runs: {policy_stats.kept} episodes kept ({policy_stats.successes} successes); "
+                      f"left out: {policy_stats.no_action} with a step without an action, "
+                      f"{policy_stats.diverged} whose replay diverged from the recording")
     console.print("next: droidverify train judge --setting passive|evidence --train SET --eval SET --out DIR")
 
 

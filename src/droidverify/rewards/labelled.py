@@ -394,6 +394,68 @@ def build_training_items(split: str = "train", *, seeds: Sequence[int] = (0,), e
                 progress(done, total)
 
 
+@dataclass
+class PolicyItemStats:
+    """What :func:`policy_items` kept and why it left episodes out."""
+
+    kept: int = 0
+    successes: int = 0
+    no_action: int = 0  # a step without an action (an agent error): nothing to replay
+    diverged: int = 0   # the replay did not end as the recorded episode did
+
+
+def _task_of(traj: Trajectory, split: str) -> Task:
+    """The task instance a recorded simulator episode played: its template and seed, in the wording
+    of its goal."""
+    try:
+        template = registry.get_template(traj.task_id)
+    except TaskError as exc:
+        raise LabelledSetError(f"episode of {traj.task_id!r}: {exc}") from None
+    if registry.split_of(template.name) != split:
+        raise LabelledSetError(f"episode of {traj.task_id!r} (seed {traj.seed}): a {registry.split_of(template.name)} "
+                               f"template, not {split}")
+    if not isinstance(traj.seed, int):
+        raise LabelledSetError(f"episode of {traj.task_id!r} has no seed: not a simulator episode")
+    for phrasing in range(len(template.phrasings)):
+        task = template.instantiate(traj.seed, phrasing=phrasing)
+        if task.goal == traj.goal:
+            return task
+    raise LabelledSetError(f"episode of {traj.task_id!r} (seed {traj.seed}): its goal {traj.goal[:80]!r} is no "
+                           "wording of that instance (another task module or a changed template)")
+
+
+def policy_items(trajectories: Iterable[Trajectory], *, split: str, variant: str = "policy", tag: str = "",
+                 stats: PolicyItemStats | None = None) -> Iterator[LabelledItem]:
+    """Labelled items from an agent's own recorded simulator episodes (a run directory's
+    trajectories): what a judge meets when it judges that agent, rather than the oracle's near misses.
+
+    Each episode's actions are replayed from its task's initial state (the simulator is
+    deterministic), which gives the checker after every round for the evidence label and the final
+    phone; the label is the checker's, as for every item. An episode with a step that has no action is
+    left out (``stats.no_action``), and so is one whose replay ends otherwise than the recording
+    (``stats.diverged``: a run of another droidverify version). ``tag`` makes ids unique across runs."""
+    stats = stats if stats is not None else PolicyItemStats()
+    for n, traj in enumerate(trajectories):
+        task = _task_of(traj, split)
+        actions = [s.action for s in traj.steps]
+        if not actions or any(a is None for a in actions):
+            stats.no_action += 1
+            continue
+        eid = f"{task.id}:{task.seed}:{variant}:{tag}{n}"
+        passed: list[bool] = []
+        replayed = replay(task, actions, episode_id=eid, agent=traj.agent or "policy",  # type: ignore[arg-type]
+                          passed_after=passed)
+        same = (len(replayed.steps) == len(traj.steps) and replayed.answer == traj.answer
+                and (traj.success is None or is_success(replayed.success) == is_success(traj.success)))
+        if not same:
+            stats.diverged += 1
+            continue
+        label = checker_label(replayed)
+        stats.kept += 1
+        stats.successes += label
+        yield LabelledItem(eid, label, variant, task.id, task.seed, replayed, evidence_label(replayed, label, passed))
+
+
 def build_items(split: str = "train", *, n: int = 300, seeds: range | None = None, seed: int = 0,
                 progress: Callable[[int, int], Any] | None = None) -> list[LabelledItem]:
     """A balanced set of ``n`` labelled trajectories (n/2 successes, n/2 failures) over ``split``'s
