@@ -102,11 +102,10 @@ def judge_data_command(
                 yield it
 
         args = ["droidverify", "train", "judge-data", "--out", str(out), "--split", split]
-        also_files = list(also or [])
-        for f in also_files:
-            other = read_header(f).get("split")
-            if other != split:
-                fail(f"--also {f}: a set of {other} templates, not {split}")
+        also_headers = {f: read_header(f) for f in also or []}
+        for f, head in also_headers.items():
+            if head.get("split") != split:
+                fail(f"--also {f}: a set of {head.get('split')} templates, not {split}")
         policy_stats = PolicyItemStats()
         if from_run:
             from droidverify.runner.store import read_episodes, trajectories_of
@@ -141,18 +140,19 @@ def judge_data_command(
 
         def with_also(first: Any) -> Any:
             yield from first
-            for f in also_files:
+            for f in also_headers:
                 yield from iter_set(f)
 
-        for f in also_files:
+        for f in also_headers:
             args += ["--also", str(f)]
-        if also_files:
-            extra["also"] = [{"file": Path(f).name, **{k: read_header(f).get(k) for k in ("n", "command", "seeds")}}
-                             for f in also_files]
+        if also_headers:
+            extra["also"] = [{"file": Path(f).name, **{k: head.get(k) for k in ("n", "command", "seeds")}}
+                             for f, head in also_headers.items()]
         extra["command"] = shlex.join(args)
         path = write_set(counted(with_also(items)), out, split=split, extra=extra)
-    table = Table(title=f"{sum(r[0] + r[1] for r in counts.values())} trajectories ({split} templates, seeds "
-                        f"{seeds}) -> {path} in {time.perf_counter() - t0:.0f} s")
+    source = f"{len(from_run)} run(s)" if from_run else f"seeds {seeds}"
+    table = Table(title=f"{sum(r[0] + r[1] for r in counts.values())} trajectories ({split} templates, "
+                        f"{source}) -> {path} in {time.perf_counter() - t0:.0f} s")
     for col in ("variant", "checker success", "checker failure", "evidence shown", "evidence not shown"):
         table.add_column(col, justify="left" if col == "variant" else "right")
     for k, (s, f, es, en) in sorted(counts.items()):
