@@ -65,9 +65,11 @@ def test_train_loop_and_default_run_rollouts_on_the_workers_asked_for(tmp_path: 
     from droidverify.runner.backends import LocalBackend
 
     seen: list[object] = []
+    configs: list[object] = []
 
     def fake_run_loop(cfg, *, progress=None, provenance=None, backend=None):
         seen.append(backend)
+        configs.append(cfg)
         return {"rounds": [{"round": 0, "verifier": str(tmp_path / "v")}]}
 
     monkeypatch.setattr(loop_mod, "run_loop", fake_run_loop)
@@ -79,14 +81,22 @@ def test_train_loop_and_default_run_rollouts_on_the_workers_asked_for(tmp_path: 
     res = runner.invoke(app, ["train", "loop", "--train", str(train), "--out", str(tmp_path / "l")])
     assert res.exit_code == 0, res.output
     assert seen[-1] is None  # one worker: this process, as before
+    assert (configs[-1].triage, configs[-1].annotate_above) == ("joint", 0.0)  # V-Droid's loop by default
+    res = runner.invoke(app, ["train", "loop", "--train", str(train), "--out", str(tmp_path / "l"),
+                              "--triage", "joint", "--annotate-above", "0.6"])
+    assert res.exit_code == 0 and configs[-1].annotate_above == 0.6
+    res = runner.invoke(app, ["train", "loop", "--train", str(train), "--out", str(tmp_path / "l"),
+                              "--triage", "median"])
+    assert res.exit_code != 0 and "unknown triage 'median'" in res.output
     data = tmp_path / "d" / "data"
     data.mkdir(parents=True)
     (data / "train.jsonl").write_text("")
     (data / "eval.jsonl").write_text("")
     res = runner.invoke(app, ["train", "default", "--backbone", "llm", "--out", str(tmp_path / "d"),
-                              "--workers", "2"])
+                              "--workers", "2", "--rounds", "1", "--annotate-above", "0.4"])
     assert res.exit_code == 0, res.output
     assert isinstance(seen[-1], LocalBackend)
+    assert (configs[-1].triage, configs[-1].annotate_above, configs[-1].rounds) == ("joint", 0.4, 1)
     bad = runner.invoke(app, ["train", "loop", "--train", str(train), "--out", str(tmp_path / "l"),
                               "--workers", "zero"])
     assert bad.exit_code == 2 and "workers" in bad.output

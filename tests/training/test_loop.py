@@ -1,5 +1,6 @@
 """The annotation loop on a tiny random Llama: round 0, a verifier rollout labelled by the oracle,
-entropy triage vs labelling everything on the same rollouts, replay, and resuming."""
+entropy triage vs labelling everything on the same rollouts, replay, resuming, and V-Droid's joint
+annotation (corrections at uncertain steps, the episode going on from them)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,12 @@ import math
 import shutil
 from pathlib import Path
 
-from droidverify.training.loop import LoopConfig, run_loop
+import pytest
+
+from droidverify.errors import TrainingError
+from droidverify.tasks import registry
+from droidverify.training.collection import collect
+from droidverify.training.loop import LoopConfig, run_loop, sim_apps
 from droidverify.training.p3 import P3Config
 from droidverify.training.records import read_records, write_records
 
@@ -61,3 +67,48 @@ def test_loop_labels_triaged_steps_replays_and_resumes(tiny_model_dir: Path, ora
     again = run_loop(_cfg(tiny_model_dir, train, arm, "all"))
     assert (arm / "round-1" / "verifier" / "verifier.json").stat().st_mtime == mtime
     assert json.loads((arm / "loop.json").read_text()) == again
+
+
+def test_joint_annotation_corrects_uncertain_steps_and_goes_on_from_the_correction(
+        tiny_model_dir: Path, oracle_records, tmp_path: Path) -> None:
+    """V-Droid's loop on the LLM backbone: at threshold 0 the oracle corrects every step, so the
+    rollout walks the oracle's own path; at threshold 1 the verifier's confident choices are executed
+    and become labels, and only the corrections count as labels used."""
+    train = tmp_path / "round0.jsonl"
+    write_records(train, oracle_records)
+    every = tmp_path / "every"
+    cfg = _cfg(tiny_model_dir, train, every, "joint")
+    assert cfg.annotate_above == 0.0 and LoopConfig(output_dir="x", train_config=cfg.train_config).triage == "joint"
+    out = run_loop(cfg)
+    r1 = out["rounds"][1]["rollout"]
+    recs = read_records(every / "round-1" / "annotated.jsonl")
+    assert r1["triage"] == "joint" and r1["steps"] == len(recs) == 6
+    assert {r.source for r in recs} == {"annotated"} and r1["labels_used"] == 6 and r1["self_labels"] == 0
+    oracle_path = list(collect(registry.tasks_for("train", [1000])[:2], split_of=registry.split_of,
+                               apps=sim_apps(), max_steps=3))
+    assert [r.xml for r in recs] == [r.xml for r in oracle_path]  # corrected at every step: the oracle's path
+    assert out["rounds"][1]["labels_total"] == len(oracle_records) + 6
+
+    # Threshold 1: the tiny verifier is never that unsure, so its own choices are executed and labelled.
+    confident = tmp_path / "confident"
+    shutil.copytree(every / "round-0", confident / "round-0")
+    cfg = _cfg(tiny_model_dir, train, confident, "joint")
+    cfg.annotate_above = 1.0
+    r1 = run_loop(cfg)["rounds"][1]["rollout"]
+    recs = read_records(confident / "round-1" / "annotated.jsonl")
+    assert r1["self_labels"] == sum(r.source == "self_label" for r in recs) > 0
+    assert r1["labels_used"] == sum(r.source == "annotated" for r in recs) == r1["steps"] - r1["self_labels"]
+    assert all(r.positive == r.policy_choice for r in recs if r.source == "self_label")
+    merged = {r.record_id for r in read_records(confident / "round-1" / "train.jsonl")}
+    assert {r.record_id for r in recs} <= merged
+
+    # Jointly annotated rollouts are not the uncorrected path another arm would label.
+    arm = tmp_path / "entropy"
+    shutil.copytree(every / "round-0", arm / "round-0")
+    (arm / "round-1").mkdir(parents=True)
+    for f in ("visited.jsonl", "visited.stats.json"):
+        shutil.copy(every / "round-1" / f, arm / "round-1" / f)
+    with pytest.raises(TrainingError, match="not the same rollouts"):
+        run_loop(_cfg(tiny_model_dir, train, arm, "entropy"))
+    with pytest.raises(TrainingError, match="unknown triage"):
+        _cfg(tiny_model_dir, train, arm, "median")

@@ -230,9 +230,15 @@ def loop_command(
     rounds: Annotated[int, typer.Option(help="Annotation rounds after round 0.", min=0)] = 1,
     rollout_seeds: Annotated[str, typer.Option(help="Seeds of the verifier's rollouts on train templates "
                                                "(shifted by 1000*round).")] = "200-201",
-    triage: Annotated[str, typer.Option(help="entropy: label only steps at/above the entropy quantile; "
-                                        "all: label every step.")] = "entropy",
-    quantile: Annotated[float, typer.Option(help="Entropy quantile for triage.", min=0, max=1)] = 0.5,
+    triage: Annotated[str, typer.Option(help="joint (V-Droid's): the oracle corrects steps whose entropy is at "
+                                        "least --annotate-above and the episode goes on from the correction, "
+                                        "every step joins the data; entropy: the uncorrected path, only steps "
+                                        "at/above the entropy quantile labelled; all: the uncorrected path, "
+                                        "every step labelled.")] = "joint",
+    annotate_above: Annotated[float, typer.Option(help="--triage joint: normalised entropy at or above which "
+                                                  "the oracle corrects the verifier (0: every step).",
+                                                  min=0, max=1)] = 0.0,
+    quantile: Annotated[float, typer.Option(help="--triage entropy: the entropy quantile.", min=0, max=1)] = 0.5,
     steps_per_round: Annotated[int, typer.Option(help="Optimizer steps per annotation round.", min=1)] = 150,
     device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
     dtype: Annotated[str, typer.Option(help="auto, float32 or bfloat16.")] = "auto",
@@ -248,11 +254,12 @@ def loop_command(
     workers: Annotated[str, _WORKERS] = "1",
     tasks_module: Annotated[list[str] | None, _TASKS_MODULE] = None,
 ) -> None:
-    """V-Droid's annotation loop with the oracle as annotator and entropy triage.
+    """V-Droid's annotation loop on the LLM verifier, with the oracle as annotator.
 
     Resumable: a round whose verifier exists is skipped, and a round's rollouts (visited.jsonl) are
-    reused, so a second arm (--triage all vs entropy) can share round 0 and the rollouts by copying
-    round-0/ and round-1/visited*.json* into its directory."""
+    reused, so a second arm on the uncorrected path (--triage all vs entropy) can share round 0 and
+    the rollouts by copying round-0/ and round-1/visited*.json* into its directory (joint rollouts
+    are refused there: they follow the corrections)."""
     from droidverify.training.loop import LoopConfig, run_loop
 
     load_task_modules(tasks_module)
@@ -260,6 +267,7 @@ def loop_command(
         cfg = recipe_config(out / "round-0" / "trainer", train, eval_file, device, dtype, {"max_steps": max_steps})
         loop = LoopConfig(output_dir=str(out), train_config=cfg, rounds=rounds,
                           rollout_seeds=parse_seeds(rollout_seeds), triage=triage, triage_quantile=quantile,
+                          annotate_above=annotate_above,
                           steps_per_round=steps_per_round, replay=replay, round_lr_scale=round_lr_scale,
                           rollout_tasks=rollout_tasks, max_episode_steps=max_episode_steps)
         with _backend(workers, "rollouts") as backend:
@@ -295,7 +303,7 @@ def default_command(
     device: Annotated[str, typer.Option(help="llm backbone: cpu (the recipe measured on 2 cores) or cuda.")] = "cpu",
     rounds: Annotated[int, typer.Option(help="Annotation rounds after round 0 (V-Droid's loop with the oracle "
                                         "as annotator).", min=0)] = 0,
-    annotate_above: Annotated[float, typer.Option(help="compact backbone, rounds > 0: the oracle corrects steps "
+    annotate_above: Annotated[float, typer.Option(help="rounds > 0 (either backbone): the oracle corrects steps "
                                                   "whose normalised entropy is at least this (0: every step).",
                                                   min=0, max=1)] = 0.0,
     max_steps: Annotated[int | None, typer.Option(help="llm backbone: round-0 optimizer steps (default: the "
@@ -352,7 +360,8 @@ def default_command(
                 return
             cfg = recipe_config(out / "loop" / "round-0" / "trainer", train, ev, device, "auto",
                                 {"max_steps": max_steps, "max_minutes": max_minutes})
-            loop = LoopConfig(output_dir=str(out / "loop"), train_config=cfg, rounds=rounds)
+            loop = LoopConfig(output_dir=str(out / "loop"), train_config=cfg, rounds=rounds, triage="joint",
+                              annotate_above=annotate_above)
             summary = run_loop(loop, progress=_say, provenance=_provenance(), backend=backend)
     except (DroidVerifyError, OSError) as e:
         exit_with(e)

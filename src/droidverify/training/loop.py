@@ -1,9 +1,17 @@
 """Data sets, the default recipe, and V-Droid's annotation loop with entropy triage.
 
 Round 0 trains on oracle rollouts plus a noisy oracle's states (wrong turns, self-correction
-pairs), all labelled by the oracle. Round k rolls the round k-1 verifier out on train templates;
-the annotator (the oracle) labels only the steps whose entropy is at or above a threshold (or every
-step, for comparison); those records join the data and training continues from round k-1.
+pairs), all labelled by the oracle. Round k rolls the round k-1 verifier out on train templates and
+training continues from round k-1 on what the annotator (the oracle) gave it. Three ways to annotate
+(``LoopConfig.triage``):
+
+- ``joint`` (V-Droid's, the default): the verifier proposes at every step; where its normalised
+  entropy is at or above ``annotate_above`` the oracle corrects it and the episode goes on from the
+  correction; below, its own action is executed and becomes the label. Every step joins the data;
+  the labels used are the corrections.
+- ``entropy``: the verifier's uncorrected path is rolled out; only the steps at or above an entropy
+  quantile are labelled (the loop before V-Droid's joint annotation, kept for comparison).
+- ``all``: the uncorrected path, every step labelled.
 """
 
 from __future__ import annotations
@@ -162,6 +170,9 @@ def entropy_auc(records: Sequence[VerifierStepRecord]) -> dict[str, Any]:
             "wrong": sum(w for _, w in rows)}
 
 
+TRIAGES = ("joint", "entropy", "all")
+
+
 @dataclass
 class LoopConfig:
     """The annotation loop: round 0 on ``data``, then ``rounds`` rounds of verifier rollouts."""
@@ -171,8 +182,9 @@ class LoopConfig:
     rounds: int = 1
     rollout_seeds: Sequence[int] = tuple(range(200, 202))
     steps_per_round: int = 150  # optimizer steps added per round
-    triage: str = "entropy"  # entropy | all
-    triage_quantile: float = 0.5  # keep steps at or above this quantile of normalised entropy
+    triage: str = "joint"  # joint | entropy | all (module docstring)
+    triage_quantile: float = 0.5  # entropy: keep steps at or above this quantile of normalised entropy
+    annotate_above: float = 0.0  # joint: the oracle corrects steps at or above this normalised entropy
     # Round k trains on its new labels plus this many times as many earlier records (replayed):
     # merged into the whole pool, a few hundred new labels would hardly be sampled in one round.
     replay: float = 1.0
@@ -186,6 +198,10 @@ class LoopConfig:
     def __post_init__(self) -> None:
         if not 0 < self.round_lr_scale <= 1:
             raise TrainingError(f"round_lr_scale must be in (0, 1], got {self.round_lr_scale}")
+        if self.triage not in TRIAGES:
+            raise TrainingError(f"unknown triage {self.triage!r}: use one of {', '.join(TRIAGES)}")
+        if not 0.0 <= self.annotate_above <= 1.0:
+            raise TrainingError(f"annotate_above must be a normalised entropy in [0, 1], got {self.annotate_above}")
 
 
 def _normalised(r: VerifierStepRecord) -> float:
@@ -216,12 +232,16 @@ class VerifierPolicy:
 def rollout_round(verifier_dir: Path, out_file: Path, *, seeds: Sequence[int], round_index: int, triage: str,
                   quantile: float, llm_kwargs: dict[str, Any], max_steps: int | None = None,
                   max_tasks: int | None = None, progress: Callable[[str], None] | None = None,
-                  backend: ItemBackend | None = None) -> dict[str, Any]:
-    """Roll the verifier out on train templates; label (all or triaged) visited steps with the oracle.
+                  backend: ItemBackend | None = None, annotate_above: float = 0.0) -> dict[str, Any]:
+    """Roll the verifier out on train templates and annotate it with the oracle (``triage``: see the
+    module docstring); the records to train on go to ``out_file``, every visited step to
+    ``visited.jsonl`` beside it.
 
     ``backend``: roll the episodes out on its workers, each loading the verifier once (see
     :func:`collect`); records come in the same order as without one.
     """
+    if triage not in TRIAGES:
+        raise TrainingError(f"unknown triage {triage!r}: use one of {', '.join(TRIAGES)}")
     from droidverify.tasks import registry
 
     apps = sim_apps()
@@ -236,31 +256,45 @@ def rollout_round(verifier_dir: Path, out_file: Path, *, seeds: Sequence[int], r
 
     visited = out_file.with_name("visited.jsonl")
     visited_stats = visited.with_suffix(".stats.json")
+    # Joint annotation changes the path itself (episodes go on from corrections), so its rollouts are
+    # its own: tagged with the threshold, and never shared with an uncorrected-path arm.
+    rollout_kind = {"annotate_above": annotate_above} if triage == "joint" else {"annotate_above": None}
     if visited.exists() and visited_stats.exists():  # rollouts are the slow part: reuse them
-        every = read_records(visited)  # (a resumed round, or a second triage arm on the same rollouts)
-        collected = json.loads(visited_stats.read_text())
+        collected = json.loads(visited_stats.read_text())  # (a resumed round, or a second arm)
+        had = {"annotate_above": collected.get("annotate_above")}
+        if had != rollout_kind:
+            raise TrainingError(f"{visited} holds rollouts annotated with {had}, this round needs {rollout_kind}: "
+                                "an uncorrected path and a jointly annotated one are not the same rollouts")
+        every = read_records(visited)
     else:
         policy = VerifierPolicy(verifier_dir, apps, llm_kwargs)
         every = list(collect(tasks, split_of=registry.split_of, apps=apps, policy=policy,
                              round_index=round_index, stats=st, max_steps=max_steps, on_episode=tick,
-                             backend=backend))
+                             backend=backend, annotate_above=rollout_kind["annotate_above"]))
         write_records(visited, every)
-        collected = st.to_dict()
+        collected = {**st.to_dict(), **rollout_kind}
         visited_stats.write_text(json.dumps(collected, indent=1))
     auc = entropy_auc(every)
-    if triage == "all":
+    threshold: float | None = None
+    if triage == "joint":
+        kept = every  # every step joins; the annotator's work is the corrections
+        labels_used = sum(r.source == "annotated" for r in every)
+        threshold = annotate_above
+    elif triage == "all":
         kept = every
-        threshold = None
-    elif triage == "entropy":
+        labels_used = len(kept)
+    else:
         ent = sorted(_normalised(r) for r in every)
         threshold = ent[min(len(ent) - 1, int(quantile * len(ent)))] if ent else 0.0
         kept = [r for r in every if _normalised(r) >= threshold]
-    else:
-        raise TrainingError(f"unknown triage {triage!r}: use 'entropy' or 'all'")
+        labels_used = len(kept)
     write_records(out_file, kept)
-    wrong_kept = sum(r.policy_choice not in r.correct for r in kept)
-    return {"round": round_index, "episodes": collected["episodes"],
-            "policy_success": collected["episode_success"], "steps": len(every), "labels_used": len(kept),
+    labelled = [r for r in kept if r.source != "self_label"]
+    wrong_kept = sum(r.policy_choice not in r.correct for r in labelled)
+    return {"round": round_index, "triage": triage, "episodes": collected["episodes"],
+            # joint: success of episodes with the annotator's corrections in them
+            "policy_success": collected["episode_success"], "steps": len(every), "labels_used": labels_used,
+            "self_labels": sum(r.source == "self_label" for r in kept),
             "threshold": threshold, "entropy_auc": auc, "wrong_steps": auc["wrong"],
             "wrong_steps_labelled": wrong_kept, "collect": collected,
             "seconds": time.perf_counter() - t0}
@@ -290,10 +324,11 @@ def run_loop(cfg: LoopConfig, *, progress: Callable[[str], None] | None = None,
                 info = rollout_round(prev, rfile, seeds=[s + 1000 * k for s in cfg.rollout_seeds], round_index=k,
                                      triage=cfg.triage, quantile=cfg.triage_quantile, llm_kwargs=llm_kwargs,
                                      max_steps=cfg.max_episode_steps, max_tasks=cfg.rollout_tasks,
-                                     progress=progress, backend=backend)
+                                     progress=progress, backend=backend, annotate_above=cfg.annotate_above)
                 (rdir / "rollout.json").write_text(json.dumps(info, indent=1))
             data.append(rfile)
-            labels += len(read_records(rfile))
+            ro = rdir / "rollout.json"  # joint rounds: the corrections, not the self-labels
+            labels += json.loads(ro.read_text())["labels_used"] if ro.exists() else len(read_records(rfile))
         if not (vdir / "verifier.json").exists():
             merged = rdir / "train.jsonl"
             if k == 0:
