@@ -36,10 +36,11 @@ FORBIDDEN: dict[str, set[str]] = {
     # trainers sit beside rewards (a change to one paradigm does not touch another), below runner/cli
     "training": {"runner", "cli", "bench", "rewards"},
 }
-# Modules allowed one arrow their layer otherwise forbids. The compact judge's trainer trains a judge:
-# it reads labelled sets and the judge's network from rewards (rewards never imports training).
+# Modules allowed one arrow their layer otherwise forbids. The judges' trainers train a judge: they
+# read labelled sets and the judge's network or prompts from rewards (rewards never imports training).
 ALLOWED: dict[str, set[str]] = {
     "training/judge.py": {"rewards"},
+    "training/llm_judge.py": {"rewards"},
 }
 
 

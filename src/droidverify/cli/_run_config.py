@@ -187,7 +187,7 @@ class RunConfig(BaseModel):
 
         if self.judge is None:
             return None
-        fallback = None if self.judge == "compact" else self.model
+        fallback = None if self.judge in ("compact", "lora") else self.model
         return JudgeSpec(self.judge, model=self.judge_model if self.judge_model is not None else fallback,
                          probes=self.probes or 2, probe_steps=self.probe_steps or 6,
                          evaluator=self.evaluator or "generator", env=self.env)

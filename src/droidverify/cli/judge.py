@@ -148,8 +148,10 @@ def judge_command(
     workers: Annotated[str, typer.Option("--workers", help=WORKERS_HELP)] = "1",
     judge_model: Annotated[Path | None, typer.Option("--judge-model", help="--method compact: a trained compact "
                                                      "judge (a directory `droidverify train judge` wrote; "
-                                                     "default: the shipped judges).")] = None,
-    setting: Annotated[str | None, typer.Option("--setting", help="--method compact: passive | evidence | auto "
+                                                     "default: the shipped judges). --method lora: a trained "
+                                                     "LLM judge (`droidverify train llm-judge`; --model: its "
+                                                     "base LLM, default the one it was trained on).")] = None,
+    setting: Annotated[str | None, typer.Option("--setting", help="--method compact or lora: passive | evidence | auto "
                                                 "(default: evidence for episodes that end in submit, passive "
                                                 "otherwise).")] = None,
     world_model: Annotated[str | None, typer.Option("--world-model", help="--method see: llm (ASL's world-model "
@@ -171,8 +173,18 @@ def judge_command(
         fail(f"unknown --verdict {verdict!r}; use one of {', '.join(VERDICTS)}")
     if setting is not None and setting not in COMPACT_SETTINGS:
         fail(f"unknown --setting {setting!r}; use one of {', '.join(COMPACT_SETTINGS)}")
-    if (judge_model is not None or setting is not None) and method != "compact":
-        fail("--judge-model and --setting apply only to --method compact")
+    if (judge_model is not None or setting is not None) and method not in ("compact", "lora"):
+        fail("--judge-model and --setting apply only to --method compact and --method lora")
+    base_model = None
+    if method == "lora":
+        if judge_model is None:
+            fail("--method lora needs --judge-model DIR: a judge `droidverify train llm-judge` wrote")
+        if judge_file is not None or verdict == "text":
+            fail("--method lora is a trained scored judge: its threshold is in --judge-model, not a --judge-file, "
+                 "and it has no --verdict text")
+        if not judge_model.exists():
+            fail(f"--judge-model {judge_model} does not exist")
+        base_model, model = model, str(judge_model)
     if method == "compact" and (model is not None or judge_file is not None):
         fail("--method compact is a trained network, not a language model: give its directory with "
              "--judge-model (not --model or --judge-file)")
@@ -238,7 +250,7 @@ def judge_command(
                          probe_steps=probe_steps if probe_steps is not None else 6,
                          evaluator=evaluator or "generator", verdict=verdict, threshold=threshold,
                          expect_model=expect_model, setting=setting or "auto",
-                         world_model=world_model or "llm")
+                         world_model=world_model or "llm", base_model=base_model)
         if source_of_threshold is not None:
             console.print(f"scored verdicts: {source_of_threshold}")
         # One worker: the judge is built here, as always. More: each worker builds its own.

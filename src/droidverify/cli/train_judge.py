@@ -1,5 +1,6 @@
-"""``droidverify train judge`` (train a compact judge on labelled sets) and ``droidverify train
-judge-data`` (build a large labelled set for it, every variant of every template at each seed).
+"""``droidverify train judge`` (train a compact judge on labelled sets), ``droidverify train
+llm-judge`` (the LLM judge: LoRA + score head) and ``droidverify train judge-data`` (build a large
+labelled set for them, every variant of every template at each seed).
 
 The command functions are :func:`train_judge_command` and :func:`judge_data_command`; :func:`register`
 (called by the package for every command module) adds them to ``droidverify train``.
@@ -237,6 +238,94 @@ def train_judge_command(
     typer.echo(json.dumps(summary))
 
 
+def train_llm_judge_command(
+    train: Annotated[Path, typer.Option("--train", help="A labelled set of TRAIN templates (`droidverify "
+                                        "train judge-data --split train`).")],
+    out: Annotated[Path, typer.Option("--out", help="Run directory (checkpoint-N/, log.jsonl, curves.png, "
+                                      "result.json); a rerun resumes.")],
+    setting: Annotated[str, typer.Option("--setting", help="passive (the passive judge's scored prompt: the "
+                                         "whole episode) | evidence (SmartSnap's: submit message and cited "
+                                         "exhibits) | both (one adapter, a threshold each).")] = "passive",
+    eval_file: Annotated[Path | None, typer.Option("--eval", help="A labelled set of VALIDATION templates: "
+                                                   "measured only, never used to choose anything.")] = None,
+    export: Annotated[Path | None, typer.Option("--export", help="Where to write the judge (default "
+                                                "OUT/judge): `droidverify judge --method lora --judge-model` "
+                                                "loads it.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Base LLM (default: the bundled "
+                                              "SmolLM2-135M-Instruct).")] = None,
+    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    dtype: Annotated[str, typer.Option(help="auto, float32 or bfloat16.")] = "auto",
+    max_steps: Annotated[int | None, typer.Option(help="Optimizer steps (default 300).", min=1)] = None,
+    batch_size: Annotated[int | None, typer.Option(help="Episodes per optimizer step (default 4).", min=1)] = None,
+    lora_layers: Annotated[int | None, typer.Option(help="LoRA on the last N layers (default 6; 0: all).",
+                                                    min=0)] = None,
+    learning_rate: Annotated[float | None, typer.Option("--lr", help="Adapter learning rate (default 1e-3).")
+                             ] = None,
+    max_eval_items: Annotated[int | None, typer.Option(help="Held-out episodes measured (default 300).", min=1)
+                              ] = None,
+    max_dev_items: Annotated[int | None, typer.Option(help="Dev episodes scored to choose the threshold "
+                                                      "(default 300).", min=1)] = None,
+    max_chars: Annotated[int | None, typer.Option(help="Characters of the episode in a prompt (default 4000; "
+                                                  "the judge runs with the value it was trained with).", min=200)
+                         ] = None,
+    max_prompt_tokens: Annotated[int | None, typer.Option(help="Longer prompts are left out of training "
+                                                          "(default 2000).", min=16)] = None,
+    max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed) after this many minutes of "
+                                                      "training.", min=0.1)] = None,
+    seed: Annotated[int | None, typer.Option(help="Initialisation, data order, dev templates.")] = None,
+) -> None:
+    """Train the LLM judge (a LoRA adapter and score head on the base LLM, as the LLM verifier is
+    trained) on checker labels; choose its threshold on held-out train templates; export it with
+    provenance. On a CPU this runs at small scale; the GPU recipe is `--device cuda` with more steps."""
+    from droidverify.cli.train import _commit
+    from droidverify.training.judge import TRAIN_SETTINGS, check_set
+    from droidverify.training.llm_judge import LLMJudgeConfig, LLMJudgeTrainer
+
+    if setting not in TRAIN_SETTINGS:
+        fail(f"unknown --setting {setting!r}; use one of {', '.join(TRAIN_SETTINGS)}")
+    overrides = {"max_steps": max_steps, "batch_size": batch_size, "learning_rate": learning_rate,
+                 "max_eval_items": max_eval_items, "max_dev_items": max_dev_items, "max_minutes": max_minutes,
+                 "seed": seed, "model": model, "max_chars": max_chars, "max_prompt_tokens": max_prompt_tokens}
+    if lora_layers is not None:
+        overrides["lora_layers"] = lora_layers or None
+    target = export or out / "judge"
+    with cli_errors():
+        cfg = LLMJudgeConfig(output_dir=str(out), train_file=str(train), setting=setting, device=device,
+                             dtype=dtype, eval_file=str(eval_file) if eval_file else None,
+                             **{k: v for k, v in overrides.items() if v is not None})
+        cfg.validate()
+        headers = {"train": check_set(train), **({"eval": check_set(eval_file)} if eval_file else {})}
+        trainer = LLMJudgeTrainer(cfg, log=_say)
+        result = trainer.train()
+        command = _command(["droidverify", "train", "llm-judge", "--setting", setting, "--train", str(train)],
+                           {"--eval": eval_file, "--out": out, "--export": export, "--model": model,
+                            "--device": device if device != "cpu" else None,
+                            "--dtype": dtype if dtype != "auto" else None, "--max-steps": max_steps,
+                            "--batch-size": batch_size, "--lora-layers": lora_layers, "--lr": learning_rate,
+                            "--max-eval-items": max_eval_items, "--max-dev-items": max_dev_items,
+                            "--max-chars": max_chars, "--max-prompt-tokens": max_prompt_tokens,
+                            "--max-minutes": max_minutes, "--seed": seed})
+        data = {name: {"file": Path(p).name, "split": h.get("split"), "episodes": h.get("n"),
+                       "seeds": h.get("seeds"), "set_version": h.get("version"),
+                       "built_by": _without_dirs(h.get("command"))}
+                for name, p, h in (("train", train, headers["train"]),
+                                   *((("eval", eval_file, headers["eval"]),) if eval_file else ()))}
+        provenance = {"command": command, "commit": _commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+                      "data": data, "result": {k: v for k, v in result.items() if k != "eval"},
+                      "metrics": {"eval": result.get("eval")}}
+        trainer.export(target, provenance=provenance)
+    summary: dict[str, Any] = {"judge": str(target), "steps": result["step"],
+                               "thresholds": {s: round(t, 6) for s, t in trainer.thresholds.items()},
+                               "minutes_train": round(result["seconds_training"] / 60, 2)}
+    keys = ("n", "accuracy", "precision", "recall", "f1", "roc_auc")
+    for s, m in (result.get("eval") or {}).items():
+        summary[s] = {k: round(m[k], 4) if isinstance(m[k], float) else m[k] for k in keys}
+    for s, m in ((result.get("untrained") or {}).get("eval") or {}).items():
+        summary.setdefault("untrained", {})[s] = {k: round(m[k], 4) if isinstance(m[k], float) else m[k]
+                                                  for k in keys}
+    typer.echo(json.dumps(summary))
+
+
 def register(app: typer.Typer) -> None:
     """Add both commands to the ``droidverify train`` group (``cli.train.train_app``; the package
     registers every command module with the root ``app``, ``train`` before this one)."""
@@ -246,3 +335,4 @@ def register(app: typer.Typer) -> None:
     if not any(c.name == "judge" for c in train_app.registered_commands):
         train_app.command("judge")(train_judge_command)
         train_app.command("judge-data")(judge_data_command)
+        train_app.command("llm-judge")(train_llm_judge_command)

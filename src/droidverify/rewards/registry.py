@@ -26,7 +26,8 @@ _JUDGE_CLASSES = {"rule": ("droidverify.rewards.rule", "RuleJudge"),
                   "smartsnap": ("droidverify.rewards.smartsnap", "EvidenceJudge"),
                   "prore": ("droidverify.rewards.prore", "ProReJudge"),
                   "see": ("droidverify.rewards.see", "SEEJudge"),
-                  "compact": ("droidverify.rewards.compact_judge", "CompactJudge")}
+                  "compact": ("droidverify.rewards.compact_judge", "CompactJudge"),
+                  "lora": ("droidverify.rewards.llm_judge", "LLMJudge")}
 METHODS = tuple(_JUDGE_CLASSES)
 # The judge asked for by default (``run --attempts K`` without ``--judge``; GRPO rollouts judge with
 # the compact evidence judge too): the trained one, the only judge here that decides on this CPU.
@@ -93,14 +94,16 @@ def check_verdict_options(method: str, verdict: str, threshold: float) -> None:
 def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, probes: int,
                probe_steps: int, evaluator: str = "generator", env: str = "sim", verdict: str = "text",
                threshold: float = 0.5, expect_model: str | None = None, setting: str = "auto",
-               world_model: str = "llm") -> Any:
+               world_model: str = "llm", base_model: str | None = None) -> Any:
     """Build the judge for ``method`` (loading the LLM only for model-based methods). ``evaluator``
     (ProRe): the agent that probes the end state, one of :data:`EVALUATORS` (:func:`prore_evaluator`);
     ``env``: where it probes (the apps it may open). ``verdict``/``threshold``: free-text or scored
     verdicts (``rewards.scoring``). ``expect_model``: the model name a judge file was calibrated on;
     a loaded model of another name is a :class:`JudgeInputError`. ``compact``: ``model`` is the
     trained judge's directory (None: the shipped judges), ``setting`` what it reads (passive,
-    evidence, or auto: evidence for episodes that end in submit); no language model is loaded."""
+    evidence, or auto: evidence for episodes that end in submit); no language model is loaded.
+    ``lora``: ``model`` is a trained LLM judge's directory (``training.llm_judge``), loaded on
+    ``base_model`` (None: the model it was trained on), with the same ``setting`` choices."""
     check_verdict_options(method, verdict, threshold)  # before loading a model
     if method == "prore":
         check_evaluator(evaluator)
@@ -112,6 +115,10 @@ def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, p
         from droidverify.rewards.compact_judge import CompactJudge
 
         return CompactJudge.load(model, setting)
+    if method == "lora":
+        from droidverify.rewards.llm_judge import LLMJudge
+
+        return LLMJudge.load(_lora_dir(model), setting, model=base_model)
     if method == "see" and world_model == "learned":  # SEE's learned world model: no LLM to load
         from droidverify.rewards.see import SEEJudge, SemanticEstimator
 
@@ -143,13 +150,23 @@ def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, p
     return SEEJudge(SemanticEstimator(llm, max_tokens=min(max_tokens, 64)))
 
 
+def _lora_dir(model: str | None) -> str:
+    from droidverify.errors import JudgeInputError
+
+    if model is None:
+        raise JudgeInputError("the lora judge needs its trained directory (--judge-model DIR, written by "
+                              "`droidverify train llm-judge`); none is shipped")
+    return model
+
+
 @dataclass(frozen=True)
 class JudgeSpec:
     """A picklable judge factory (``--workers``): :func:`make_judge` where it is called, i.e. once per
     worker; ``name`` and ``version`` are known without building the judge (nor loading its model).
     ``evaluator`` and ``env``: ProRe's evaluator agent and where it probes (:func:`make_judge`).
     ``verdict``, ``threshold``, ``expect_model``: scored verdicts and a judge file's model check.
-    ``compact``: ``model`` is the trained judge's directory (None: shipped), ``setting`` its setting."""
+    ``compact``: ``model`` is the trained judge's directory (None: shipped), ``setting`` its setting.
+    ``lora``: ``model`` is the trained LLM judge's directory, ``base_model`` its base LLM."""
 
     method: str
     model: str | None = None
@@ -164,6 +181,7 @@ class JudgeSpec:
     expect_model: str | None = None
     setting: str = "auto"
     world_model: str = "llm"  # see: "llm" (ASL's prompt) or "learned" (rewards.see's shipped model)
+    base_model: str | None = None  # lora: the base LLM (None: the one the judge was trained on)
 
     def __post_init__(self) -> None:
         from droidverify.errors import JudgeInputError
@@ -193,6 +211,8 @@ class JudgeSpec:
             return shipped_world_model().version
         if self.method == "compact":  # names its weights and thresholds: read them (no model loads)
             return str(self._cls().load(self.model, self.setting).version)
+        if self.method == "lora":
+            return str(self._cls().version_of(_lora_dir(self.model), self.setting))
         if self.verdict == "score":
             from droidverify.rewards.scoring import scored_version
 
@@ -207,4 +227,5 @@ class JudgeSpec:
         return make_judge(self.method, model=self.model, votes=self.votes, max_tokens=self.max_tokens,
                           probes=self.probes, probe_steps=self.probe_steps, evaluator=self.evaluator,
                           env=self.env, verdict=self.verdict, threshold=self.threshold,
-                          expect_model=self.expect_model, setting=self.setting, world_model=self.world_model)
+                          expect_model=self.expect_model, setting=self.setting, world_model=self.world_model,
+                          base_model=self.base_model)

@@ -75,6 +75,7 @@ class Scored:
     logprob_yes: float | None = None
     logprob_no: float | None = None
     error: str | None = None
+    score: float | None = None  # a learned head's score (then ``p_yes`` is its sigmoid)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -104,8 +105,22 @@ def _read(row: Any) -> Scored:
     return Scored(p_yes_normalised(ly, ln), ly, ln)
 
 
-def score_chats(llm: LLM, chats: Sequence[Messages], tally: Tally) -> list[Scored]:
+def _with_head(reading: Scored, score: float) -> Scored:
+    """A reading decided by a head score: P = sigmoid(score); a non-finite score is an error."""
+    if reading.p_yes is None:
+        return reading
+    if not math.isfinite(score):
+        return Scored(None, reading.logprob_yes, reading.logprob_no, error=f"non-finite head score {score}")
+    p = 1.0 / (1.0 + math.exp(-score)) if score >= -700 else 0.0
+    return Scored(p, reading.logprob_yes, reading.logprob_no, score=score)
+
+
+def score_chats(llm: LLM, chats: Sequence[Messages], tally: Tally, *, head: Any = None) -> list[Scored]:
     """Read P(Yes)/P(No) after each chat's last turn (the fixed question), in one ``score`` call.
+
+    ``head``: a trained score head (``agents.verifier.head``, as the LLM verifier's) over the
+    next-token logits at that position; ``p_yes`` is then sigmoid(head score), the trained judge's
+    P(success), and the Yes/No log-probabilities are recorded beside it.
 
     Each chat is rendered with the assistant turn opened; the text all renders share is passed as
     the prefix (computed once: the system prompt and the episode) and each remainder as a
@@ -122,6 +137,17 @@ def score_chats(llm: LLM, chats: Sequence[Messages], tally: Tally) -> list[Score
         rows = list(result.logprobs)
         if len(rows) != len(chats):
             raise ValueError(f"{len(rows)} results for {len(chats)} questions")
+        head_scores: list[float] | None = None
+        if head is not None:
+            if result.logits is None:
+                raise ValueError(f"{llm.name}: a score head needs next-token logits, which this backend "
+                                 "does not return (use a local model)")
+            import torch
+
+            with torch.inference_mode():
+                head_scores = [float(x) for x in head(result.logits).reshape(-1).tolist()]
+            if len(head_scores) != len(chats):
+                raise ValueError(f"{len(head_scores)} head scores for {len(chats)} questions")
     except INFRASTRUCTURE_ERRORS:
         raise
     except Exception as exc:  # noqa: BLE001 -- a failed scoring call is an undecided verdict, recorded
@@ -129,6 +155,8 @@ def score_chats(llm: LLM, chats: Sequence[Messages], tally: Tally) -> list[Score
         tally.raw.append(f"[error] {msg}"[:2000])
         return [Scored(None, error=msg) for _ in chats]
     readings = [_read(r) for r in rows]
+    if head_scores is not None:
+        readings = [_with_head(r, x) for r, x in zip(readings, head_scores, strict=True)]
     for chat, s in zip(chats, readings):
         question = chat[-1]["content"][:200]
         text = (f"[score] {question} -> P(Yes)={s.p_yes:.4f} (log P Yes {s.logprob_yes:.4f}, "

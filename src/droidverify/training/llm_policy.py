@@ -68,6 +68,7 @@ from droidverify.agents.generator import GeneratorAgent
 from droidverify.agents.registry import DTYPES, SAMPLING_AGENTS
 from droidverify.agents.screen import UI_STYLES, needs_completion
 from droidverify.agents.selfverify import SelfVerifyingAgent
+from droidverify.agents.verifier.trained import base_identity
 from droidverify.env.records import Observation, TokenUsage
 from droidverify.errors import ActionError, CheckpointError, TrainingDataError, TrainingError
 from droidverify.llm.base import Messages
@@ -1155,7 +1156,7 @@ class LLMPolicyTrainer:
         for key in ("output_dir", "train_file", "groups_file", "eval_file"):
             if cfg.get(key):
                 cfg[key] = relative_path(cfg[key], self.out)
-        meta = {"format": POLICY_FORMAT, "version": POLICY_FORMAT_VERSION, "base_model": _base_identity(self.llm),
+        meta = {"format": POLICY_FORMAT, "version": POLICY_FORMAT_VERSION, "base_model": base_identity(self.llm),
                 "agent": self.config.agent, "ui_style": self.config.description, "memory": "diff",
                 "objective": self.config.objective, "reply": "Action: {canonical action JSON}",
                 "train_config": cfg}
@@ -1169,22 +1170,6 @@ class LLMPolicyTrainer:
             shutil.rmtree(directory)
         tmp.rename(directory)
         return directory
-
-
-def _base_identity(llm: Any) -> dict[str, Any]:
-    """Name, shape and (for a GGUF file) digest of the model an adapter belongs to."""
-    from droidverify.errors import DroidVerifyError
-    from droidverify.llm.modelcache import file_digest, resolve_model_path
-
-    ident: dict[str, Any] = {"name": llm.name, "vocab_size": int(llm.model.config.vocab_size),
-                             "num_hidden_layers": int(llm.model.config.num_hidden_layers)}
-    try:
-        path = resolve_model_path(getattr(llm, "source", None))
-        if path.is_file():
-            ident["gguf_digest"] = file_digest(path)
-    except DroidVerifyError:  # a directory model has no GGUF file to digest: name and shape suffice
-        pass
-    return ident
 
 
 def plot_llm_policy_curves(log_file: str | Path, png: str | Path) -> None:

@@ -63,7 +63,8 @@ def verifier_digest(directory: str | Path) -> str:
     return h.hexdigest()
 
 
-def _base_identity(llm: Any) -> dict[str, Any]:
+def base_identity(llm: Any) -> dict[str, Any]:
+    """What an adapter was trained on: the model's name, shape and (for a GGUF file) its digest."""
     from droidverify.llm.modelcache import file_digest, resolve_model_path
 
     ident: dict[str, Any] = {"name": llm.name, "vocab_size": int(llm.model.config.vocab_size),
@@ -95,7 +96,7 @@ def save_verifier(directory: str | Path, *, peft_model: Any, head: Any, llm: Any
 
         save_head(head, tmp / "head.safetensors")
 
-    meta = {"format": FORMAT, "version": FORMAT_VERSION, "base_model": _base_identity(llm),
+    meta = {"format": FORMAT, "version": FORMAT_VERSION, "base_model": base_identity(llm),
             "head": head.kind, "ui_style": "html", "memory": config.get("memory", "diff"),
             "adapter_dtype": adapter_dtype, "train_config": config}
     return write_verifier_dir(directory, weights, meta, provenance)
@@ -188,14 +189,21 @@ def apply_verifier(llm: Any, directory: str | Path) -> Any:
     """Merge the verifier's adapter into ``llm.model`` (in place) and return its score head."""
     directory = Path(directory)
     meta = read_verifier_meta(directory)
-    base = meta["base_model"]
+    return apply_adapter(llm, directory, meta["base_model"])
+
+
+def apply_adapter(llm: Any, directory: str | Path, base: dict[str, Any]) -> Any:
+    """Merge ``directory/adapter`` into ``llm.model`` (in place) after checking that ``llm`` is the
+    ``base`` model it was trained on (:func:`base_identity`); return ``directory/head.safetensors``.
+    Shared by every LoRA + score-head checkpoint (the LLM verifier, the LLM judge)."""
+    directory = Path(directory)
     cfg = llm.model.config
     if base.get("vocab_size") != cfg.vocab_size or base.get("num_hidden_layers") != cfg.num_hidden_layers:
         raise CheckpointError(f"{directory} was trained on {base.get('name')!r} "
                               f"(vocab {base.get('vocab_size')}, {base.get('num_hidden_layers')} layers), "
                               f"not on {llm.name!r} (vocab {cfg.vocab_size}, {cfg.num_hidden_layers} layers)")
     want = base.get("gguf_digest")
-    have = _base_identity(llm).get("gguf_digest")
+    have = base_identity(llm).get("gguf_digest")
     if want and have and want != have:
         raise CheckpointError(f"{directory} was trained on a different model file (digest {want}, "
                               f"this one is {have})")
