@@ -41,7 +41,8 @@ def config(tmp_path: Path, sets, tiny_model_dir: Path, **kw) -> LLMJudgeConfig:
     base = {"output_dir": str(tmp_path / "run"), "train_file": str(train), "eval_file": str(ev),
             "model": str(tiny_model_dir), "dtype": "float32", "lora_r": 4, "lora_alpha": 8, "lora_layers": None,
             "max_steps": 3, "batch_size": 2, "warmup_steps": 1, "save_every": 2, "log_every": 1,
-            "dev_fraction": 0.34, "max_dev_items": 8, "max_eval_items": 6, "max_prompt_tokens": 8000}
+            "dev_fraction": 0.34, "max_dev_items": 8, "max_eval_items": 6, "max_prompt_tokens": 8000,
+            "hostile_items": 2}
     return LLMJudgeConfig(**{**base, **kw})
 
 
@@ -86,6 +87,8 @@ def test_train_export_reload_and_resume(tmp_path, sets, tiny_model_dir) -> None:
     assert set(result["eval"]) == {"passive", "evidence"} and result["eval"]["passive"]["n"] > 0
     # the baseline: the same prompt before training, its own dev threshold, the same held-out episodes
     assert result["untrained"]["eval"]["passive"]["n"] == result["eval"]["passive"]["n"]
+    # hostile texts on every screen of a few held-out episodes (7 texts each), judged by LLMJudge itself
+    assert result["hostile"]["passive"]["pairs"] == 7 * result["hostile"]["passive"]["episodes"] > 0
     assert (tmp_path / "run" / "curves.png").stat().st_size > 0
     assert [json.loads(x)["step"] for x in (tmp_path / "run" / "log.jsonl").read_text().splitlines()] == [1, 2, 3]
     out = trainer.export(tmp_path / "judge", provenance={"command": "test"})

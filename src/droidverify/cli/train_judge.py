@@ -323,6 +323,8 @@ def train_llm_judge_command(
     for s, m in ((result.get("untrained") or {}).get("eval") or {}).items():
         summary.setdefault("untrained", {})[s] = {k: round(m[k], 4) if isinstance(m[k], float) else m[k]
                                                   for k in keys}
+    for s, h in (result.get("hostile") or {}).items():
+        summary.setdefault(s, {})["hostile_flips"] = f"{h['flips']}/{h['pairs']}"
     typer.echo(json.dumps(summary))
 
 

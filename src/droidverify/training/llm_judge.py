@@ -81,6 +81,7 @@ class LLMJudgeConfig:
     max_dev_items: int = 300  # dev examples scored to choose the threshold (a CPU forward each)
     max_eval_items: int = 300  # held-out examples measured
     max_train_items: int | None = None
+    hostile_items: int = 10  # held-out episodes each hostile text is put on (0: no hostile check)
     eval_every: int | None = None  # measure the dev examples every N steps (None: at the end only)
     # Before the first step, the untrained judge (= the scored untrained judge of the same prompt) gets
     # its own dev threshold and held-out metrics: the baseline the trained judge is compared with.
@@ -102,6 +103,8 @@ class LLMJudgeConfig:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise TrainingError(f"{name} must be a positive int, got {v!r}")
+        if not isinstance(self.hostile_items, int) or self.hostile_items < 0:
+            raise TrainingError(f"hostile_items must be an int >= 0, got {self.hostile_items!r}")
         for name in ("lora_layers", "max_train_items", "eval_every"):
             v = getattr(self, name)
             if v is not None and (not isinstance(v, int) or v < 1):
@@ -291,10 +294,14 @@ class LLMJudgeTrainer:
 
         self.model.eval()
         out = []
+        t0 = last = time.perf_counter()
         with torch.inference_mode():
             for e in examples:
                 s = float(self._score(self._token_ids(e.chat)))
                 out.append(1.0 / (1.0 + math.exp(-s)) if s > -700 else 0.0)
+                if time.perf_counter() - last > 60:
+                    last = time.perf_counter()
+                    self.say(f"  scored {len(out)}/{len(examples)} ({last - t0:.0f}s)")
         self.model.train()
         return out
 
@@ -377,6 +384,8 @@ class LLMJudgeTrainer:
         result = {"step": self.state.step, "stopped": stopped, "seconds_training": round(time.perf_counter() - t0, 1),
                   "skipped_long_prompts": self.state.skipped_long, "data": self.data_stats,
                   "thresholds": self.choose_thresholds(), "eval": self.evaluate()}
+        if cfg.hostile_items:
+            result["hostile"] = self.hostile()
         if untrained_file.exists():
             result["untrained"] = json.loads(untrained_file.read_text())
         (self.out / "result.json").write_text(json.dumps(result, indent=1))
@@ -419,6 +428,34 @@ class LLMJudgeTrainer:
             fails = self.held_out.format_failures if setting == "evidence" else []
             out[setting] = judge_metrics([e for e, _ in rows], [s for _, s in rows],  # type: ignore[arg-type]
                                          self.thresholds[setting], fails)
+        return out
+
+    def hostile(self) -> dict[str, Any]:
+        """Verdict flips of the trained judge when every screen of a held-out episode also shows one
+        of ``labelled.HOSTILE_TEXTS`` (a balanced sample of ``hostile_items`` episodes per setting),
+        judged by ``rewards.llm_judge.LLMJudge`` itself on the model being trained."""
+        from droidverify.rewards.labelled import iter_set
+        from droidverify.rewards.llm_judge import LLMJudge
+        from droidverify.training.judge import hostile_flips
+
+        cfg = self.config
+        if self.held_out is None or not cfg.hostile_items or not self.thresholds:
+            return {}
+        self.model.eval()
+        out: dict[str, Any] = {}
+        for setting in cfg.settings:
+            rows = [e for e in self.held_out.examples if e.setting == setting]
+            rng = random.Random(f"hostile:{cfg.seed}:{setting}")
+            pick: set[str] = set()
+            for want in (True, False):
+                ids = sorted({e.item_id for e in rows if e.label == want})
+                pick |= set(rng.sample(ids, min(len(ids), max(1, cfg.hostile_items // 2))))
+            trajs = [it.trajectory for it in iter_set(cfg.eval_file or "") if it.id in pick]
+            judge = LLMJudge(self.llm, self.head, self.thresholds, setting=setting,
+                             max_screen_chars=cfg.max_screen_chars, max_chars=cfg.max_chars, digest="training")
+            self.say(f"hostile screens: {len(trajs)} {setting} episodes")
+            out[setting] = {"episodes": len(trajs), **hostile_flips(judge.judge, trajs)}
+        self.model.train()
         return out
 
     # ---- checkpoints and export -------------------------------------------------------------
