@@ -284,3 +284,33 @@ def test_zero_temperature_is_the_argmax_and_bad_settings_raise(form_screen):
                      ({"temperature": 1.0, "top_k": 0}, "top_k")]:
         with pytest.raises(DroidVerifyError, match=what):
             VerifierAgent(RuleLLM(), **kw)
+
+
+def test_finish_check_vetoes_status_complete_and_the_next_candidate_is_taken(form_screen):
+    calls = []
+
+    def check(goal, history, observation, action):
+        calls.append((goal, len(history), observation is form_screen, action.to_json()))
+        return False, {"p_success": 0.1}
+
+    rules = {"complete": 0.95, ">Save<": 0.9}
+    plain = _agent(RuleLLM(rules=rules)).act(form_screen, [])
+    assert plain.action == Action(action_type="status", goal_status="complete") and "finish_checks" not in plain.info
+    agent = _agent(RuleLLM(rules=rules), finish_check=check, max_finish_vetoes=1)
+    out = agent.act(form_screen, [])
+    assert out.action == Action(action_type="click", index=2)
+    [rec] = out.info["finish_checks"]
+    assert rec == {"candidate": out.info["argmax"], "accepted": False, "p_success": 0.1}
+    assert calls == [("Save the note", 0, True, Action(action_type="status", goal_status="complete").to_json())]
+    # The veto budget is spent: completion is taken unchecked; a new episode has a fresh budget.
+    again = agent.act(form_screen, [])
+    assert again.action.action_type == "status" and "finish_checks" not in again.info and len(calls) == 1
+    agent.reset("Save the note")
+    assert agent.act(form_screen, []).action == Action(action_type="click", index=2) and len(calls) == 2
+    # An accepted completion is recorded and taken.
+    ok = _agent(RuleLLM(rules=rules), finish_check=lambda *a: (True, {})).act(form_screen, [])
+    assert ok.action.action_type == "status" and ok.info["finish_checks"][0]["accepted"] is True
+    with pytest.raises(DroidVerifyError, match="finish_check must be callable"):
+        VerifierAgent(RuleLLM(), finish_check="compact")
+    with pytest.raises(DroidVerifyError, match="max_finish_vetoes"):
+        VerifierAgent(RuleLLM(), finish_check=check, max_finish_vetoes=-1)

@@ -56,6 +56,9 @@ def test_the_config_takes_exactly_the_commands_options_with_its_defaults() -> No
     ({"agent": "verifier", "content": "guess"}, "unknown --content"),
     ({"agent": "oracle", "verifier": "none"}, "apply only to --agent verifier"),
     ({"agent": "oracle", "avoid_repeats": True}, "--avoid-repeats applies only"),
+    ({"agent": "oracle", "finish_check": "compact"}, "--finish-check applies only to --agent verifier"),
+    ({"agent": "verifier", "finish_check": "rule"}, "unknown --finish-check 'rule'"),
+    ({"agent": "verifier", "finish_check_model": "x"}, "give --finish-check METHOD"),
     ({"agent": "oracle", "temperature": 0.5}, "--temperature/--top-k"),
     ({"agent": "verifier", "top_k": 2}, "--temperature/--top-k: top_k= needs temperature > 0"),
     ({"agent": "oracle", "max_steps": "3"}, "--max-steps"),  # a type error is a config error too
@@ -103,6 +106,10 @@ def test_a_valid_config_resolves_to_what_the_runner_is_given(tmp_path: Path) -> 
     spec = judged.judge_spec()
     assert (spec.method, spec.model, spec.probes, spec.probe_steps, spec.evaluator) == ("prore", "m", 2, 6, "generator")
     assert RunConfig.of(agent="oracle", judge="compact", model="m").judge_spec().model is None
+    checked = RunConfig.of(agent="verifier", tasks="clock_create_alarm", finish_check="compact").resolve()
+    fc = checked.agent.finish_check
+    assert (fc.spec.method, fc.spec.model, fc.spec.setting) == ("compact", None, "passive")  # the shipped judge
+    assert checked.run_json["finish_check"]["version"] == fc.version and "finish_check" not in resolved.run_json
 
 
 def test_every_command_maps_errors_to_exit_codes_the_same_way() -> None:

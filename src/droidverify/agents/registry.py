@@ -115,6 +115,9 @@ class AgentSpec:
     temperature: float = 0.0  # verifier agent: > 0 draws the action from softmax(scores / T), seeded by seed
     top_k: int | None = None  # verifier agent: draw among the k best only
     content: str | None = None  # verifier agent: llm | select (None: the backbone's default)
+    # verifier agent: a picklable (goal, history, observation, action) -> (accept, detail) asked before
+    # status complete (``rewards.finish_check.JudgeFinishCheck``); None: completion is not checked
+    finish_check: Any = None
     _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -197,14 +200,14 @@ class AgentSpec:
             llm, scorer = self._loaded
             return VerifierAgent(llm, scorer=scorer, memory=self.memory, content=scorer.content, apps=self.apps,
                                  avoid_repeats=self.avoid_repeats, temperature=self.temperature,
-                                 top_k=self.top_k, sample_seed=self.seed)
+                                 top_k=self.top_k, sample_seed=self.seed, finish_check=self.finish_check)
         llm, head = self._llm()
         if self.agent == "verifier":
             from droidverify.agents.verifier import VerifierAgent
 
             return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head, content=self.content,
                                  avoid_repeats=self.avoid_repeats, temperature=self.temperature,
-                                 top_k=self.top_k, sample_seed=self.seed)
+                                 top_k=self.top_k, sample_seed=self.seed, finish_check=self.finish_check)
         if self.agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
             from droidverify.agents.selfverify import SelfVerifyingAgent
 

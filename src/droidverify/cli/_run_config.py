@@ -65,6 +65,8 @@ class RunConfig(BaseModel):
     probe_steps: int | None = None
     evaluator: str | None = None
     attempts: int = 1
+    finish_check: str | None = None
+    finish_check_model: str | None = None
 
     _seed_list: list[int] = PrivateAttr(default_factory=list)
     _n_workers: int | None = PrivateAttr(default=1)
@@ -141,6 +143,16 @@ class RunConfig(BaseModel):
             raise RunConfigError("--verifier and --content apply only to --agent verifier")
         if self.avoid_repeats and agent != "verifier":
             raise RunConfigError("--avoid-repeats applies only to --agent verifier")
+        if (self.finish_check is not None or self.finish_check_model is not None) and agent != "verifier":
+            raise RunConfigError("--finish-check applies only to --agent verifier")
+        if self.finish_check_model is not None and self.finish_check is None:
+            raise RunConfigError("--finish-check-model configures the finish check: give --finish-check METHOD")
+        if self.finish_check is not None:
+            from droidverify.rewards.finish_check import CHECK_METHODS
+
+            if self.finish_check not in CHECK_METHODS:
+                raise RunConfigError(f"unknown --finish-check {self.finish_check!r}; use one of "
+                                     f"{', '.join(CHECK_METHODS)}")
         try:
             catalogue.check_sampling(agent, self.temperature, self.top_k)
         except RunError as e:
@@ -241,10 +253,20 @@ class RunConfig(BaseModel):
                   "temperature": self.temperature, "top_k": self.top_k, "content": self.content}
         if self.attempts > 1:  # only then: a run without retries writes the run.json it always did
             config["attempts"] = self.attempts
+        finish_check = None
+        if self.finish_check is not None:
+            from droidverify.rewards.finish_check import JudgeFinishCheck
+            from droidverify.rewards.registry import JudgeSpec
+
+            model = self.finish_check_model if self.finish_check_model is not None else (
+                None if self.finish_check in ("compact", "lora") else self.model)
+            finish_check = JudgeFinishCheck(JudgeSpec(self.finish_check, model=model, setting="passive",
+                                                      verdict="score" if self.finish_check == "passive" else "text"))
+            config["finish_check"] = {"method": self.finish_check, "model": model, "version": finish_check.version}
         agent = AgentSpec(self.agent, model=self.model, memory=self.memory, seed=self.agent_seed, apps=apps,
                           dtype=self.dtype, verifier=verifier_dir, device=self.device,
                           avoid_repeats=self.avoid_repeats, temperature=self.temperature, top_k=self.top_k,
-                          content=self.content)
+                          content=self.content, finish_check=finish_check)
         out = Path(self.out) if self.out is not None else (default_out or Path("runs") / self.agent)
         return ResolvedRun(config=self, out_dir=out, pairs=[(t, s) for t in templates for s in seeds],
                            agent=agent, env=EnvSpec(self.env, self.serial, self.screenshots), judge=judge,

@@ -122,6 +122,14 @@ def run_command(
     evaluator: Annotated[str | None, typer.Option("--evaluator", help="--judge prore: the agent that probes "
                                                   "the end state, built as --agent builds it on the judge's "
                                                   "model: generator (default) | verifier | smartsnap.")] = None,
+    finish_check: Annotated[str | None, typer.Option("--finish-check", metavar="METHOD", help="--agent verifier: "
+                                                     "before declaring the task complete, ask a judge (compact: "
+                                                     "the shipped trained judge, passive setting; lora: a trained "
+                                                     "LLM judge; passive: the scored LLM judge) whether the "
+                                                     "episode so far succeeded; on 'failure' the next candidate "
+                                                     "is taken instead (at most 3 times an episode).")] = None,
+    finish_check_model: Annotated[str | None, typer.Option("--finish-check-model", help="The finish check's judge "
+                                                           "directory (compact, lora) or LLM (passive).")] = None,
     attempts: Annotated[int, typer.Option("--attempts", metavar="K", help="Judged retries: reset and retry an "
                                           "episode the --judge does not call a success (failure or undecided), "
                                           "up to K attempts in all; the last attempt's checker result is the "

@@ -32,6 +32,8 @@ from droidverify.errors import DroidVerifyError, LLMOutputError
 from droidverify.llm.base import LLM, Messages, ScoreResult
 
 Head = Callable[[Any], Sequence[float]]
+# (goal, history, observation, the status-complete action) -> (accept, detail recorded in the step)
+FinishCheck = Callable[[str, list[Step], Observation, Action], tuple[bool, dict[str, Any]]]
 CONTENT_MODES = ("llm", "select")
 FINISH_MODES = ("status", "submit")  # how the agent ends: declare done, or submit proof (SmartSnap)
 
@@ -184,6 +186,13 @@ class VerifierAgent:
     replacement. A wrong argmax is otherwise wrong on every visit of a screen; a draw gives each
     visit another chance. Draws are reproducible: the generator is seeded by ``sample_seed`` and
     the goal at every ``reset``. ``info['sampled_rank']`` is the chosen candidate's rank by score.
+
+    ``finish_check``: a second opinion before declaring success. When the candidate about to be
+    taken is ``status complete``, ``finish_check(goal, history, observation, action)`` returns
+    ``(accept, detail)``; a refusal skips it for the next candidate (the episode goes on), at most
+    ``max_finish_vetoes`` times per episode, after which completion is accepted unchecked. Every
+    check is recorded in ``info['finish_checks']``. The agent does not know what checks it: the
+    caller passes a judge (``rewards.finish_check``), so a verifier never imports a judge.
     """
 
     name = "verifier"
@@ -207,6 +216,8 @@ class VerifierAgent:
         scorer: Any = None,
         content: str | None = None,
         finish: str | None = None,
+        finish_check: FinishCheck | None = None,
+        max_finish_vetoes: int = 3,
     ) -> None:
         if batch_size is not None and batch_size < 1:
             raise DroidVerifyError(f"VerifierAgent: batch_size must be >= 1 or None, got {batch_size}")
@@ -219,6 +230,11 @@ class VerifierAgent:
         if finish not in FINISH_MODES:
             raise DroidVerifyError(f"VerifierAgent: finish must be one of {FINISH_MODES}, got {finish!r}")
         self.finish = finish
+        if finish_check is not None and not callable(finish_check):
+            raise DroidVerifyError(f"VerifierAgent: finish_check must be callable, got {type(finish_check).__name__}")
+        if isinstance(max_finish_vetoes, bool) or not isinstance(max_finish_vetoes, int) or max_finish_vetoes < 0:
+            raise DroidVerifyError(f"VerifierAgent: max_finish_vetoes must be an int >= 0, got {max_finish_vetoes!r}")
+        self.finish_check, self.max_finish_vetoes, self._vetoes = finish_check, max_finish_vetoes, 0
         content = content or ("select" if scorer is not None else "llm")
         if content not in CONTENT_MODES:
             raise DroidVerifyError(f"VerifierAgent: content must be one of {CONTENT_MODES}, got {content!r}")
@@ -245,6 +261,7 @@ class VerifierAgent:
         self.goal = goal
         self.memory.reset()
         self._taken = {}
+        self._vetoes = 0
         self._rng = random.Random(f"{self.sample_seed}:{goal}")
 
     def _order(self, scores: Sequence[float], order: list[int]) -> list[int]:
@@ -422,6 +439,7 @@ class VerifierAgent:
         raw_output = None
         taken = self._taken.setdefault(prepared.ui, set()) if self.avoid_repeats else set()
         skipped: list[int] = []
+        checks: list[dict[str, Any]] | None = None
         first_usable: tuple[int, Action, dict[str, Any] | None] | None = None
         for i in order:
             cand = candidates[i]
@@ -440,6 +458,13 @@ class VerifierAgent:
             if cand.to_json() in taken:
                 skipped.append(i)
                 continue
+            if (self.finish_check is not None and cand.action_type == "status" and cand.goal_status == "complete"
+                    and self._vetoes < self.max_finish_vetoes):
+                accept, detail = self.finish_check(self.goal, list(history), observation, cand)
+                checks = (checks or []) + [{"candidate": i, "accepted": bool(accept), **detail}]
+                if not accept:
+                    self._vetoes += 1
+                    continue
             chosen_idx, final, completion = i, cand, rec
             break
         all_repeats = final is None and first_usable is not None
@@ -478,6 +503,7 @@ class VerifierAgent:
             sampled_rank=by_score.index(chosen_idx) if self.temperature > 0 else None,
             skipped_repeats=skipped if self.avoid_repeats else None,
             all_repeats=all_repeats if self.avoid_repeats else None,
+            finish_checks=checks,
         )
         info = record.to_dict()  # the step's agent_info (VerifierStepInfo.from_info reads it back)
         error = None

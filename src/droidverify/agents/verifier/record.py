@@ -53,7 +53,8 @@ class VerifierStepInfo:
 
     Optional parts, written only when they apply (so a step without them keeps today's keys):
     ``finish`` (not ``"status"``), ``temperature`` / ``top_k`` / ``sampled_rank`` (a sampling
-    agent), ``skipped_repeats`` / ``all_repeats`` (``avoid_repeats``).
+    agent), ``skipped_repeats`` / ``all_repeats`` (``avoid_repeats``), ``finish_checks`` (a
+    ``status complete`` put to the agent's finish check: candidate, accepted, the check's detail).
 
     Read back from a run file every field may be None (an older or damaged line).
     """
@@ -80,6 +81,7 @@ class VerifierStepInfo:
     sampled_rank: int | None = None
     skipped_repeats: list[int] | None = None  # None: avoid_repeats off
     all_repeats: bool | None = None
+    finish_checks: list[dict[str, Any]] | None = None  # None: no finish check asked on this step
     paradigm: str = PARADIGM
 
     def to_dict(self) -> dict[str, Any]:
@@ -112,6 +114,8 @@ class VerifierStepInfo:
         if self.skipped_repeats is not None:
             info["skipped_repeats"] = self.skipped_repeats
             info["all_repeats"] = self.all_repeats
+        if self.finish_checks is not None:
+            info["finish_checks"] = self.finish_checks
         return info
 
     @classmethod
@@ -124,13 +128,14 @@ class VerifierStepInfo:
         read = {**{k: _int for k in _INT_KEYS}, **{k: _num for k in _NUM_KEYS}, **{k: _str for k in _STR_KEYS}}
         values: dict[str, Any] = {k: parse(d.get(k)) for k, parse in read.items()}
         completion, failures, skipped = d.get("completion"), d.get("completion_failures"), d.get("skipped_repeats")
-        all_repeats = d.get("all_repeats")
+        all_repeats, checks = d.get("all_repeats"), d.get("finish_checks")
         return cls(
             **values, paradigm=_str(d.get("paradigm")) or "", candidates=CandidateRecord.list_from(d),
             completion=completion if isinstance(completion, dict) else None,
             completion_failures=[f for f in failures if isinstance(f, dict)] if isinstance(failures, list) else [],
             skipped_repeats=[i for i in skipped if _int(i) is not None] if isinstance(skipped, list) else None,
             all_repeats=all_repeats if isinstance(all_repeats, bool) else None,
+            finish_checks=[c for c in checks if isinstance(c, dict)] if isinstance(checks, list) else None,
         )
 
     @property
