@@ -170,6 +170,7 @@ def test_train_llm_judge_and_judge_with_it_from_the_command_line(tmp_path, sets,
     assert summary["steps"] == 2 and "passive" in summary["thresholds"]
     prov = json.loads((judge_dir / "provenance.json").read_text())
     assert prov["command"].startswith("droidverify train llm-judge") and prov["data"]["train"]["split"] == "train"
+    assert str(tmp_path) not in prov["command"] and str(tmp_path) not in (judge_dir / "judge.json").read_text()
     res = runner.invoke(app, ["judge", str(ev), "--method", "lora", "--judge-model", str(judge_dir),
                               "--model", str(tiny_model_dir), "--setting", "passive", "--limit", "3",
                               "--out", str(tmp_path / "j.jsonl")])
@@ -177,5 +178,22 @@ def test_train_llm_judge_and_judge_with_it_from_the_command_line(tmp_path, sets,
     rows = [json.loads(x) for x in (tmp_path / "j.jsonl").read_text().splitlines()]
     assert len(rows) == 3 and {r["judge"] for r in rows} == {"lora"}
     assert all(r["outcome"] in ("success", "failure") for r in rows)
-    bad = runner.invoke(app, ["judge", str(ev), "--method", "lora"])
-    assert bad.exit_code == 2 and "--judge-model" in bad.output
+    bad = runner.invoke(app, ["judge", str(ev), "--method", "lora", "--judge-model", str(tmp_path / "none")])
+    assert bad.exit_code == 2 and "does not exist" in bad.output
+    bad = runner.invoke(app, ["judge", str(ev), "--method", "lora", "--verdict", "text"])
+    assert bad.exit_code == 2 and "no --verdict text" in bad.output
+
+
+def test_the_shipped_llm_judge_is_small_readable_and_named_by_its_version() -> None:
+    from droidverify.rewards.llm_judge import shipped_llm_judge_path
+    from droidverify.rewards.registry import JudgeSpec
+
+    path = shipped_llm_judge_path()
+    meta = read_llm_judge_meta(path)
+    assert meta["settings"] == ["passive"] and 0 < meta["thresholds"]["passive"] < 1
+    assert sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) < 20e6
+    prov = json.loads((path / "provenance.json").read_text())
+    assert prov["command"].startswith("droidverify train llm-judge") and "/" not in prov["command"]
+    assert prov["metrics"]["eval"]["passive"]["n"] == 200
+    spec = JudgeSpec("lora", setting="passive")  # no directory: the shipped judge, read without a model
+    assert spec.version == LLMJudge.version_of(path, "passive")

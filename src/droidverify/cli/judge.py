@@ -149,8 +149,9 @@ def judge_command(
     judge_model: Annotated[Path | None, typer.Option("--judge-model", help="--method compact: a trained compact "
                                                      "judge (a directory `droidverify train judge` wrote; "
                                                      "default: the shipped judges). --method lora: a trained "
-                                                     "LLM judge (`droidverify train llm-judge`; --model: its "
-                                                     "base LLM, default the one it was trained on).")] = None,
+                                                     "LLM judge (`droidverify train llm-judge`; default: the "
+                                                     "shipped one; --model: its base LLM, default the one it "
+                                                     "was trained on).")] = None,
     setting: Annotated[str | None, typer.Option("--setting", help="--method compact or lora: passive | evidence | auto "
                                                 "(default: evidence for episodes that end in submit, passive "
                                                 "otherwise).")] = None,
@@ -177,14 +178,12 @@ def judge_command(
         fail("--judge-model and --setting apply only to --method compact and --method lora")
     base_model = None
     if method == "lora":
-        if judge_model is None:
-            fail("--method lora needs --judge-model DIR: a judge `droidverify train llm-judge` wrote")
         if judge_file is not None or verdict == "text":
             fail("--method lora is a trained scored judge: its threshold is in --judge-model, not a --judge-file, "
                  "and it has no --verdict text")
-        if not judge_model.exists():
+        if judge_model is not None and not judge_model.exists():
             fail(f"--judge-model {judge_model} does not exist")
-        base_model, model = model, str(judge_model)
+        base_model, model = model, str(judge_model) if judge_model is not None else None
     if method == "compact" and (model is not None or judge_file is not None):
         fail("--method compact is a trained network, not a language model: give its directory with "
              "--judge-model (not --model or --judge-file)")

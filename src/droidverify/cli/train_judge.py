@@ -297,8 +297,10 @@ def train_llm_judge_command(
         headers = {"train": check_set(train), **({"eval": check_set(eval_file)} if eval_file else {})}
         trainer = LLMJudgeTrainer(cfg, log=_say)
         result = trainer.train()
-        command = _command(["droidverify", "train", "llm-judge", "--setting", setting, "--train", str(train)],
-                           {"--eval": eval_file, "--out": out, "--export": export, "--model": model,
+        # provenance never records a machine's paths: files and directories by name
+        command = _command(["droidverify", "train", "llm-judge", "--setting", setting, "--train", train.name],
+                           {"--eval": eval_file.name if eval_file else None, "--out": out.name,
+                            "--export": export.name if export else None, "--model": model,
                             "--device": device if device != "cpu" else None,
                             "--dtype": dtype if dtype != "auto" else None, "--max-steps": max_steps,
                             "--batch-size": batch_size, "--lora-layers": lora_layers, "--lr": learning_rate,

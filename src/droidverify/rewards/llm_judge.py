@@ -68,6 +68,12 @@ def judge_chat(traj: Trajectory, setting: str, *, max_screen_chars: int = DEFAUL
     raise JudgeInputError(f"unknown judge setting {setting!r}; use one of {', '.join(SETTINGS)}")
 
 
+def shipped_llm_judge_path() -> Path:
+    """The LLM judge shipped in the package (passive setting, the bundled model; trained on CPU at
+    small scale: docs/rewards.md, "The trained LLM judge")."""
+    return Path(__file__).resolve().parent / "shipped_llm_judge"
+
+
 def is_llm_judge(path: str | Path | None) -> bool:
     """Whether ``path`` is a trained LLM judge directory (its judge.json names this format)."""
     if path is None:

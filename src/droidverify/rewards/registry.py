@@ -102,7 +102,7 @@ def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, p
     a loaded model of another name is a :class:`JudgeInputError`. ``compact``: ``model`` is the
     trained judge's directory (None: the shipped judges), ``setting`` what it reads (passive,
     evidence, or auto: evidence for episodes that end in submit); no language model is loaded.
-    ``lora``: ``model`` is a trained LLM judge's directory (``training.llm_judge``), loaded on
+    ``lora``: ``model`` is a trained LLM judge's directory (``training.llm_judge``; None: the shipped one), loaded on
     ``base_model`` (None: the model it was trained on), with the same ``setting`` choices."""
     check_verdict_options(method, verdict, threshold)  # before loading a model
     if method == "prore":
@@ -151,11 +151,11 @@ def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, p
 
 
 def _lora_dir(model: str | None) -> str:
-    from droidverify.errors import JudgeInputError
-
+    """A trained LLM judge's directory: ``model``, or the shipped one when None."""
     if model is None:
-        raise JudgeInputError("the lora judge needs its trained directory (--judge-model DIR, written by "
-                              "`droidverify train llm-judge`); none is shipped")
+        from droidverify.rewards.llm_judge import shipped_llm_judge_path
+
+        return str(shipped_llm_judge_path())
     return model
 
 

@@ -529,9 +529,12 @@ class LLMJudgeTrainer:
             save_file({k: v.to(torch.bfloat16).contiguous() for k, v in load_file(str(f)).items()}, str(f))
             save_head(self.head, tmp / "head.safetensors")
 
+        config = self.config.to_dict()
+        for key in ("output_dir", "train_file", "eval_file"):  # a judge directory names no machine's paths
+            config[key] = Path(config[key]).name if config[key] else None
         meta = {"settings": list(self.config.settings), "thresholds": dict(self.thresholds),
                 "max_screen_chars": self.config.max_screen_chars, "max_chars": self.config.max_chars,
-                "base_model": base_identity(self.llm), "head": self.head.kind, "train_config": self.config.to_dict()}
+                "base_model": base_identity(self.llm), "head": self.head.kind, "train_config": config}
         return write_llm_judge(directory, weights=weights, meta=meta, provenance=provenance)
 
 
