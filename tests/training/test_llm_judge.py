@@ -162,11 +162,12 @@ def test_train_llm_judge_and_judge_with_it_from_the_command_line(tmp_path, sets,
     res = runner.invoke(app, ["train", "llm-judge", "--train", str(train), "--eval", str(ev), "--out",
                               str(tmp_path / "run"), "--model", str(tiny_model_dir), "--dtype", "float32",
                               "--max-steps", "2", "--batch-size", "1", "--max-eval-items", "3",
-                              "--max-dev-items", "4", "--max-prompt-tokens", "8000"])
+                              "--max-dev-items", "4", "--max-prompt-tokens", "8000", "--hostile-items", "2"])
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout.strip().splitlines()[-1])
     judge_dir = Path(summary["judge"])
     assert summary["passive"]["n"] == summary["untrained"]["passive"]["n"] == 3
+    assert summary["passive"]["hostile_flips"].endswith("/14")  # 2 episodes x 7 hostile texts
     assert summary["steps"] == 2 and "passive" in summary["thresholds"]
     prov = json.loads((judge_dir / "provenance.json").read_text())
     assert prov["command"].startswith("droidverify train llm-judge") and prov["data"]["train"]["split"] == "train"

@@ -270,6 +270,8 @@ def train_llm_judge_command(
                          ] = None,
     max_prompt_tokens: Annotated[int | None, typer.Option(help="Longer prompts are left out of training "
                                                           "(default 2000).", min=16)] = None,
+    hostile_items: Annotated[int | None, typer.Option(help="Held-out episodes the hostile texts are put on "
+                                                      "(default 10; 0: skip).", min=0)] = None,
     max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed) after this many minutes of "
                                                       "training.", min=0.1)] = None,
     seed: Annotated[int | None, typer.Option(help="Initialisation, data order, dev templates.")] = None,
@@ -285,7 +287,8 @@ def train_llm_judge_command(
         fail(f"unknown --setting {setting!r}; use one of {', '.join(TRAIN_SETTINGS)}")
     overrides = {"max_steps": max_steps, "batch_size": batch_size, "learning_rate": learning_rate,
                  "max_eval_items": max_eval_items, "max_dev_items": max_dev_items, "max_minutes": max_minutes,
-                 "seed": seed, "model": model, "max_chars": max_chars, "max_prompt_tokens": max_prompt_tokens}
+                 "seed": seed, "model": model, "max_chars": max_chars, "max_prompt_tokens": max_prompt_tokens,
+                 "hostile_items": hostile_items}
     if lora_layers is not None:
         overrides["lora_layers"] = lora_layers or None
     target = export or out / "judge"
@@ -306,6 +309,7 @@ def train_llm_judge_command(
                             "--batch-size": batch_size, "--lora-layers": lora_layers, "--lr": learning_rate,
                             "--max-eval-items": max_eval_items, "--max-dev-items": max_dev_items,
                             "--max-chars": max_chars, "--max-prompt-tokens": max_prompt_tokens,
+                            "--hostile-items": hostile_items,
                             "--max-minutes": max_minutes, "--seed": seed})
         data = {name: {"file": Path(p).name, "split": h.get("split"), "episodes": h.get("n"),
                        "seeds": h.get("seeds"), "set_version": h.get("version"),
