@@ -177,6 +177,25 @@ def judge_metrics(examples: Sequence[Example], scores: Sequence[float], threshol
     return out
 
 
+def thresholds_by_setting(scores: Sequence[float], examples: Sequence[Any], settings: Sequence[str],
+                          on: str) -> tuple[dict[str, float], dict[str, Any]]:
+    """The F1-best threshold of each setting on ``examples`` (``.setting``, ``.label``) scored
+    ``scores`` (``rewards.scoring.best_threshold``), and each calibration's record (``on``: where)."""
+    from droidverify.rewards.scoring import best_threshold
+
+    thresholds: dict[str, float] = {}
+    out: dict[str, Any] = {}
+    for setting in settings:
+        rows = [(s, e.label) for s, e in zip(scores, examples, strict=True) if e.setting == setting]
+        try:
+            cal = best_threshold([s for s, _ in rows], [y for _, y in rows])
+        except JudgeInputError as exc:
+            raise TrainingDataError(f"cannot choose the {setting} threshold: {exc}") from None
+        thresholds[setting] = cal.threshold
+        out[setting] = {**cal.to_dict(), "on": on}
+    return thresholds, out
+
+
 def hostile_flips(judge: Callable[[Trajectory], Judgement], trajectories: Sequence[Trajectory],
                   texts: Sequence[str] | None = None) -> dict[str, Any]:
     """Verdict changes when every screen of an episode also shows a hostile text (one addressing
@@ -400,20 +419,9 @@ class JudgeTrainer:
 
     def choose_thresholds(self) -> dict[str, Any]:
         """The F1-best threshold per setting on the dev templates (the train examples without them)."""
-        from droidverify.errors import JudgeInputError
-        from droidverify.rewards.scoring import best_threshold
-
         pool = self.dev_examples or self.train_examples
-        scores = self.scores(pool)
-        out: dict[str, Any] = {}
-        for setting in self.config.settings:
-            rows = [(s, e.label) for s, e in zip(scores, pool, strict=True) if e.setting == setting]
-            try:
-                cal = best_threshold([s for s, _ in rows], [y for _, y in rows])
-            except JudgeInputError as exc:
-                raise TrainingDataError(f"cannot choose the {setting} threshold: {exc}") from None
-            self.thresholds[setting] = cal.threshold
-            out[setting] = {**cal.to_dict(), "on": "dev templates" if self.dev_examples else "train examples"}
+        self.thresholds, out = thresholds_by_setting(self.scores(pool), pool, self.config.settings,
+                                                     "dev templates" if self.dev_examples else "train examples")
         return out
 
     def evaluate(self) -> dict[str, Any]:

@@ -41,8 +41,20 @@ from droidverify.errors import (
 from droidverify.llm.base import Messages
 from droidverify.rewards.compact_judge import SETTINGS
 from droidverify.rewards.llm_judge import DEFAULT_MAX_CHARS, DEFAULT_MAX_SCREEN_CHARS, judge_chat
-from droidverify.training.judge import TRAIN_SETTINGS, check_set, classify, dev_templates
-from droidverify.training.p3 import LORA_TARGETS, _layers_to_transform, latest_checkpoint, trim_log
+from droidverify.training.judge import (
+    TRAIN_SETTINGS,
+    check_set,
+    classify,
+    dev_templates,
+    thresholds_by_setting,
+)
+from droidverify.training.p3 import (
+    LORA_TARGETS,
+    _layers_to_transform,
+    latest_checkpoint,
+    prune_checkpoints,
+    trim_log,
+)
 
 __all__ = ["LLMJudgeConfig", "LLMJudgeExample", "LLMJudgeTrainer", "read_examples"]
 
@@ -400,19 +412,9 @@ class LLMJudgeTrainer:
 
     def choose_thresholds(self) -> dict[str, Any]:
         """The F1-best threshold per setting on the dev templates (the train examples without them)."""
-        from droidverify.rewards.scoring import best_threshold
-
         pool = self.dev_examples or self.train_examples[: self.config.max_dev_items]
-        scores = self.p_success(pool)
-        out: dict[str, Any] = {}
-        for setting in self.config.settings:
-            rows = [(s, e.label) for s, e in zip(scores, pool, strict=True) if e.setting == setting]
-            try:
-                cal = best_threshold([s for s, _ in rows], [y for _, y in rows])
-            except JudgeInputError as exc:
-                raise TrainingDataError(f"cannot choose the {setting} threshold: {exc}") from None
-            self.thresholds[setting] = cal.threshold
-            out[setting] = {**cal.to_dict(), "on": "dev templates" if self.dev_examples else "train examples"}
+        self.thresholds, out = thresholds_by_setting(self.p_success(pool), pool, self.config.settings,
+                                                     "dev templates" if self.dev_examples else "train examples")
         return out
 
     def evaluate(self) -> dict[str, Any]:
@@ -478,9 +480,7 @@ class LLMJudgeTrainer:
         (tmp / "state.json").write_text(json.dumps({**asdict(self.state), "config": self.config.to_dict()}, indent=1))
         shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)
-        cks = sorted(self.out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
-        for old in cks[: -self.config.keep_checkpoints]:
-            shutil.rmtree(old, ignore_errors=True)
+        prune_checkpoints(self.out, self.config.keep_checkpoints)
         return final
 
     def load_checkpoint(self, path: str | Path) -> None:

@@ -74,7 +74,13 @@ from droidverify.errors import ActionError, CheckpointError, TrainingDataError, 
 from droidverify.llm.base import Messages
 from droidverify.training.compact import relative_path
 from droidverify.training.grpo import RolloutGroup, read_groups
-from droidverify.training.p3 import LORA_TARGETS, _layers_to_transform, latest_checkpoint, trim_log
+from droidverify.training.p3 import (
+    LORA_TARGETS,
+    _layers_to_transform,
+    latest_checkpoint,
+    prune_checkpoints,
+    trim_log,
+)
 from droidverify.training.records import VerifierStepRecord, read_records
 
 OBJECTIVES = ("sft", "asl", "grpo")
@@ -1100,9 +1106,7 @@ class LLMPolicyTrainer:
                                                     "settings": self.config.checked()}, indent=1))
         shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)
-        cks = sorted(self.out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
-        for old in cks[:-self.config.keep_checkpoints]:
-            shutil.rmtree(old, ignore_errors=True)
+        prune_checkpoints(self.out, self.config.keep_checkpoints)
         return final
 
     def load_checkpoint(self, path: str | Path) -> None:

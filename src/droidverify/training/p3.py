@@ -480,9 +480,7 @@ class P3Trainer:
                                                     "config": self.config.to_dict()}, indent=1))
         shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)
-        cks = sorted(self.out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
-        for old in cks[:-self.config.keep_checkpoints]:
-            shutil.rmtree(old, ignore_errors=True)
+        prune_checkpoints(self.out, self.config.keep_checkpoints)
         return final
 
     def load_checkpoint(self, path: str | Path) -> None:
@@ -579,3 +577,10 @@ def latest_checkpoint(out: Path) -> Path | None:
     """The ``checkpoint-N`` directory with the highest N in ``out`` (None: none yet)."""
     cks = sorted(out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
     return cks[-1] if cks else None
+
+
+def prune_checkpoints(out: Path, keep: int) -> None:
+    """Delete all but the ``keep`` newest ``checkpoint-N`` directories in ``out``."""
+    cks = sorted(out.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+    for old in cks[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
