@@ -43,6 +43,16 @@ def _without_dirs(command: str | None) -> str | None:
     return shlex.join([Path(w).name if i and words[i - 1] == "--out" else w for i, w in enumerate(words)])
 
 
+def _sets_provenance(train: Path, eval_file: Path | None, headers: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What a judge was trained and measured on, for its provenance: each labelled set by file name
+    (never a machine's path), split, size, seeds, version and the command that built it."""
+    sets = [("train", train), *((("eval", eval_file),) if eval_file else ())]
+    return {name: {"file": Path(p).name, "split": headers[name].get("split"), "episodes": headers[name].get("n"),
+                   "seeds": headers[name].get("seeds"), "set_version": headers[name].get("version"),
+                   "built_by": _without_dirs(headers[name].get("command"))}
+            for name, p in sets}
+
+
 def judge_data_command(
     out: Annotated[Path, typer.Option("--out", help="The set to write (.jsonl or .jsonl.gz; gzip is ~15x "
                                       "smaller: every screen of every episode is in it).")],
@@ -215,11 +225,7 @@ def train_judge_command(
                             "--layers": layers, "--d-model": d_model, "--lr": learning_rate,
                             "--dev-fraction": dev_fraction, "--hostile-items": hostile_items,
                             "--max-minutes": max_minutes, "--seed": seed})
-        data = {name: {"file": Path(p).name, "split": h.get("split"), "episodes": h.get("n"),
-                       "seeds": h.get("seeds"), "set_version": h.get("version"),
-                       "built_by": _without_dirs(h.get("command"))}
-                for name, p, h in (("train", train, headers["train"]),
-                                   *((("eval", eval_file, headers["eval"]),) if eval_file else ()))}
+        data = _sets_provenance(train, eval_file, headers)
         provenance = {"command": command, "commit": _commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                       "data": data, "result": {k: v for k, v in result.items()
                                                if k not in ("eval", "train_fit", "hostile", "input_size")},
@@ -311,11 +317,7 @@ def train_llm_judge_command(
                             "--max-chars": max_chars, "--max-prompt-tokens": max_prompt_tokens,
                             "--hostile-items": hostile_items,
                             "--max-minutes": max_minutes, "--seed": seed})
-        data = {name: {"file": Path(p).name, "split": h.get("split"), "episodes": h.get("n"),
-                       "seeds": h.get("seeds"), "set_version": h.get("version"),
-                       "built_by": _without_dirs(h.get("command"))}
-                for name, p, h in (("train", train, headers["train"]),
-                                   *((("eval", eval_file, headers["eval"]),) if eval_file else ()))}
+        data = _sets_provenance(train, eval_file, headers)
         provenance = {"command": command, "commit": _commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                       "data": data, "result": {k: v for k, v in result.items() if k != "eval"},
                       "metrics": {"eval": result.get("eval")}}

@@ -196,6 +196,22 @@ def thresholds_by_setting(scores: Sequence[float], examples: Sequence[Any], sett
     return thresholds, out
 
 
+def hostile_episodes(examples: Iterable[Any], eval_file: str, *, seed: int, setting: str,
+                     per_label: int) -> list[Trajectory]:
+    """The held-out episodes the hostile check reads: ``per_label`` successes and as many failures
+    (fewer where the set has fewer), drawn by ``seed`` and ``setting`` alike in every judge trainer.
+    ``examples`` carry ``setting``, ``item_id`` and ``label``; the episodes come from ``eval_file``."""
+    from droidverify.rewards.labelled import iter_set
+
+    rows = [e for e in examples if e.setting == setting]
+    rng = random.Random(f"hostile:{seed}:{setting}")
+    pick: set[str] = set()
+    for want in (True, False):
+        ids = sorted({e.item_id for e in rows if e.label == want})
+        pick |= set(rng.sample(ids, min(len(ids), per_label)))
+    return [it.trajectory for it in iter_set(eval_file) if it.id in pick]
+
+
 def hostile_flips(judge: Callable[[Trajectory], Judgement], trajectories: Sequence[Trajectory],
                   texts: Sequence[str] | None = None) -> dict[str, Any]:
     """Verdict changes when every screen of an episode also shows a hostile text (one addressing
@@ -458,7 +474,6 @@ class JudgeTrainer:
         """Verdict flips of the trained judge when every screen of a held-out episode also shows one
         of ``labelled.HOSTILE_TEXTS`` (a balanced sample of ``hostile_items`` episodes per setting)."""
         from droidverify.rewards.compact_judge import CompactJudge, CompactJudgeModel
-        from droidverify.rewards.labelled import iter_set
 
         cfg = self.config
         if self.eval is None or cfg.hostile_items == 0:
@@ -466,13 +481,8 @@ class JudgeTrainer:
         model = CompactJudgeModel(self.net, self.encoder, thresholds=dict(self.thresholds))
         out: dict[str, Any] = {}
         for setting in cfg.settings:
-            rows = [e for e in self.eval.examples if e.setting == setting]
-            rng = random.Random(f"hostile:{cfg.seed}:{setting}")
-            pick: set[str] = set()
-            for want in (True, False):
-                ids = sorted({e.item_id for e in rows if e.label == want})
-                pick |= set(rng.sample(ids, min(len(ids), cfg.hostile_items // 2)))
-            trajs = [it.trajectory for it in iter_set(cfg.eval_file or "") if it.id in pick]
+            trajs = hostile_episodes(self.eval.examples, cfg.eval_file or "", seed=cfg.seed, setting=setting,
+                                     per_label=cfg.hostile_items // 2)
             judge = CompactJudge({s: model for s in model.settings}, setting)
             out[setting] = {"episodes": len(trajs), **hostile_flips(judge.judge, trajs)}
         self.net.train()

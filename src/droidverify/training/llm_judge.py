@@ -52,6 +52,7 @@ from droidverify.training.p3 import (
     LORA_TARGETS,
     _layers_to_transform,
     latest_checkpoint,
+    plot_curves,
     prune_checkpoints,
     trim_log,
 )
@@ -436,9 +437,8 @@ class LLMJudgeTrainer:
         """Verdict flips of the trained judge when every screen of a held-out episode also shows one
         of ``labelled.HOSTILE_TEXTS`` (a balanced sample of ``hostile_items`` episodes per setting),
         judged by ``rewards.llm_judge.LLMJudge`` itself on the model being trained."""
-        from droidverify.rewards.labelled import iter_set
         from droidverify.rewards.llm_judge import LLMJudge
-        from droidverify.training.judge import hostile_flips
+        from droidverify.training.judge import hostile_episodes, hostile_flips
 
         cfg = self.config
         if self.held_out is None or not cfg.hostile_items or not self.thresholds:
@@ -446,13 +446,8 @@ class LLMJudgeTrainer:
         self.model.eval()
         out: dict[str, Any] = {}
         for setting in cfg.settings:
-            rows = [e for e in self.held_out.examples if e.setting == setting]
-            rng = random.Random(f"hostile:{cfg.seed}:{setting}")
-            pick: set[str] = set()
-            for want in (True, False):
-                ids = sorted({e.item_id for e in rows if e.label == want})
-                pick |= set(rng.sample(ids, min(len(ids), max(1, cfg.hostile_items // 2))))
-            trajs = [it.trajectory for it in iter_set(cfg.eval_file or "") if it.id in pick]
+            trajs = hostile_episodes(self.held_out.examples, cfg.eval_file or "", seed=cfg.seed, setting=setting,
+                                     per_label=max(1, cfg.hostile_items // 2))
             judge = LLMJudge(self.llm, self.head, self.thresholds, setting=setting,
                              max_screen_chars=cfg.max_screen_chars, max_chars=cfg.max_chars, digest="training")
             self.say(f"hostile screens: {len(trajs)} {setting} episodes")
@@ -540,37 +535,5 @@ class LLMJudgeTrainer:
 
 def plot_llm_judge_curves(log_file: str | Path, png: str | Path) -> None:
     """Training loss and accuracy (and dev AUC when measured) against steps, as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    train, dev = [], []
-    for line in Path(log_file).read_text(encoding="utf-8").splitlines():
-        try:
-            d = json.loads(line)
-        except ValueError:
-            continue
-        (train if d.get("type") == "train" else dev).append(d)
-    if not train:
-        return
-
-    def smooth(xs: list[float], w: int = 10) -> list[float]:
-        return [sum(xs[max(0, i - w + 1): i + 1]) / len(xs[max(0, i - w + 1): i + 1]) for i in range(len(xs))]
-
-    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
-    steps = [d["step"] for d in train]
-    ax[0].plot(steps, smooth([d["loss"] for d in train]), label="train loss (smoothed)")
-    ax[0].set_xlabel("optimizer step")
-    ax[0].legend()
-    ax[1].plot(steps, smooth([d["accuracy"] for d in train]), label="train accuracy at P=0.5 (smoothed)")
-    if dev:
-        ax[1].plot([d["step"] for d in dev], [d["dev_auc"] for d in dev], "o-", label="dev ROC AUC")
-    ax[1].set_ylim(0, 1)
-    ax[1].set_xlabel("optimizer step")
-    ax[1].legend(loc="lower right")
-    fig.tight_layout()
-    tmp = Path(png).with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=90)
-    plt.close(fig)
-    os.replace(tmp, png)
+    plot_curves(log_file, png, train_lines=(("accuracy", "train accuracy at P=0.5 (smoothed)"),),
+                eval_lines=(("dev_auc", "dev ROC AUC"),), window=10)

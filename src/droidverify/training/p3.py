@@ -19,6 +19,7 @@ import os
 import random
 import shutil
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -512,8 +513,17 @@ class P3Trainer:
                              config=self.config.to_dict(), provenance=provenance)
 
 
-def plot_curves(log_file: str | Path, png: str | Path) -> None:
-    """Training loss / pairwise accuracy and held-out accuracy against steps, as a PNG."""
+# (log key, label) pairs plotted on the right panel: training lines smoothed, held-out lines as markers
+P3_TRAIN_LINES = (("pair_acc", "train pairwise acc"), ("top1", "train top-1"))
+P3_EVAL_LINES = (("pair_acc", "held-out pairwise acc"), ("top1", "held-out top-1"))
+
+
+def plot_curves(log_file: str | Path, png: str | Path, *,
+                train_lines: Sequence[tuple[str, str]] = P3_TRAIN_LINES,
+                eval_lines: Sequence[tuple[str, str]] = P3_EVAL_LINES, window: int = 20) -> None:
+    """A trainer's ``log.jsonl`` as a PNG: smoothed training loss on the left; on the right the
+    ``train_lines`` of the training rows (smoothed over ``window`` steps) and the ``eval_lines`` of the
+    held-out rows, against optimizer steps. Written atomically; nothing is written before a training row."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -529,11 +539,11 @@ def plot_curves(log_file: str | Path, png: str | Path) -> None:
     if not train:
         return
 
-    def smooth(xs: list[float], w: int = 20) -> list[float]:
+    def smooth(xs: list[float]) -> list[float]:
         out, acc = [], []
         for x in xs:
             acc.append(x)
-            acc = acc[-w:]
+            acc = acc[-window:]
             out.append(sum(acc) / len(acc))
         return out
 
@@ -542,11 +552,12 @@ def plot_curves(log_file: str | Path, png: str | Path) -> None:
     ax[0].plot(steps, smooth([d["loss"] for d in train]), label="train loss (smoothed)")
     ax[0].set_xlabel("optimizer step")
     ax[0].legend()
-    ax[1].plot(steps, smooth([d["pair_acc"] for d in train]), label="train pairwise acc")
-    ax[1].plot(steps, smooth([d["top1"] for d in train]), label="train top-1")
-    if ev:
-        ax[1].plot([d["step"] for d in ev], [d["pair_acc"] for d in ev], "o-", label="held-out pairwise acc")
-        ax[1].plot([d["step"] for d in ev], [d["top1"] for d in ev], "s-", label="held-out top-1")
+    for key, label in train_lines:
+        ax[1].plot(steps, smooth([d[key] for d in train]), label=label)
+    for (key, label), marker in zip(eval_lines, ("o-", "s-", "^-", "d-")):
+        rows = [d for d in ev if key in d]
+        if rows:
+            ax[1].plot([d["step"] for d in rows], [d[key] for d in rows], marker, label=label)
     ax[1].set_ylim(0, 1)
     ax[1].set_xlabel("optimizer step")
     ax[1].legend(loc="lower right")
