@@ -18,7 +18,7 @@ from droidverify.agents.verifier.compact.features import (
     step_view,
 )
 from droidverify.agents.verifier.compact.model import CompactNet, NetConfig
-from droidverify.agents.verifier.compact.scorer import CompactScorer, read_compact_meta
+from droidverify.agents.verifier.compact.scorer import CompactScorer, batch_tensors, read_compact_meta
 from droidverify.agents.verifier.trained import load_compact, load_verifier, verifier_backbone
 from droidverify.env.sim import SimEnv
 from droidverify.errors import CheckpointError
@@ -206,3 +206,43 @@ def test_a_version_3_checkpoint_still_loads_and_scores_on_its_own_features(tmp_p
     again = CompactScorer.load(path, hash_encoder(32))
     cands = extract_candidates(obs, apps=sim_apps())
     assert again.score(task.goal, "", obs.elements, cands) == pytest.approx(old.score(task.goal, "", obs.elements, cands))
+
+
+def test_identity_dropout_hides_an_elements_own_name_but_not_its_match_with_the_goal(tmp_path, contact_step):
+    task, _, obs = contact_step
+    cands = extract_candidates(obs, apps=sim_apps())
+    dim = 32
+
+    def scorer_with(p: float) -> CompactScorer:
+        torch.manual_seed(0)
+        net = CompactNet(NetConfig(emb_dim=dim, n_numeric=len(NUMERIC_NAMES), d_model=32, layers=1, heads=4,
+                                   ff=64, dropout=0.0, identity_dropout=p))
+        return CompactScorer(net, hash_encoder(dim))
+
+    def zero_columns(scorer: CompactScorer, start: int, stop: int) -> list[float]:
+        with torch.no_grad():
+            scorer.net.cand_proj[0].weight[:, start:stop] = 0.0
+        return scorer.score(task.goal, "", obs.elements, cands)
+
+    hidden = scorer_with(1.0)
+    before = hidden.score(task.goal, "", obs.elements, cands)
+    # the element's own text and row embeddings (the first two blocks) are never read at p = 1
+    assert zero_columns(hidden, 0, 2 * dim) == pytest.approx(before, abs=1e-6)
+    # ... while its product with the goal is
+    assert zero_columns(hidden, 3 * dim, 4 * dim) != pytest.approx(before, abs=1e-4)
+    shown = scorer_with(0.0)
+    read = shown.score(task.goal, "", obs.elements, cands)
+    assert zero_columns(shown, 0, 2 * dim) != pytest.approx(read, abs=1e-4)
+
+    again = CompactScorer.load(hidden.save(tmp_path / "v", train_config={}, provenance={}), hidden.encoder)
+    assert again.net.cfg.identity_dropout == 1.0
+    assert again.score(task.goal, "", obs.elements, cands) == pytest.approx(
+        hidden.score(task.goal, "", obs.elements, cands), abs=1e-6)
+
+    half = scorer_with(0.5)  # hidden for a random half of the candidates, in training only
+    assert half.score(task.goal, "", obs.elements, cands) == half.score(task.goal, "", obs.elements, cands)
+    inputs = batch_tensors([step_view(task.goal, "", obs.elements, cands)], half.encoder)
+    half.net.train()
+    with torch.no_grad():
+        draws = {tuple(round(x, 4) for x in half.net(**inputs)[0].tolist()) for _ in range(4)}
+    assert len(draws) > 1

@@ -146,6 +146,9 @@ def compact_command(
                                                        min=0.0, max=1.0)] = None,
     input_dropout: Annotated[float | None, typer.Option(help="Dropout on the network's inputs.", min=0.0,
                                                         max=0.95)] = None,
+    identity_dropout: Annotated[float | None, typer.Option(
+        help="Share of candidates whose own text and row embeddings are hidden in training, leaving their "
+             "matches with the goal (1: never read, also when scoring).", min=0.0, max=1.0)] = None,
 ) -> None:
     """Train the compact verifier (a small transformer over frozen MiniLM embeddings) on CPU."""
     try:
@@ -153,7 +156,8 @@ def compact_command(
                                 {"epochs": epochs, "layers": layers, "d_model": d_model, "loss": loss,
                                  "learning_rate": learning_rate, "content": content,
                                  "max_minutes": max_minutes, "seed": seed, "feature_version": feature_version,
-                                 "kind_balance": kind_balance, "input_dropout": input_dropout},
+                                 "kind_balance": kind_balance, "input_dropout": input_dropout,
+                                 "identity_dropout": identity_dropout},
                                 _provenance())
     except (DroidVerifyError, OSError) as e:
         exit_with(e)

@@ -62,6 +62,7 @@ class CompactConfig:
     ff: int = 128
     dropout: float = 0.1
     input_dropout: float = 0.0
+    identity_dropout: float = 0.0  # NetConfig.identity_dropout (1: the element's own name never read)
     # weight of a record in the loss: (share of its positive's action type) ** -kind_balance, mean 1
     # over the training set (0: every record alike; 1: every action type alike). Rare kinds (an answer
     # is ~3% of steps) otherwise meet a prior learned on the common ones.
@@ -99,6 +100,8 @@ class CompactConfig:
             raise TrainingError("learning_rate must be > 0, dropout and input_dropout in [0, 1)")
         if not 0 <= self.kind_balance <= 1:
             raise TrainingError(f"kind_balance must be in [0, 1], got {self.kind_balance!r}")
+        if not 0 <= self.identity_dropout <= 1:
+            raise TrainingError(f"identity_dropout must be in [0, 1], got {self.identity_dropout!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -321,7 +324,8 @@ class CompactTrainer:
         self.net = CompactNet(NetConfig(emb_dim=self._emb_dim(), n_numeric=n_numeric,
                                         d_model=config.d_model, layers=config.layers, heads=config.heads,
                                         ff=config.ff, dropout=config.dropout,
-                                        input_dropout=config.input_dropout))
+                                        input_dropout=config.input_dropout,
+                                        identity_dropout=config.identity_dropout))
         self.opt = torch.optim.AdamW(self.net.parameters(), lr=config.learning_rate,
                                      weight_decay=config.weight_decay)
         self.epoch = 0

@@ -25,6 +25,10 @@ class NetConfig:
     dropout: float = 0.1
     max_memory: int = 12
     input_dropout: float = 0.0  # on the embeddings and numbers going in (against memorising templates)
+    # Share of candidates whose own text and row embeddings are hidden in training (1: always, also
+    # when scoring), leaving their matches with the goal and the numbers: against learning which
+    # element is right by its name on the train templates ("Documents" in Files) rather than by the goal.
+    identity_dropout: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -61,7 +65,15 @@ class CompactNet(nn.Module):
         # unit-norm embeddings have entries ~1/sqrt(E): scale them to ~1, like the numbers beside them
         s = self.cfg.emb_dim ** 0.5
         goal, mem, text, ctx, value, g = goal * s, mem * s, text * s, ctx * s, value * s, g * s
-        cand = self.cand_proj(self.drop_in(torch.cat([text, ctx, value, text * g, ctx * g, value * g, num, *cos], -1)))
+        own_text, own_ctx = text, ctx
+        p = self.cfg.identity_dropout
+        if p >= 1.0:
+            own_text, own_ctx = torch.zeros_like(text), torch.zeros_like(ctx)
+        elif p > 0.0 and self.training:
+            keep = (torch.rand(text.shape[:-1] + (1,), device=text.device) >= p).to(text.dtype) / (1.0 - p)
+            own_text, own_ctx = text * keep, ctx * keep
+        cand = self.cand_proj(self.drop_in(torch.cat([own_text, own_ctx, value, text * g, ctx * g, value * g, num, *cos],
+                                                     -1)))
         cand = cand + self.kind.weight[self.CANDIDATE]
         tokens = [self.goal_proj(goal).unsqueeze(1) + self.kind.weight[self.GOAL]]
         masks = [torch.ones(b, 1, dtype=torch.bool, device=goal.device)]
