@@ -3,6 +3,9 @@ right one, by the positive's action type (what docs/training.md's failure readin
 
 Run: ``python benchmarks/compact_misses.py --verifier DIR --records DATA/eval.jsonl --kinds answer,status
 [--per-kind 8]``. Records are visited in a fixed shuffled order (seed 0).
+
+``--confusion``: instead, over every record whose right action is among the candidates, count the
+misses by (the right action's type, the chosen candidate's type), most frequent first.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import argparse
 import collections
 import random
 
+from droidverify.agents.verifier.compact.features import KINDS
 from droidverify.agents.verifier.compact.scorer import CompactScorer
 from droidverify.training.compact import record_example
 from droidverify.training.loop import sim_apps
@@ -23,8 +27,12 @@ def main() -> None:
     ap.add_argument("--records", required=True, help="VerifierStepRecord JSONL (schema 3: with screens)")
     ap.add_argument("--kinds", default="answer,status,input_text,open_app", help="comma-separated action types")
     ap.add_argument("--per-kind", type=int, default=8)
+    ap.add_argument("--confusion", action="store_true", help="count misses by (right type, chosen type)")
     args = ap.parse_args()
     scorer = CompactScorer.load(args.verifier)
+    if args.confusion:
+        confusion(scorer, read_records(args.records))
+        return
     kinds = set(args.kinds.split(","))
     records = read_records(args.records)
     random.Random(0).shuffle(records)
@@ -46,6 +54,26 @@ def main() -> None:
             c = ex.view.candidates[i]
             print(f"    {tag} {scores[i]:7.2f}  {c.text}  value={c.value!r}  row={c.context[:70]!r}")
     print({k: f"{shown[k]} misses shown of {seen[k]} records visited" for k in sorted(kinds)})
+
+
+def confusion(scorer: CompactScorer, records: list) -> None:
+    apps = sim_apps()
+    examples = [ex for ex in (record_example(r, apps, scorer.content, scorer.feature_version) for r in records)
+                if ex.correct]
+    total, misses = collections.Counter(), collections.Counter()
+    for start in range(0, len(examples), 64):
+        chunk = examples[start:start + 64]
+        for ex, scores in zip(chunk, scorer.score_views([e.view for e in chunk])):
+            total[ex.kind] += 1
+            top = max(range(len(scores)), key=scores.__getitem__)
+            if top not in ex.correct:
+                kinds = ex.view.candidates[top].numeric[:len(KINDS)]  # the one-hot kind comes first
+                misses[(ex.kind, KINDS[max(range(len(KINDS)), key=kinds.__getitem__)])] += 1
+    print(f"{len(examples)} records with a covered label, {sum(misses.values())} misses")
+    print("| right type | chosen type | misses | of records of the right type |")
+    print("|---|---|---|---|")
+    for (right, chosen), n in misses.most_common():
+        print(f"| {right} | {chosen} | {n} | {total[right]} |")
 
 
 if __name__ == "__main__":
