@@ -203,3 +203,59 @@ def test_vdroid_annotation_corrects_uncertain_steps_and_keeps_confident_ones():
     assert all(r.candidates[r.positive] == '{"action_type":"navigate_back"}' for r in recs)
     with pytest.raises(TrainingError, match="needs an agent policy"):
         list(collect([task], split_of=registry.split_of, apps=sim_apps(), annotate_above=0.5))
+
+
+def test_stacking_learns_a_combiner_on_held_out_templates_and_the_checkpoint_applies_it(tmp_path, records):
+    from droidverify.agents.verifier.compact.features import numeric_names
+    from droidverify.training.compact import template_folds
+
+    folds = template_folds([r.task_id for r in records], 2)
+    assert folds == template_folds(sorted({r.task_id for r in records}, reverse=True), 2)  # order-free
+    assert len(set(folds.values())) == 2
+    trainer = CompactTrainer(_config(tmp_path, records, epochs=3, stack_folds=2), encoder=hash_encoder())
+    result = trainer.train()
+    combiner = trainer.combiner
+    assert combiner is not None and combiner["scale"] > 0 and combiner["folds"] == 2
+    assert len(combiner["weights"]) == len(numeric_names(trainer.config.feature_version))
+    assert any(w != 0.0 for w in combiner["weights"])
+    assert combiner["held_out_records"] == len(trainer.train_examples)  # every record scored by a network
+    for k in range(2):  # that never saw its template
+        assert (tmp_path / "out" / "stack" / f"fold-{k}" / "checkpoint.pt").is_file()
+    assert "eval_without_combiner" in result and result["combiner"]["held_out_top1_combined"] >= 0.0
+
+    rec = records[0]
+    view = trainer.examples([rec])[0].view
+    raw = CompactScorer(trainer.net, trainer.encoder).score_views([view])[0]
+    combined = trainer.score_record(rec)
+    assert combined != pytest.approx(raw, abs=1e-4)
+    path = trainer.export(tmp_path / "out" / "verifier", provenance={"command": "t"})
+    again = CompactScorer.load(path, trainer.encoder)
+    assert again.combiner == combiner
+    assert again.score_views([view])[0] == pytest.approx(combined, abs=1e-5)
+
+    # a rerun resumes every network and fits the same combiner
+    rerun = CompactTrainer(_config(tmp_path, records, epochs=3, stack_folds=2), encoder=hash_encoder())
+    rerun.train()
+    assert rerun.combiner["weights"] == pytest.approx(combiner["weights"], abs=1e-5)
+
+
+def test_stacking_needs_a_template_in_every_fold_and_a_valid_combiner(tmp_path, records):
+    from droidverify.errors import CheckpointError
+    from droidverify.training.compact import template_folds
+    from droidverify.training.policy import PolicyConfig
+
+    with pytest.raises(TrainingDataError, match="fold"):
+        template_folds([r.task_id for r in records], 3)  # the three templates hash into two of three folds
+    with pytest.raises(TrainingError, match="stack_folds"):
+        _config(tmp_path, records, stack_folds=1).validate()
+    with pytest.raises(TrainingError, match="stack_folds"):
+        small_config(PolicyConfig, tmp_path, records, stack_folds=2).validate()
+
+    trainer = CompactTrainer(_config(tmp_path, records, epochs=1), encoder=hash_encoder())
+    trainer.train()
+    path = trainer.export(tmp_path / "v", provenance={})
+    meta = json.loads((path / "verifier.json").read_text())
+    meta["combiner"] = {"scale": 1.0, "weights": [0.0, 1.0]}  # not one weight per number
+    (path / "verifier.json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="combiner"):
+        CompactScorer.load(path, trainer.encoder)

@@ -278,3 +278,15 @@ def test_bad_grpo_settings_are_refused(tmp_path):
                       ({"tasks": []}, "tasks is empty"), ({"clip_eps": 1.5}, "clip_eps")):
         with pytest.raises(TrainingError, match=match):
             PolicyGRPOTrainer(_grpo_config(tmp_path, init, **kw), rollout=lambda *a: [], encoder=hash_encoder())
+
+
+def test_grpo_refuses_a_start_that_carries_a_stacking_combiner(tmp_path):
+    import torch
+
+    torch.manual_seed(0)
+    net = CompactNet(NetConfig(emb_dim=32, n_numeric=len(NUMERIC_NAMES), d_model=16, layers=1, heads=2, ff=32))
+    combiner = {"scale": 0.5, "weights": [0.1] * len(NUMERIC_NAMES)}
+    init = CompactScorer(net, hash_encoder(), finish="submit", combiner=combiner).save(tmp_path / "init")
+    enc = hash_encoder()
+    with pytest.raises(TrainingError, match="combiner"):  # players would score with it, updates would not
+        PolicyGRPOTrainer(_grpo_config(tmp_path, init), rollout=_rollout_preferring("open_app", enc), encoder=enc)

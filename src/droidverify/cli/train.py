@@ -149,6 +149,10 @@ def compact_command(
     identity_dropout: Annotated[float | None, typer.Option(
         help="Share of candidates whose own text and row embeddings are hidden in training, leaving their "
              "matches with the goal (1: never read, also when scoring).", min=0.0, max=1.0)] = None,
+    stack_folds: Annotated[int | None, typer.Option(
+        help="Stacking: train K more networks, each without one fold of the train templates, and learn on "
+             "the folds they never saw how far to trust the score against the goal-match numbers (0: off).",
+        min=0)] = None,
 ) -> None:
     """Train the compact verifier (a small transformer over frozen MiniLM embeddings) on CPU."""
     try:
@@ -157,7 +161,7 @@ def compact_command(
                                  "learning_rate": learning_rate, "content": content,
                                  "max_minutes": max_minutes, "seed": seed, "feature_version": feature_version,
                                  "kind_balance": kind_balance, "input_dropout": input_dropout,
-                                 "identity_dropout": identity_dropout},
+                                 "identity_dropout": identity_dropout, "stack_folds": stack_folds},
                                 _provenance())
     except (DroidVerifyError, OSError) as e:
         exit_with(e)

@@ -23,7 +23,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,11 @@ class CompactConfig:
     dropout: float = 0.1
     input_dropout: float = 0.0
     identity_dropout: float = 0.0  # NetConfig.identity_dropout (1: the element's own name never read)
+    # Stacking (docs/training.md): K >= 2 trains K more networks, each without one fold of the train
+    # templates, and fits on the folds they never saw how far to trust the network's score against the
+    # goal-match numbers (scale * score + numbers @ weights, stored in verifier.json). On unseen
+    # templates the network over-trusts element names it learned on train templates. 0: off.
+    stack_folds: int = 0
     # weight of a record in the loss: (share of its positive's action type) ** -kind_balance, mean 1
     # over the training set (0: every record alike; 1: every action type alike). Rare kinds (an answer
     # is ~3% of steps) otherwise meet a prior learned on the common ones.
@@ -102,6 +107,8 @@ class CompactConfig:
             raise TrainingError(f"kind_balance must be in [0, 1], got {self.kind_balance!r}")
         if not 0 <= self.identity_dropout <= 1:
             raise TrainingError(f"identity_dropout must be in [0, 1], got {self.identity_dropout!r}")
+        if not isinstance(self.stack_folds, int) or self.stack_folds < 0 or self.stack_folds == 1:
+            raise TrainingError(f"stack_folds must be 0 (off) or >= 2, got {self.stack_folds!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -333,6 +340,7 @@ class CompactTrainer:
         self.train_examples: list[Example] = []
         self.eval_examples: list[Example] = []
         self.data_stats: dict[str, Any] = {}
+        self.combiner: dict[str, Any] | None = None  # set by fit_combiner (stack_folds)
 
     def _emb_dim(self) -> int:
         return self.encoder.dimension()
@@ -393,8 +401,8 @@ class CompactTrainer:
         """The network's scores as the agent computes them (the scorer's own loop)."""
         from droidverify.agents.verifier.compact.scorer import CompactScorer
 
-        return CompactScorer(self.net, self.encoder, meta={"feature_version": self.config.feature_version}
-                             ).score_views(views)
+        return CompactScorer(self.net, self.encoder, meta={"feature_version": self.config.feature_version},
+                             combiner=self.combiner).score_views(views)
 
     def score_record(self, rec: VerifierStepRecord) -> list[float]:
         """Scores of a record's expanded candidates, exactly as the agent scores that step."""
@@ -488,10 +496,64 @@ class CompactTrainer:
                 break
         plot_compact_curves(log_path, self.out / "curves.png")
         result = {"epochs": self.epoch, "steps": self.step, "stopped_by": stopped, **self.data_stats}
+        if cfg.stack_folds and stopped == "epochs":
+            if self.eval_examples:
+                result["eval_without_combiner"] = self.evaluate()
+            self.combiner = self.fit_combiner()
+            result["combiner"] = {k: v for k, v in self.combiner.items() if k not in ("scale", "weights")}
+            (self.out / "stack" / "combiner.json").write_text(json.dumps(self.combiner, indent=1), encoding="utf-8")
         if self.eval_examples:
             result["eval"] = self.evaluate()
         result["train_fit"] = self.evaluate(self.train_examples[:1000])
         return result
+
+    # ---- stacking ---------------------------------------------------------------------------
+    def fit_combiner(self) -> dict[str, Any]:
+        """Train ``stack_folds`` networks, each on the train templates outside one fold (same recipe,
+        resumable in ``OUT/stack/fold-K``), score each fold's records with the network that never saw
+        its templates, and fit ``scale * score + numbers @ weights`` on those scores with the same
+        listwise loss: what the network's confidence is worth on templates it did not train on."""
+        import torch
+
+        cfg = self.config
+        folds = template_folds([ex.task_id for ex in self.train_examples], cfg.stack_folds)
+        scores: list[list[float]] = []
+        held_all: list[Example] = []
+        for k in range(cfg.stack_folds):
+            held = [ex for ex in self.train_examples if folds[ex.task_id] == k]
+            rest = [ex for ex in self.train_examples if folds[ex.task_id] != k]
+            templates = len({ex.task_id for ex in held})
+            self.say(f"stacking: fold {k + 1}/{cfg.stack_folds}, {templates} templates held out "
+                     f"({len(held)} records), training on {len(rest)}")
+            sub_cfg = replace(cfg, output_dir=str(self.out / "stack" / f"fold-{k}"), eval_file=None,
+                              stack_folds=0, max_minutes=None)
+            sub = CompactTrainer(sub_cfg, encoder=self.encoder, log=lambda m, k=k: self.say(f"  [fold {k + 1}] {m}"))
+            sub.train_examples, sub.data_stats = rest, {"train_records": len(rest)}
+            sub.train()
+            scores.extend(sub.score_views([ex.view for ex in held]))
+            held_all.extend(held)
+        torch.manual_seed(cfg.seed)
+        s, x, present, right = _stack_tensors(scores, held_all)
+        log_scale = torch.zeros((), requires_grad=True)  # scale = exp(.) > 0: the score keeps its sign
+        w = torch.zeros(x.shape[-1], requires_grad=True)
+        opt = torch.optim.Adam([log_scale, w], lr=0.02)
+
+        def logits() -> Any:
+            return (log_scale.exp() * s + x @ w).masked_fill(~present, -1e9)
+
+        for _ in range(STACK_STEPS):  # full batch, deterministic; converged well before (docs)
+            lp = torch.log_softmax(logits(), -1)
+            loss = -torch.logsumexp(lp.masked_fill(~right, -1e9), -1).mean() + STACK_L2 * (w ** 2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            before = right.gather(1, s.masked_fill(~present, -1e9).argmax(1, keepdim=True)).float().mean()
+            after = right.gather(1, logits().argmax(1, keepdim=True)).float().mean()
+        return {"scale": float(log_scale.detach().exp()), "weights": [float(v) for v in w.detach()],
+                "folds": cfg.stack_folds, "held_out_records": len(held_all),
+                "held_out_top1_network": round(float(before), 4), "held_out_top1_combined": round(float(after), 4),
+                "loss": round(float(loss.detach()), 4)}
 
     def save_checkpoint(self, path: Path) -> None:
         import torch
@@ -521,13 +583,50 @@ class CompactTrainer:
 
         scorer = CompactScorer(self.net, self.encoder, memory=self.config.memory, content=self.config.content,
                                finish=getattr(self.config, "finish", "status"),
-                               meta={"feature_version": self.config.feature_version})
+                               meta={"feature_version": self.config.feature_version}, combiner=self.combiner)
         cfg = self.config.to_dict()
         # Paths relative to the run directory: provenance never records a machine's absolute paths.
         for key in ("output_dir", "train_file", "eval_file"):
             if cfg.get(key):
                 cfg[key] = relative_path(cfg[key], self.out)
         return scorer.save(directory, train_config=cfg, provenance=provenance)
+
+
+STACK_STEPS = 300  # combiner fit: full-batch Adam steps (400 and 1,500 gave the same fit as 300)
+STACK_L2 = 1e-3
+
+
+def template_folds(task_ids: Sequence[str], k: int) -> dict[str, int]:
+    """Each template's fold (a stable hash of its name, so a rerun and another machine agree).
+    Every fold must hold a template: too few templates for ``k`` folds is an error."""
+    import hashlib
+
+    names = sorted(set(task_ids))
+    folds = {t: int(hashlib.sha256(t.encode("utf-8")).hexdigest(), 16) % k for t in names}
+    empty = sorted(set(range(k)) - set(folds.values()))
+    if empty:
+        raise TrainingDataError(f"stacking needs a template in each of {k} folds; the {len(names)} train templates "
+                                f"leave fold(s) {empty} empty: use fewer folds or more templates")
+    return folds
+
+
+def _stack_tensors(scores: Sequence[Sequence[float]], examples: Sequence[Example]) -> tuple[Any, Any, Any, Any]:
+    """Held-out scores, numbers, presence and right-answer masks, padded to [records, candidates]."""
+    import torch
+
+    n = max(len(row) for row in scores)
+    f = len(examples[0].view.candidates[0].numeric)
+    s = torch.zeros(len(scores), n)
+    x = torch.zeros(len(scores), n, f)
+    present = torch.zeros(len(scores), n, dtype=torch.bool)
+    right = torch.zeros(len(scores), n, dtype=torch.bool)
+    for i, (row, ex) in enumerate(zip(scores, examples)):
+        c = len(row)
+        s[i, :c] = torch.tensor(row)
+        x[i, :c] = torch.tensor([cv.numeric for cv in ex.view.candidates])
+        present[i, :c] = True
+        right[i, sorted(ex.correct)] = True
+    return s, x, present, right
 
 
 def relative_path(path: str, base: Path) -> str:

@@ -64,6 +64,8 @@ class PolicyConfig(CompactConfig):
 
     def validate(self) -> None:
         super().validate()
+        if self.stack_folds:  # the combiner is fitted with P^3's loss and would change the policy's probabilities
+            raise TrainingError("stack_folds is for `train compact` (P^3); a policy's objective trains the network alone")
         if self.objective not in OBJECTIVES:
             raise TrainingError(f"objective must be one of {OBJECTIVES} (p3 is `train compact`), got {self.objective!r}")
         if self.reward not in REWARDS:

@@ -165,6 +165,9 @@ class PolicyGRPOTrainer:
         self.out = Path(config.output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
         start = CompactScorer.load(config.init_policy, encoder=encoder)
+        if start.combiner is not None:  # the players would score with it, the update would not see it
+            raise TrainingError(f"{config.init_policy} carries a stacking combiner; GRPO trains the network's own "
+                                "policy: start from a checkpoint trained without --stack-folds")
         self.scorer = start
         self.encoder = start.encoder
         self.cache_file = self.out / f"embeddings-{getattr(self.encoder, 'dtype', 'float32')}.npz"

@@ -3,7 +3,8 @@
 Layout of a compact verifier directory (the same ``verifier.json`` format as the LLM verifier, with
 ``"backbone": "compact"``)::
 
-    verifier.json       format, backbone, feature version, encoder, network shape, memory/content
+    verifier.json       format, backbone, feature version, encoder, network shape, memory/content, and
+                        the stacking combiner when trained with one (scale and a weight per number)
     model.safetensors   the network's weights (the sentence encoder is the bundled MiniLM, frozen)
     provenance.json     command, commit, data and metrics (written by the training command)
 """
@@ -86,13 +87,28 @@ class CompactScorer:
     kind = BACKBONE
 
     def __init__(self, net: Any, encoder: TextEncoder | None = None, *, memory: str = "diff",
-                 content: str = "select", finish: str = "status", meta: dict[str, Any] | None = None) -> None:
+                 content: str = "select", finish: str = "status", meta: dict[str, Any] | None = None,
+                 combiner: dict[str, Any] | None = None) -> None:
         self.net = net.eval()
         self.encoder = encoder or TextEncoder()
         self.memory = memory
         self.content = content
         self.meta = {**(meta or {}), "finish": (meta or {}).get("finish", finish)}
         self.feature_version = int(self.meta.get("feature_version", FEATURE_VERSION))
+        self.combiner = combiner if combiner is not None else self.meta.get("combiner")
+        if self.combiner is not None:
+            check_combiner(self.combiner, self.feature_version)
+
+    def combine(self, scores: Any, num: Any, cand_mask: Any) -> Any:
+        """The network's scores as the combiner weighs them against the numbers (stacking; identity
+        without a combiner): ``scale * score + numbers @ weights``, -inf where no candidate is."""
+        if self.combiner is None:
+            return scores
+        import torch
+
+        w = torch.tensor(self.combiner["weights"], dtype=num.dtype)
+        out = float(self.combiner["scale"]) * scores.masked_fill(~cand_mask, 0.0) + num @ w
+        return out.masked_fill(~cand_mask, float("-inf"))
 
     def view(self, goal: str, memory_text: str, elements: Sequence[UIElement], candidates: Sequence[Action],
              descriptions: Sequence[str] | None = None) -> StepView:
@@ -107,7 +123,8 @@ class CompactScorer:
         with torch.inference_mode():
             for start in range(0, len(views), batch):
                 chunk = views[start:start + batch]
-                s = self.net(**batch_tensors(chunk, self.encoder))
+                t = batch_tensors(chunk, self.encoder)
+                s = self.combine(self.net(**t), t["num"], t["cand_mask"])
                 out.extend(s[i, :len(v.candidates)].tolist() for i, v in enumerate(chunk))
         return out
 
@@ -136,6 +153,8 @@ class CompactScorer:
                 "content": self.content, "train_config": train_config or {}}
         if self.meta.get("finish", "status") != "status":  # a self-verifying policy ends by submitting proof
             meta["finish"] = self.meta["finish"]
+        if self.combiner is not None:
+            meta["combiner"] = self.combiner
         return write_verifier_dir(directory, weights, meta, provenance)
 
     @classmethod
@@ -159,6 +178,21 @@ class CompactScorer:
                    meta=meta)
 
 
+def check_combiner(combiner: Any, feature_version: int) -> None:
+    """A stacking combiner must weigh exactly the numbers of its checkpoint's feature version."""
+    import math
+
+    names = list(numeric_names(feature_version))
+    if not isinstance(combiner, dict):
+        raise CheckpointError(f"the combiner must be an object with scale and weights, got {type(combiner).__name__}")
+    scale, weights = combiner.get("scale"), combiner.get("weights")
+    if (not isinstance(scale, (int, float)) or not isinstance(weights, list) or len(weights) != len(names)
+            or not all(isinstance(w, (int, float)) and math.isfinite(w) for w in weights)
+            or not math.isfinite(scale) or scale <= 0):
+        raise CheckpointError(f"the combiner needs a finite scale > 0 and {len(names)} finite weights (one per number "
+                              f"of feature version {feature_version})")
+
+
 def read_compact_meta(directory: str | Path) -> dict[str, Any]:
     """``verifier.json`` of a compact verifier, checked against what this code computes."""
     from droidverify.agents.verifier.trained import read_verifier_json
@@ -174,4 +208,9 @@ def read_compact_meta(directory: str | Path) -> dict[str, Any]:
                               f"computes versions {list(SUPPORTED_FEATURE_VERSIONS)}: retrain it")
     if meta.get("encoder") != EMBEDDER_NAME:
         raise CheckpointError(f"{directory} was trained on the {meta.get('encoder')!r} encoder, not {EMBEDDER_NAME!r}")
+    if meta.get("combiner") is not None:
+        try:
+            check_combiner(meta["combiner"], version)
+        except CheckpointError as exc:
+            raise CheckpointError(f"{directory}: {exc}") from None
     return meta
