@@ -180,6 +180,14 @@ def test_train_default_trains_the_compact_verifier_unless_told_otherwise(tmp_pat
     assert threads == [len(os.sched_getaffinity(0))]  # the network gets every core once data is in
     bad = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--backbone", "gpt"])
     assert bad.exit_code == 2 and "unknown --backbone 'gpt'" in bad.output
+    stacked: list[dict] = []
+    monkeypatch.setattr(train_cli, "_train_compact",
+                        lambda out, train, ev, export, overrides, prov: stacked.append(overrides) or {})
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--workers", "1", "--stack-folds", "4"])
+    assert res.exit_code == 0, res.output
+    assert stacked[0]["stack_folds"] == 4
+    bad = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--backbone", "llm", "--stack-folds", "4"])
+    assert bad.exit_code == 2 and "--stack-folds is for the compact backbone" in bad.output
 
 
 def test_train_default_collects_the_budget_asked_for_and_refuses_data_of_another(tmp_path: Path, monkeypatch) -> None:

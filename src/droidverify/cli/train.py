@@ -325,6 +325,9 @@ def default_command(
                                              "2 cores), half (4, 3 and 6: +0.02 validation top-1, ~27 "
                                              "minutes) or full (8, 6 and 10: the shipped verifier's data).")
                            ] = "quarter",
+    stack_folds: Annotated[int, typer.Option(help="compact backbone: stacking folds (`train compact "
+                                             "--stack-folds`; 0: off). 4 adds four trainings of 3/4 of the data.",
+                                             min=0)] = 0,
     workers: Annotated[str, _WORKERS] = "auto",
 ) -> None:
     """From scratch: collect data, train, export OUT/verifier (compact) or OUT/loop/... (llm).
@@ -334,6 +337,8 @@ def default_command(
 
     if backbone not in ("compact", "llm"):
         fail(f"unknown --backbone {backbone!r}; use compact or llm")
+    if stack_folds and backbone != "compact":
+        fail("--stack-folds is for the compact backbone (the LLM verifier has no combiner)")
     out.mkdir(parents=True, exist_ok=True)
     try:
         spec = budget_spec(data_budget)
@@ -354,13 +359,14 @@ def default_command(
 
                     # collection is over: the network may have every core (1.28x on 2 idle cores)
                     _train_compact(out / "compact", train, ev, out / "verifier",
-                                   {"max_minutes": max_minutes, "threads": available_cores()}, _provenance())
+                                   {"max_minutes": max_minutes, "threads": available_cores(),
+                                    "stack_folds": stack_folds}, _provenance())
                     typer.echo(str(out / "verifier"))
                     return
                 from droidverify.training.compact import CompactConfig, CompactLoopConfig, run_compact_loop
 
                 tc = CompactConfig(output_dir=str(out / "compact"), train_file=str(train), eval_file=str(ev),
-                                   max_minutes=max_minutes)
+                                   max_minutes=max_minutes, stack_folds=stack_folds)
                 summary = run_compact_loop(CompactLoopConfig(output_dir=str(out / "compact-loop"), train_config=tc,
                                                              rounds=rounds, annotate_above=annotate_above),
                                            progress=_say, provenance=_provenance(), backend=backend)
