@@ -66,11 +66,11 @@ class CompactNet(nn.Module):
         s = self.cfg.emb_dim ** 0.5
         goal, mem, text, ctx, value, g = goal * s, mem * s, text * s, ctx * s, value * s, g * s
         own_text, own_ctx = text, ctx
-        p = self.cfg.identity_dropout
-        if p >= 1.0:
+        kept = 1.0 - self.cfg.identity_dropout  # share of candidates whose own name is read
+        if kept <= 0.0:
             own_text, own_ctx = torch.zeros_like(text), torch.zeros_like(ctx)
-        elif p > 0.0 and self.training:
-            keep = (torch.rand(text.shape[:-1] + (1,), device=text.device) >= p).to(text.dtype) / (1.0 - p)
+        elif self.cfg.identity_dropout > 0.0 and self.training:
+            keep = (torch.rand(text.shape[:-1] + (1,), device=text.device) < kept).to(text.dtype) / kept
             own_text, own_ctx = text * keep, ctx * keep
         cand = self.cand_proj(self.drop_in(torch.cat([own_text, own_ctx, value, text * g, ctx * g, value * g, num, *cos],
                                                      -1)))
