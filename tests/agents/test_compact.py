@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pytest
@@ -16,6 +17,7 @@ from droidverify.agents.verifier.compact.features import (
     memory_entries,
     numeric_names,
     step_view,
+    type_kinds,
 )
 from droidverify.agents.verifier.compact.model import CompactNet, NetConfig
 from droidverify.agents.verifier.compact.scorer import CompactScorer, batch_tensors, read_compact_meta
@@ -246,3 +248,53 @@ def test_identity_dropout_hides_an_elements_own_name_but_not_its_match_with_the_
     with torch.no_grad():
         draws = {tuple(round(x, 4) for x in half.net(**inputs)[0].tolist()) for _ in range(4)}
     assert len(draws) > 1
+
+
+def _typed_scorer(dim: int = 32, seed: int = 0) -> CompactScorer:
+    torch.manual_seed(seed)
+    net = CompactNet(NetConfig(emb_dim=dim, n_numeric=len(NUMERIC_NAMES), d_model=32, layers=1, heads=4,
+                               ff=64, dropout=0.0, type_kinds=type_kinds()))
+    return CompactScorer(net, hash_encoder(dim))
+
+
+def test_a_type_head_scores_log_probabilities_type_then_candidate_in_any_order(tmp_path, contact_step):
+    task, _, obs = contact_step
+    cands = extract_candidates(obs, apps=sim_apps())
+    scorer = _typed_scorer()
+    scores = scorer.score(task.goal, "Step 1: opened Contacts", obs.elements, cands)
+    assert sum(math.exp(s) for s in scores) == pytest.approx(1.0, abs=1e-5)
+    # the type's share is the type head's, whatever the candidates of that type score: a type with one
+    # candidate (navigate back) keeps its probability when the click scores are shifted
+    kinds = [c.action_type for c in cands]
+    back = kinds.index("navigate_back")
+    with torch.no_grad():
+        scorer.net.out[-1].bias += 5.0  # every candidate's raw score moves alike
+    assert scorer.score(task.goal, "Step 1: opened Contacts", obs.elements, cands)[back] == pytest.approx(
+        scores[back], abs=1e-5)
+    perm = list(range(len(cands)))
+    random.Random(3).shuffle(perm)
+    shuffled = scorer.score(task.goal, "Step 1: opened Contacts", obs.elements, [cands[i] for i in perm])
+    assert shuffled == pytest.approx([scores[i] for i in perm], abs=1e-5)
+    again = CompactScorer.load(scorer.save(tmp_path / "v", train_config={}, provenance={}), scorer.encoder)
+    assert again.net.cfg.type_kinds == type_kinds()
+    assert again.score(task.goal, "Step 1: opened Contacts", obs.elements, cands) == pytest.approx(
+        scorer.score(task.goal, "Step 1: opened Contacts", obs.elements, cands), abs=1e-6)
+
+
+def test_a_type_head_gives_finite_gradients_when_a_step_offers_one_type_or_is_padded():
+    k = type_kinds()
+    torch.manual_seed(0)
+    net = CompactNet(NetConfig(emb_dim=8, n_numeric=k + 2, d_model=16, layers=1, heads=2, ff=32, type_kinds=k))
+    kinds = torch.tensor([[0, 0, 0, 0], [12, 0, 13, 13]])  # all clicks; status, click, two answers
+    num = torch.zeros(2, 4, k + 2)
+    num[..., :k] = torch.nn.functional.one_hot(kinds, k).float()
+    mask = torch.tensor([[True, True, False, False], [True, True, True, True]])
+    out = net(goal=torch.randn(2, 8), mem=torch.zeros(2, 0, 8), mem_mask=torch.zeros(2, 0, dtype=torch.bool),
+              text=torch.randn(2, 4, 8), ctx=torch.randn(2, 4, 8), value=torch.randn(2, 4, 8), num=num,
+              cand_mask=mask)
+    assert torch.isinf(out[0, 2:]).all() and torch.isfinite(out[mask]).all()
+    assert out[0, :2].exp().sum().item() == pytest.approx(1.0, abs=1e-5)  # one type: within-type only
+    (-out[1, 3]).backward()
+    assert all(torch.isfinite(p.grad).all() for p in net.parameters() if p.grad is not None)
+    with pytest.raises(ValueError, match="type_kinds"):
+        CompactNet(NetConfig(emb_dim=8, n_numeric=3, d_model=16, layers=1, heads=2, ff=32, type_kinds=k))

@@ -153,6 +153,12 @@ def compact_command(
         help="Stacking: train K more networks, each without one fold of the train templates, and learn on "
              "the folds they never saw how far to trust the score against the goal-match numbers (0: off).",
         min=0)] = None,
+    name_swaps: Annotated[int | None, typer.Option(
+        help="Add up to N copies of each train record with two sibling names on its screen (one named in the "
+             "goal) exchanged in goal, memory, screen and labels (0: off).", min=0)] = None,
+    type_head: Annotated[bool | None, typer.Option(
+        "--type-head/--no-type-head",
+        help="Score the action type once per step, then each candidate within its type (LiMAC's split).")] = None,
 ) -> None:
     """Train the compact verifier (a small transformer over frozen MiniLM embeddings) on CPU."""
     try:
@@ -161,7 +167,8 @@ def compact_command(
                                  "learning_rate": learning_rate, "content": content,
                                  "max_minutes": max_minutes, "seed": seed, "feature_version": feature_version,
                                  "kind_balance": kind_balance, "input_dropout": input_dropout,
-                                 "identity_dropout": identity_dropout, "stack_folds": stack_folds},
+                                 "identity_dropout": identity_dropout, "stack_folds": stack_folds,
+                                 "name_swaps": name_swaps, "type_head": type_head},
                                 _provenance())
     except (DroidVerifyError, OSError) as e:
         exit_with(e)

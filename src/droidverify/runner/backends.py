@@ -231,7 +231,7 @@ class _Attempts:
             raise WorkerLostError(f"{what} died on item {index} in each of its {self.per_item[index]} "
                                   "attempts; the run stops (rerun to resume)", attempts=self.per_item[index])
         if self.deaths_since_progress > self.death_budget:
-            raise WorkerLostError(f"{self.deaths_since_progress} {what}s died without finishing an item; "
+            raise WorkerLostError(f"{self.deaths_since_progress} {what} deaths without an item finished; "
                                   "the run stops (rerun to resume)", attempts=self.deaths_since_progress)
 
 

@@ -35,9 +35,11 @@ from droidverify.agents.verifier.compact.features import (
     StepView,
     numeric_names,
     step_view,
+    type_kinds,
 )
 from droidverify.env.records import Observation
 from droidverify.errors import TrainingDataError, TrainingError
+from droidverify.training.augment import with_name_swaps
 from droidverify.training.records import VerifierStepRecord, read_records
 
 LOSSES = ("listwise", "pairwise")
@@ -63,6 +65,11 @@ class CompactConfig:
     dropout: float = 0.1
     input_dropout: float = 0.0
     identity_dropout: float = 0.0  # NetConfig.identity_dropout (1: the element's own name never read)
+    # training.augment: up to N copies of each train record with two sibling names (one named in the
+    # goal) exchanged everywhere, so that a name right on train templates stops predicting the label
+    name_swaps: int = 0
+    # NetConfig.type_kinds: score the action type once per step, then the candidate within it (LiMAC)
+    type_head: bool = False
     # Stacking (docs/training.md): K >= 2 trains K more networks, each without one fold of the train
     # templates, and fits on the folds they never saw how far to trust the network's score against the
     # goal-match numbers (scale * score + numbers @ weights, stored in verifier.json). On unseen
@@ -107,6 +114,8 @@ class CompactConfig:
             raise TrainingError(f"kind_balance must be in [0, 1], got {self.kind_balance!r}")
         if not 0 <= self.identity_dropout <= 1:
             raise TrainingError(f"identity_dropout must be in [0, 1], got {self.identity_dropout!r}")
+        if not isinstance(self.name_swaps, int) or self.name_swaps < 0:
+            raise TrainingError(f"name_swaps must be an integer >= 0, got {self.name_swaps!r}")
         if not isinstance(self.stack_folds, int) or self.stack_folds < 0 or self.stack_folds == 1:
             raise TrainingError(f"stack_folds must be 0 (off) or >= 2, got {self.stack_folds!r}")
 
@@ -332,7 +341,8 @@ class CompactTrainer:
                                         d_model=config.d_model, layers=config.layers, heads=config.heads,
                                         ff=config.ff, dropout=config.dropout,
                                         input_dropout=config.input_dropout,
-                                        identity_dropout=config.identity_dropout))
+                                        identity_dropout=config.identity_dropout,
+                                        type_kinds=type_kinds(config.feature_version) if config.type_head else 0))
         self.opt = torch.optim.AdamW(self.net.parameters(), lr=config.learning_rate,
                                      weight_decay=config.weight_decay)
         self.epoch = 0
@@ -366,7 +376,9 @@ class CompactTrainer:
 
     def load_data(self) -> None:
         t0 = time.perf_counter()
-        train = self.examples(read_records(self.config.train_file))
+        train_records, swapped = with_name_swaps(read_records(self.config.train_file), self.config.name_swaps,
+                                                 self.config.seed)
+        train = self.examples(train_records)
         ev: list[Example] = []
         if self.config.eval_file:
             recs = read_records(self.config.eval_file)
@@ -393,6 +405,7 @@ class CompactTrainer:
         self._kind_weights = None
         self.eval_examples = ev
         self.data_stats = {"train_records": len(train), "train_uncovered": len(train) - len(self.train_examples),
+                           "swapped_records": swapped,
                            "eval_records": len(ev), "distinct_strings": unique,
                            "seconds_data": round(time.perf_counter() - t0, 1)}
 

@@ -66,6 +66,15 @@ _SHAPES = (
 )
 
 
+def type_kinds(version: int = FEATURE_VERSION) -> int:
+    """How many leading numbers of a candidate are its kind, one-hot (what a type head reads)."""
+    names = numeric_names(version)
+    n = len(KINDS)
+    if names[:n] != tuple(f"kind_{k}" for k in KINDS):
+        raise ValueError(f"feature version {version} does not start with the kind one-hot")
+    return n
+
+
 def numeric_names(version: int = FEATURE_VERSION) -> tuple[str, ...]:
     """The per-candidate numbers of a feature version (each version extends the one before)."""
     try:

@@ -29,6 +29,12 @@ class NetConfig:
     # when scoring), leaving their matches with the goal and the numbers: against learning which
     # element is right by its name on the train templates ("Documents" in Files) rather than by the goal.
     identity_dropout: float = 0.0
+    # LiMAC's split of action type and target: > 0 scores the step's action type once (from the goal
+    # token and the pooled candidates) and each candidate within its type; the candidate's score is
+    # then log P(type) + log P(candidate | type). The first ``type_kinds`` numbers of a candidate must
+    # be its kind, one-hot (features.KINDS). 0: one flat score per candidate. Without it an action
+    # type offered as many candidates (16 ``answer`` values) is learned as a crowd of negatives.
+    type_kinds: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -54,6 +60,13 @@ class CompactNet(nn.Module):
         else:
             self.encoder = None
         self.out = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d), nn.GELU(), nn.Linear(d, 1))
+        if cfg.type_kinds > 0:
+            if cfg.type_kinds > cfg.n_numeric:
+                raise ValueError(f"type_kinds {cfg.type_kinds} exceeds the {cfg.n_numeric} numbers per candidate")
+            self.type_head: nn.Module | None = nn.Sequential(nn.LayerNorm(3 * d), nn.Linear(3 * d, d), nn.GELU(),
+                                                             nn.Linear(d, cfg.type_kinds))
+        else:
+            self.type_head = None
 
     def forward(self, goal: torch.Tensor, mem: torch.Tensor, mem_mask: torch.Tensor, text: torch.Tensor,
                 ctx: torch.Tensor, value: torch.Tensor, num: torch.Tensor, cand_mask: torch.Tensor) -> torch.Tensor:
@@ -88,5 +101,22 @@ class CompactNet(nn.Module):
         present = torch.cat(masks, 1)
         if self.encoder is not None:
             x = self.encoder(x, src_key_padding_mask=~present)
-        scores = self.out(x[:, -cand.shape[1]:]).squeeze(-1)
+        cand_out = x[:, -cand.shape[1]:]
+        scores = self.out(cand_out).squeeze(-1)
+        if self.type_head is not None:
+            scores = self._by_type(scores, x[:, 0], cand_out, num[..., :self.cfg.type_kinds], cand_mask)
         return scores.masked_fill(~cand_mask, float("-inf"))
+
+    def _by_type(self, scores: torch.Tensor, goal_out: torch.Tensor, cand_out: torch.Tensor,
+                 kinds: torch.Tensor, cand_mask: torch.Tensor) -> torch.Tensor:
+        """log P(type | step) + log P(candidate | type), both softmaxes over what the step offers."""
+        low = -1e4  # finite fills: a type or a step with nothing in it must not produce inf - inf
+        present = cand_mask.unsqueeze(-1)
+        count = present.sum(1).clamp(min=1).to(cand_out.dtype)
+        pooled = torch.cat([goal_out, (cand_out * present).sum(1) / count,
+                            cand_out.masked_fill(~present, low).amax(1)], -1)
+        of_type = (kinds > 0.5) & present  # [B,N,K]
+        type_logits = self.type_head(pooled).masked_fill(~of_type.any(1), low)
+        kind = kinds.argmax(-1)  # [B,N]
+        per_type = scores.unsqueeze(-1).masked_fill(~of_type, low).logsumexp(1)  # [B,K]
+        return (scores - per_type.gather(1, kind)) + type_logits.log_softmax(-1).gather(1, kind)
