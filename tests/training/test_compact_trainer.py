@@ -103,8 +103,10 @@ def test_kind_balance_outside_zero_to_one_is_refused(tmp_path):
         CompactConfig(output_dir=str(tmp_path), train_file="x.jsonl", kind_balance=1.5).validate()
 
 @pytest.mark.slow
-def test_training_on_a_small_set_drives_the_loss_down_and_fits_it(tmp_path, records):
-    trainer = CompactTrainer(_config(tmp_path, records), encoder=hash_encoder())
+@pytest.mark.parametrize("type_head", [False, True])
+def test_training_on_a_small_set_drives_the_loss_down_and_fits_it(tmp_path, records, type_head):
+    trainer = CompactTrainer(_config(tmp_path, records, type_head=type_head), encoder=hash_encoder())
+    assert (trainer.net.type_head is not None) == type_head
     result = trainer.train()
     log = [json.loads(x) for x in (tmp_path / "out" / "log.jsonl").read_text().splitlines()]
     assert log[-1]["loss"] < 0.5 * log[0]["loss"]
