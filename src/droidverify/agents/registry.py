@@ -51,8 +51,9 @@ def installed_app_names(env: str) -> list[str]:
 
 
 # Which shipped backbone `--env adb` uses when --verifier is left out: the one better on the
-# real-screen benchmark (benchmarks/real_screens.py; docs/training.md has the figures).
-ADB_DEFAULT_BACKBONE = "llm"
+# real-screen benchmark (`benchmarks/compact_verifier.py --part real`; docs/training.md has the
+# figures: since the type-head checkpoint of 2026-11-27 the compact one, 4 of 8 against 3 of 8).
+ADB_DEFAULT_BACKBONE = "compact"
 
 
 def resolve_verifier(spec: str | Path | None, model: str | None, env: str = "sim") -> Path | None:

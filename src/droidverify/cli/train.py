@@ -158,7 +158,8 @@ def compact_command(
              "goal) exchanged in goal, memory, screen and labels (0: off).", min=0)] = None,
     type_head: Annotated[bool | None, typer.Option(
         "--type-head/--no-type-head",
-        help="Score the action type once per step, then each candidate within its type (LiMAC's split).")] = None,
+        help="Score the action type once per step, then each candidate within its type (LiMAC's split; the "
+             "default). --no-type-head: one flat score per candidate, as checkpoints before 2026-11-27.")] = None,
 ) -> None:
     """Train the compact verifier (a small transformer over frozen MiniLM embeddings) on CPU."""
     try:
