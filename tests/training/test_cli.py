@@ -230,3 +230,28 @@ def test_train_default_collects_the_budget_asked_for_and_refuses_data_of_another
     assert res.exit_code == 2 and "another data spec" in res.output and "oracle_seeds" in res.output
     res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "q"), "--data-budget", "huge"])
     assert res.exit_code == 2 and "unknown data budget 'huge'" in res.output
+
+
+def test_train_policy_builds_the_type_head_network_unless_told_not_to(tmp_path: Path, monkeypatch) -> None:
+    from droidverify.training import policy
+
+    seen: list[object] = []
+
+    class FakeTrainer:
+        def __init__(self, cfg, **kw) -> None:
+            seen.append(cfg)
+            Path(cfg.output_dir).mkdir(parents=True, exist_ok=True)
+
+        def train(self) -> dict:
+            return {}
+
+        def export(self, path, *, provenance=None) -> Path:
+            return Path(path)
+
+    monkeypatch.setattr(policy, "PolicyTrainer", FakeTrainer)
+    train = tmp_path / "train.jsonl"
+    train.write_text("")
+    for extra in ([], ["--no-type-head"]):
+        res = runner.invoke(app, ["train", "policy", "--train", str(train), "--out", str(tmp_path / "p"), *extra])
+        assert res.exit_code == 0, res.output
+    assert [cfg.type_head for cfg in seen] == [True, False]

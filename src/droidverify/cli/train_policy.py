@@ -53,6 +53,9 @@ def policy_command(
     seed: Annotated[int, typer.Option(help="Initialisation, data order and sampling.")] = 0,
     finish: Annotated[str, typer.Option(help="status (declares done) or submit (SmartSnap's self-verifying "
                                         "policy: train on `train sv-data` records).")] = "status",
+    type_head: Annotated[bool, typer.Option("--type-head/--no-type-head", help="Score the action type once "
+                                            "per step, then the candidate within it (the default); "
+                                            "--no-type-head: the flat network docs/policies.md measured.")] = True,
 ) -> None:
     """Train the compact policy (the compact verifier's softmax) by SFT or ASL; export it as a verifier."""
     from droidverify.cli.train import _provenance, _say
@@ -68,7 +71,7 @@ def policy_command(
                                     "max_minutes": max_minutes}.items() if v is not None}
         cfg = PolicyConfig(output_dir=str(out), train_file=str(train), eval_file=str(eval_file) if eval_file else None,
                            objective=objective, reward=kind, reward_name=reward, tau=tau, beta=beta,
-                           samples=samples, seed=seed, finish=finish, **values)
+                           samples=samples, seed=seed, finish=finish, type_head=type_head, **values)
         trainer = PolicyTrainer(cfg, table=table, log=_say)
         result = trainer.train()
         dest = export or out / "verifier"
