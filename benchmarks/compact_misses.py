@@ -6,6 +6,10 @@ Run: ``python benchmarks/compact_misses.py --verifier DIR --records DATA/eval.js
 
 ``--confusion``: instead, over every record whose right action is among the candidates, count the
 misses by (the right action's type, the chosen candidate's type), most frequent first.
+
+``--type-decisions``: instead, per right action type, split the records into the two decisions a
+step takes: is the best candidate of the right type, and is the best candidate of that type right
+(an ``answer`` step can fail either way: not answering, or answering the wrong value).
 """
 
 from __future__ import annotations
@@ -28,10 +32,15 @@ def main() -> None:
     ap.add_argument("--kinds", default="answer,status,input_text,open_app", help="comma-separated action types")
     ap.add_argument("--per-kind", type=int, default=8)
     ap.add_argument("--confusion", action="store_true", help="count misses by (right type, chosen type)")
+    ap.add_argument("--type-decisions", action="store_true",
+                    help="per right type: best candidate of that type? best of that type right?")
     args = ap.parse_args()
     scorer = CompactScorer.load(args.verifier)
     if args.confusion:
         confusion(scorer, read_records(args.records))
+        return
+    if args.type_decisions:
+        type_decisions(scorer, read_records(args.records))
         return
     kinds = set(args.kinds.split(","))
     records = read_records(args.records)
@@ -74,6 +83,26 @@ def confusion(scorer: CompactScorer, records: list) -> None:
     print("|---|---|---|---|")
     for (right, chosen), n in misses.most_common():
         print(f"| {right} | {chosen} | {n} | {total[right]} |")
+
+
+def type_decisions(scorer: CompactScorer, records: list) -> None:
+    apps = sim_apps()
+    examples = [ex for ex in (record_example(r, apps, scorer.content, scorer.feature_version) for r in records)
+                if ex.correct]
+    n, typed, within, right = (collections.Counter() for _ in range(4))
+    for start in range(0, len(examples), 64):
+        chunk = examples[start:start + 64]
+        for ex, scores in zip(chunk, scorer.score_views([e.view for e in chunk])):
+            same = [i for i, c in enumerate(ex.candidates) if c.action_type == ex.kind]
+            top = max(range(len(scores)), key=scores.__getitem__)
+            n[ex.kind] += 1
+            typed[ex.kind] += ex.candidates[top].action_type == ex.kind
+            within[ex.kind] += bool(same) and max(same, key=scores.__getitem__) in ex.correct
+            right[ex.kind] += top in ex.correct
+    print("| right type | records | best candidate of that type | best of that type right | top-1 right |")
+    print("|---|---|---|---|---|")
+    for kind, k in n.most_common():
+        print(f"| {kind} | {k} | {typed[kind]} | {within[kind]} | {right[kind]} |")
 
 
 if __name__ == "__main__":
