@@ -17,10 +17,11 @@ from __future__ import annotations
 import argparse
 import collections
 import random
+from collections.abc import Iterator
 
 from droidverify.agents.verifier.compact.features import KINDS
 from droidverify.agents.verifier.compact.scorer import CompactScorer
-from droidverify.training.compact import record_example
+from droidverify.training.compact import Example, record_example
 from droidverify.training.loop import sim_apps
 from droidverify.training.records import read_records
 
@@ -65,20 +66,25 @@ def main() -> None:
     print({k: f"{shown[k]} misses shown of {seen[k]} records visited" for k in sorted(kinds)})
 
 
-def confusion(scorer: CompactScorer, records: list) -> None:
+def scored(scorer: CompactScorer, records: list) -> Iterator[tuple[Example, list[float]]]:
+    """(example, scores) of every record whose right action is among the candidates, scored 64 at a time."""
     apps = sim_apps()
     examples = [ex for ex in (record_example(r, apps, scorer.content, scorer.feature_version) for r in records)
                 if ex.correct]
-    total, misses = collections.Counter(), collections.Counter()
     for start in range(0, len(examples), 64):
         chunk = examples[start:start + 64]
-        for ex, scores in zip(chunk, scorer.score_views([e.view for e in chunk])):
-            total[ex.kind] += 1
-            top = max(range(len(scores)), key=scores.__getitem__)
-            if top not in ex.correct:
-                kinds = ex.view.candidates[top].numeric[:len(KINDS)]  # the one-hot kind comes first
-                misses[(ex.kind, KINDS[max(range(len(KINDS)), key=kinds.__getitem__)])] += 1
-    print(f"{len(examples)} records with a covered label, {sum(misses.values())} misses")
+        yield from zip(chunk, scorer.score_views([e.view for e in chunk]))
+
+
+def confusion(scorer: CompactScorer, records: list) -> None:
+    total, misses = collections.Counter(), collections.Counter()
+    for ex, scores in scored(scorer, records):
+        total[ex.kind] += 1
+        top = max(range(len(scores)), key=scores.__getitem__)
+        if top not in ex.correct:
+            kinds = ex.view.candidates[top].numeric[:len(KINDS)]  # the one-hot kind comes first
+            misses[(ex.kind, KINDS[max(range(len(KINDS)), key=kinds.__getitem__)])] += 1
+    print(f"{sum(total.values())} records with a covered label, {sum(misses.values())} misses")
     print("| right type | chosen type | misses | of records of the right type |")
     print("|---|---|---|---|")
     for (right, chosen), n in misses.most_common():
@@ -86,19 +92,14 @@ def confusion(scorer: CompactScorer, records: list) -> None:
 
 
 def type_decisions(scorer: CompactScorer, records: list) -> None:
-    apps = sim_apps()
-    examples = [ex for ex in (record_example(r, apps, scorer.content, scorer.feature_version) for r in records)
-                if ex.correct]
     n, typed, within, right = (collections.Counter() for _ in range(4))
-    for start in range(0, len(examples), 64):
-        chunk = examples[start:start + 64]
-        for ex, scores in zip(chunk, scorer.score_views([e.view for e in chunk])):
-            same = [i for i, c in enumerate(ex.candidates) if c.action_type == ex.kind]
-            top = max(range(len(scores)), key=scores.__getitem__)
-            n[ex.kind] += 1
-            typed[ex.kind] += ex.candidates[top].action_type == ex.kind
-            within[ex.kind] += bool(same) and max(same, key=scores.__getitem__) in ex.correct
-            right[ex.kind] += top in ex.correct
+    for ex, scores in scored(scorer, records):
+        same = [i for i, c in enumerate(ex.candidates) if c.action_type == ex.kind]
+        top = max(range(len(scores)), key=scores.__getitem__)
+        n[ex.kind] += 1
+        typed[ex.kind] += ex.candidates[top].action_type == ex.kind
+        within[ex.kind] += bool(same) and max(same, key=scores.__getitem__) in ex.correct
+        right[ex.kind] += top in ex.correct
     print("| right type | records | best candidate of that type | best of that type right | top-1 right |")
     print("|---|---|---|---|---|")
     for kind, k in n.most_common():

@@ -15,6 +15,23 @@ from droidverify.cli import app
 runner = CliRunner()
 
 
+def _recording_trainer(seen: list) -> type:
+    """A trainer double that records its config, makes its output directory and trains nothing."""
+
+    class FakeTrainer:
+        def __init__(self, cfg, **kw) -> None:
+            seen.append(cfg)
+            Path(cfg.output_dir).mkdir(parents=True, exist_ok=True)
+
+        def train(self) -> dict:
+            return {}
+
+        def export(self, path, *, provenance=None) -> Path:
+            return Path(path)
+
+    return FakeTrainer
+
+
 @pytest.mark.slow
 def test_train_data_writes_records_and_stats(tmp_path: Path) -> None:
     out = tmp_path / "d.jsonl"
@@ -106,18 +123,7 @@ def test_train_verifier_passes_the_loss_and_refuses_a_bad_one_before_loading(tmp
     from droidverify.training import p3
 
     seen: list[object] = []
-
-    class FakeTrainer:
-        def __init__(self, cfg) -> None:
-            seen.append(cfg)
-
-        def train(self) -> dict:
-            return {}
-
-        def export(self, path, *, provenance=None) -> Path:
-            return Path(path)
-
-    monkeypatch.setattr(p3, "P3Trainer", FakeTrainer)
+    monkeypatch.setattr(p3, "P3Trainer", _recording_trainer(seen))
     train = tmp_path / "train.jsonl"
     train.write_text("")
     res = runner.invoke(app, ["train", "verifier", "--train", str(train), "--out", str(tmp_path / "t"),
@@ -236,19 +242,7 @@ def test_train_policy_builds_the_type_head_network_unless_told_not_to(tmp_path: 
     from droidverify.training import policy
 
     seen: list[object] = []
-
-    class FakeTrainer:
-        def __init__(self, cfg, **kw) -> None:
-            seen.append(cfg)
-            Path(cfg.output_dir).mkdir(parents=True, exist_ok=True)
-
-        def train(self) -> dict:
-            return {}
-
-        def export(self, path, *, provenance=None) -> Path:
-            return Path(path)
-
-    monkeypatch.setattr(policy, "PolicyTrainer", FakeTrainer)
+    monkeypatch.setattr(policy, "PolicyTrainer", _recording_trainer(seen))
     train = tmp_path / "train.jsonl"
     train.write_text("")
     for extra in ([], ["--no-type-head"]):
