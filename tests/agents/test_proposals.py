@@ -371,3 +371,20 @@ def test_oracle_values_are_covered_on_the_simulator(template):
             break
         obs = env.step(oracle)
     assert checked >= 2
+
+
+def test_open_app_is_not_offered_for_the_app_already_in_front():
+    # opening the app one is in changes nothing (the simulator resumes it; a phone brings its task
+    # to the front): in 5,286 training records that offered it the oracle never chose it
+    contacts = [el(t, package_name="com.google.android.contacts") for t in ("Create contact", "Ann", "Bob")]
+    keyboard = [el(k, package_name="com.android.inputmethod.latin") for k in ("q", "w")]
+    placeholder = [Action(action_type="open_app", app_name=APP_PLACEHOLDER)]
+    apps = [*APPS, "Expenses", "Some Unknown App"]
+    out = expand_candidates(placeholder, contacts + keyboard, "Call Ann", "", apps)
+    assert [a.app_name for a in out] == ["Calendar", "Clock", "Expenses", "Some Unknown App"]
+    # the launcher, or a screen from an app the device table does not know: every app is offered
+    launcher = [el("Contacts", package_name="com.google.android.apps.nexuslauncher")]
+    assert [a.app_name for a in expand_candidates(placeholder, launcher, "", "", apps)] == apps
+    expenses = [el("Add", package_name="com.arduia.expense")]  # the simulator's Expenses is Pro Expense
+    assert "Expenses" not in [a.app_name for a in expand_candidates(placeholder, expenses, "", "", apps)]
+    assert [a.app_name for a in expand_candidates(placeholder, [el("x")], "", "", apps)] == apps

@@ -71,7 +71,7 @@ APPS: tuple[AppInfo, ...] = (
     _app("Simple Draw Pro", "com.simplemobiletools.draw.pro/"
          "com.simplemobiletools.draw.pro.activities.MainActivity", "simple draw", "draw"),
     _app("Pro Expense", "com.arduia.expense/com.arduia.expense.ui.MainActivity", "expense",
-         "pro expense app", "expense tracker"),
+         "expenses", "pro expense app", "expense tracker"),
     _app("Broccoli", "com.flauschcode.broccoli/com.flauschcode.broccoli.MainActivity",
          "broccoli recipe app", "recipe app", "recipes"),
     _app("Audio Recorder", "com.dimowner.audiorecorder/"

@@ -19,6 +19,7 @@ characters and chat-template tokens are removed (:func:`~droidverify.agents.scre
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -28,6 +29,8 @@ from droidverify.agents.screen import (
     sanitize_screen_text,
     strip_special_tokens,
 )
+from droidverify.env.apps import resolve_app
+from droidverify.errors import UnknownAppError
 from droidverify.ui.element import UIElement
 
 __all__ = ["MAX_VALUE_LEN", "PROPOSAL_KINDS", "expand_candidates", "propose_values"]
@@ -759,6 +762,24 @@ def _with_value(action: Action, **update: str) -> Action | None:
         return None
 
 
+def foreground_package(elements: Sequence[UIElement]) -> str | None:
+    """The package most of the screen's elements belong to: the app in front (a dump can also hold
+    a keyboard's or the status bar's few nodes)."""
+    counts: dict[str, int] = {}
+    for el in elements[:_MAX_ELEMENTS]:
+        if el.package_name:
+            counts[el.package_name] = counts.get(el.package_name, 0) + 1
+    return max(counts, key=lambda k: (counts[k], k)) if counts else None
+
+
+@functools.lru_cache(maxsize=512)
+def _package_of(name: str) -> str | None:
+    try:
+        return resolve_app(name).package
+    except (UnknownAppError, ValueError):
+        return None
+
+
 def expand_candidates(
     candidates: Sequence[Action],
     elements: Sequence[UIElement],
@@ -771,7 +792,8 @@ def expand_candidates(
     """``candidates`` with each placeholder replaced, in place, by concrete candidates.
 
     ``open_app`` placeholder -> one ``open_app`` per app of ``apps`` (in that order; kept as is
-    when ``apps`` is None). ``input_text`` placeholder on element ``i`` -> one ``input_text`` per
+    when ``apps`` is None), except the app already in front (by package, through the device app
+    table): opening it changes nothing, and the oracle never chose it. ``input_text`` placeholder on element ``i`` -> one ``input_text`` per
     value :func:`propose_values` proposes for ``elements[i]``. ``answer`` placeholder -> one
     ``answer`` per proposed value. A placeholder with no proposal stays (the caller falls back to
     generation). Other candidates are unchanged; the order is otherwise preserved and no action
@@ -796,8 +818,10 @@ def expand_candidates(
         new: list[Action] = []
         if cand.action_type == "open_app":
             if apps is not None:
+                front = foreground_package(elements)
                 names = [a.strip() for a in apps if isinstance(a, str) and a.strip()]
-                new = [a for a in (_with_value(cand, app_name=n) for n in dict.fromkeys(names)) if a]
+                names = [n for n in dict.fromkeys(names) if front is None or _package_of(n) != front]
+                new = [a for a in (_with_value(cand, app_name=n) for n in names) if a]
         elif cand.action_type == "answer":
             if answer_cache is None:
                 answer_cache = propose_values("answer", goal, elements, memory, limit=limit)
