@@ -299,3 +299,44 @@ def test_a_type_head_gives_finite_gradients_when_a_step_offers_one_type_or_is_pa
     assert all(torch.isfinite(p.grad).all() for p in net.parameters() if p.grad is not None)
     with pytest.raises(ValueError, match="type_kinds"):
         CompactNet(NetConfig(emb_dim=8, n_numeric=3, d_model=16, layers=1, heads=2, ff=32, type_kinds=k))
+
+
+def _screen_of(package: str) -> list:
+    from droidverify.env.records import Observation
+
+    xml = (f'<hierarchy rotation="0"><node index="0" class="android.widget.FrameLayout" package="{package}" '
+           f'bounds="[0,0][1080,2400]"><node index="0" class="android.widget.Button" package="{package}" '
+           f'text="New" clickable="true" bounds="[0,100][1080,200]"/></node></hierarchy>')
+    return Observation(xml=xml).elements
+
+
+def test_features_of_version_5_say_whether_the_goal_names_the_app_in_front_or_another():
+    names = numeric_names(5)
+    assert names[:len(numeric_names(4))] == numeric_names(4)
+
+    def nums(goal: str, package: str) -> dict[str, list[float]]:
+        cands = [Action(action_type="click", index=0),
+                 *(Action(action_type="open_app", app_name=a) for a in ("Files", "Markor", "Expenses", "Weather"))]
+        view = step_view(goal, "", _screen_of(package), cands, version=5)
+        assert all(len(c.numeric) == len(names) for c in view.candidates)
+        return {k: [c.numeric[names.index(k)] for c in view.candidates]
+                for k in ("front_app_in_goal", "goal_names_an_app", "app_named_in_goal")}
+
+    # in the app the goal names ("the Files app"): stay; the open_app of Files is the one named
+    files = nums('Create a folder "Recipes" in Pictures with the Files app.', "com.google.android.documentsui")
+    assert files["front_app_in_goal"] == [1.0] * 5 and files["goal_names_an_app"] == [1.0] * 5
+    assert files["app_named_in_goal"] == [0.0, 1.0, 0.0, 0.0, 0.0]
+    # a detour into Markor while the goal names Expenses (by the table's alias "expenses")
+    detour = nums("Delete the expense Taxi from the Expenses app.", "net.gsantner.markor")
+    assert detour["front_app_in_goal"][0] == 0.0 and detour["goal_names_an_app"][0] == 1.0
+    assert detour["app_named_in_goal"] == [0.0, 0.0, 0.0, 1.0, 0.0]
+    # the launcher, or an app the table does not know: the app in front is unknown (-1)
+    assert nums("Turn off Wi-Fi.", "com.google.android.apps.nexuslauncher")["front_app_in_goal"][0] == -1.0
+    unknown = nums("Check the Weather forecast.", "com.example.weather")
+    assert unknown["front_app_in_goal"][0] == -1.0 and unknown["app_named_in_goal"][4] == 1.0
+    # a word inside another word is no mention ("profiles" does not name Files)
+    assert nums("Open my profiles page.", "com.example.weather")["goal_names_an_app"][0] == 0.0
+    # version 4 is unchanged by it
+    v4 = step_view("Delete the expense from the Expenses app.", "", _screen_of("net.gsantner.markor"),
+                   [Action(action_type="open_app", app_name="Expenses")], version=4)
+    assert len(v4.candidates[0].numeric) == len(numeric_names(4))
