@@ -55,13 +55,3 @@ def test_unknown_app_suggests_close_matches(name: str, suggestion: str) -> None:
 def test_hopeless_names(name: str) -> None:
     with pytest.raises(UnknownAppError):
         resolve_app(name)
-
-
-def test_app_terms_are_the_words_a_goal_may_call_a_table_app_by():
-    from droidverify.env.apps import app_terms
-
-    assert app_terms("com.arduia.expense") == app_terms("Expenses") == app_terms("pro expense app")
-    assert "expenses" in app_terms("Pro Expense") and "pro expense" in app_terms("Pro Expense")
-    assert app_terms("org.tasks") == ("tasks", "tasks.org")  # "tasks app" loses its trailing "app"
-    assert app_terms("com.google.android.apps.nexuslauncher") is None and app_terms("Weather") is None
-    assert app_terms("") is None and app_terms(None) is None  # type: ignore[arg-type]

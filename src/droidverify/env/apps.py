@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from droidverify.errors import UnknownAppError
 
-__all__ = ["APPS", "AppInfo", "UnknownAppError", "app_terms", "resolve_app"]
+__all__ = ["APPS", "AppInfo", "UnknownAppError", "resolve_app"]
 
 
 @dataclass(frozen=True)
@@ -122,14 +122,3 @@ def resolve_app(name: str) -> AppInfo:
     close = difflib.get_close_matches(_key(name), names, n=3, cutoff=0.6)
     return_names = [(_INDEX[c].name if c == _key(_INDEX[c].name) else c) for c in close]
     raise UnknownAppError(name, list(dict.fromkeys(return_names)))
-
-
-def app_terms(name_or_package: str) -> tuple[str, ...] | None:
-    """The lower-case words a goal may call a table app by (its name and aliases, without a trailing
-    "app"), looked up by name, alias or package; None for an app the table does not hold."""
-    if not isinstance(name_or_package, str) or not name_or_package.strip():
-        return None
-    info = _INDEX.get(_key(name_or_package)) or _INDEX.get(name_or_package.strip().lower())
-    if info is None:
-        return None
-    return tuple(dict.fromkeys(_key(n) for n in (info.name, *info.aliases) if _key(n)))

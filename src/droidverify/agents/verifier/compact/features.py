@@ -14,16 +14,13 @@ from dataclasses import dataclass, field
 
 from droidverify.actions.model import Action
 from droidverify.agents.screen import needs_completion, sanitize_screen_text
-from droidverify.agents.verifier.proposals import foreground_package
-from droidverify.env.apps import app_terms
 from droidverify.ui.element import UIElement
 
 # 2: the value is embedded on its own; 3: how much of the goal the screen shows; 4: where a value sits
 # (an answer's row on screen, the goal words before a typed value against the field, its proposal
-# rank), whether the goal asks a question, which fields already hold goal values; 5: which app the
-# goal names against the app in front (by the device app table: a detour's way out, or staying put)
+# rank), whether the goal asks a question, which fields already hold goal values
 FEATURE_VERSION = 4
-SUPPORTED_FEATURE_VERSIONS = (3, 4, 5)  # older checkpoints keep running on the features they learned
+SUPPORTED_FEATURE_VERSIONS = (3, 4)  # older checkpoints keep running on the features they learned
 
 # The action kinds the scorer tells apart; anything else maps to "other".
 KINDS = ("click", "long_press", "input_text", "clear_text", "scroll_up", "scroll_down", "scroll_left",
@@ -56,12 +53,8 @@ NUMERIC_NAMES_V4: tuple[str, ...] = (
     "value_shape_fits_field", "label_in_memory", "goal_is_question",
     "fields_holding_goal_values", "fields_filled_frac", "goal_quoted_in_static", "goal_numbers_in_static",
 )
-NUMERIC_NAMES_V5: tuple[str, ...] = (
-    *NUMERIC_NAMES_V4,
-    "front_app_in_goal", "goal_names_an_app", "app_named_in_goal",
-)
 NUMERIC_NAMES = NUMERIC_NAMES_V4
-_NUMERIC_BY_VERSION = {3: NUMERIC_NAMES_V3, 4: NUMERIC_NAMES_V4, 5: NUMERIC_NAMES_V5}
+_NUMERIC_BY_VERSION = {3: NUMERIC_NAMES_V3, 4: NUMERIC_NAMES_V4}
 _QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "how", "is", "are", "does",
                              "do", "did", "was", "were"})
 # field words -> the value shapes they take (language-light: a digit pattern, an @, a time)
@@ -91,15 +84,6 @@ def numeric_names(version: int = FEATURE_VERSION) -> tuple[str, ...]:
                          f"{sorted(_NUMERIC_BY_VERSION)}") from None
 # "x", “x” or 'x' (a single quote only after a space, so that "don't ... it's" is no quote)
 _QUOTED_RE = re.compile(r"\"([^\"]{1,80})\"|“([^”]{1,80})”|(?:^|\s)'([^']{1,80})'")
-
-
-def _names_app(goal_low: str, terms: Sequence[str]) -> bool:
-    return any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", goal_low) for t in terms)
-
-
-def _app_words(app: str) -> tuple[str, ...]:
-    """What a goal may call an app by: the device table's names for it, else its own name."""
-    return app_terms(app) or ((app.strip().lower(),) if app.strip() else ())
 
 
 def tokens(text: str | None) -> list[str]:
@@ -315,16 +299,6 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
         (sum(q in static for q in quoted) / len(quoted)) if quoted else -1.0,
         _frac_in(sorted(goal_nums), set(_NUM_RE.findall(static))) if goal_nums else -1.0,
     ]
-    app_level: list[float] = []
-    named_apps: dict[str, bool] = {}
-    if version >= 5:
-        front = foreground_package(elements)
-        front_words = app_terms(front) if front else None
-        for a in candidates:
-            if a.action_type == "open_app" and a.app_name and not needs_completion(a):
-                named_apps[a.app_name] = _names_app(goal_low, _app_words(a.app_name))
-        front_named = bool(front_words) and _names_app(goal_low, front_words or ())
-        app_level = [float(front_named) if front_words else -1.0, float(front_named or any(named_apps.values()))]
     seen_targets: dict[tuple[str, int | None], int] = {}
     for i, action in enumerate(candidates):
         kind = _kind(action)
@@ -402,9 +376,6 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
                 is_question,
                 *form_level,
             ]
-        if version >= 5:
-            nums += [*app_level, float(named_apps.get(action.app_name or "", False))
-                     if action.action_type == "open_app" else 0.0]
         nums = nums[:n_numeric]
         view.candidates.append(CandidateView(text=candidate_text(action, elements), context=context,
                                              value=sanitize_screen_text(value, max_len=120), numeric=nums))
