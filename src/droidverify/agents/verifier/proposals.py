@@ -793,12 +793,12 @@ def expand_candidates(
 
     ``open_app`` placeholder -> one ``open_app`` per app of ``apps`` (in that order; kept as is
     when ``apps`` is None), except the app already in front (by package, through the device app
-    table): opening it changes nothing, and the oracle never chose it. ``input_text`` placeholder on element ``i`` -> one ``input_text`` per
-    value :func:`propose_values` proposes for ``elements[i]``. ``answer`` placeholder -> one
-    ``answer`` per proposed value. A placeholder with no proposal stays (the caller falls back to
-    generation). Other candidates are unchanged; the order is otherwise preserved and no action
-    appears twice (by ``Action.to_json()``). Pure and deterministic: training and inference get
-    the same list for the same input.
+    table): opening it changes nothing, and the oracle never chose it. ``input_text`` placeholder
+    on element ``i`` -> one ``input_text`` per value :func:`propose_values` proposes for
+    ``elements[i]``. ``answer`` placeholder -> one ``answer`` per proposed value. A placeholder
+    with no proposal stays (the caller falls back to generation). Other candidates are unchanged;
+    the order is otherwise preserved and no action appears twice (by ``Action.to_json()``). Pure
+    and deterministic: training and inference get the same list for the same input.
     """
     out: list[Action] = []
     seen: set[str] = set()
