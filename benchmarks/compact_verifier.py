@@ -6,7 +6,11 @@ counts as a miss), pairwise, value coverage; by the positive's action type and b
 
 Part ``speed``: milliseconds per step of the compact verifier and of the LLM verifier (the shipped
 adapter on the bundled model) on the same steps (oracle paths of validation templates), measured in
-one run; prints the ratio. Both run in this process with the threads torch picks.
+one run; prints the ratio. Both run in this process with the threads torch picks. The compact
+verifier is timed twice, its encoder embedding a step's new strings in batches of 8 (the library's)
+and of 128 (before 2026-11-28), each after a warm-up pass over the same steps and then from an
+empty embedding cache; ``--embed-dtype`` fixes the
+embedding dtype (default: the faster on this CPU).
 
 Part ``sizes``: network sizes by measurement (layers x width), same prepared data, a few epochs each.
 
@@ -153,17 +157,39 @@ def _oracle_steps(n: int) -> list[tuple[Any, Any, list[Any]]]:
 
 
 def part_speed(args: argparse.Namespace) -> None:
+    from droidverify.agents.verifier import proposals
     from droidverify.agents.verifier.trained import load_verifier
+    from droidverify.llm.embeddings import TextEncoder
     from droidverify.training.loop import sim_apps
 
     steps = _oracle_steps(args.steps)
-    rows = []
+    runs: list[tuple[str, str, int | None]] = []  # (row name, verifier, small batch of the encoder)
     for name in (args.verifier or ["compact", "llm"]):
+        if name == "llm":
+            runs.append((name, name, None))
+        else:
+            runs += [(f"{name}, embed batch {b}", name, b) for b in (args.embed_small_batch or [8, 128])]
+    rows = []
+    for row, name, small_batch in runs:
         t0 = time.perf_counter()
         agent = load_verifier(_shipped(name), apps=sim_apps())
+        if small_batch is not None:
+            agent.scorer.encoder = TextEncoder(dtype=args.embed_dtype, small_batch_size=small_batch)
         load = time.perf_counter() - t0
         agent.reset(steps[0][0].goal)
         agent.act(steps[0][1], [])  # warm-up: first call builds caches
+        if small_batch is not None:
+            # The compact verifier is cheap enough to warm on every step first (torch builds kernels
+            # per input shape once a process); then it is timed from an empty string cache, as on
+            # screens never seen, with the proposal pools' memo cleared.
+            for task, obs, history in steps:
+                agent.reset(task.goal)
+                agent.act(obs, history)
+            warm = agent.scorer.encoder
+            agent.scorer.encoder = TextEncoder(warm.model, small_batch_size=small_batch, dtype=warm.dtype)
+            for fn in vars(proposals).values():
+                if callable(getattr(fn, "cache_clear", None)):
+                    fn.cache_clear()
         times = []
         for task, obs, history in steps:
             agent.reset(task.goal)
@@ -171,13 +197,14 @@ def part_speed(args: argparse.Namespace) -> None:
             agent.act(obs, history)
             times.append(time.perf_counter() - t)
         times.sort()
-        rows.append((name, load, 1000 * sum(times) / len(times), 1000 * times[len(times) // 2]))
+        dtype = agent.scorer.encoder.dtype if small_batch is not None else "-"
+        rows.append((row, dtype, load, 1000 * sum(times) / len(times), 1000 * times[len(times) // 2]))
     print(f"{len(steps)} steps (validation oracle paths, seed 0)")
-    print("| verifier | load s | mean ms/step | median ms/step |")
-    print("|---|---|---|---|")
-    for name, load, mean, med in rows:
-        print(f"| {name} | {load:.1f} | {mean:.1f} | {med:.1f} |")
-    print(f"\nspeed-up of {rows[0][0]} over {rows[-1][0]} (mean): {rows[-1][2] / rows[0][2]:.1f}x")
+    print("| verifier | embedding dtype | load s | mean ms/step | median ms/step |")
+    print("|---|---|---|---|---|")
+    for row, dtype, load, mean, med in rows:
+        print(f"| {row} | {dtype} | {load:.1f} | {mean:.1f} | {med:.1f} |")
+    print(f"\nspeed-up of {rows[0][0]} over {rows[-1][0]} (mean): {rows[-1][3] / rows[0][3]:.1f}x")
 
 
 def _matches(action: Any, el: Any, spec: dict[str, Any]) -> bool:
@@ -247,6 +274,11 @@ def main() -> None:
     ap.add_argument("--max-records", type=int, default=None,
                     help="the first N records after a seed-0 shuffle (the LLM verifier's 160 validation records: 160)")
     ap.add_argument("--steps", type=int, default=40, help="steps timed (part speed)")
+    ap.add_argument("--embed-small-batch", type=int, action="append", default=[],
+                    help="the compact verifier's encoder batch for a step's few new strings (part speed; "
+                         "repeatable; default 8, the library's, then 128, the batch before 2026-11-28)")
+    ap.add_argument("--embed-dtype", choices=("auto", "float32", "bfloat16"), default="auto",
+                    help="the compact verifier's embedding dtype (part speed)")
     ap.add_argument("--work", default="runs/bench-compact")
     ap.add_argument("--json", default=None, help="also write the step metrics here")
     ap.add_argument("--template-groups", default=None,

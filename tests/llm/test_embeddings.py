@@ -91,3 +91,21 @@ def test_a_damaged_dtype_store_is_measured_again_and_rewritten(tmp_path: Path,
     remember_dtype("k", "float32")
     assert remembered_dtype("k", ("float32",)) == "float32"
     assert remembered_dtype("k", ("bfloat16",)) is None  # a stored value outside the choices is ignored
+
+
+def test_a_screen_embeds_in_small_batches_and_a_data_set_in_large_ones() -> None:
+    """A batch is padded to its longest string: a step's few new strings (one long goal beside short
+    labels) go in small batches, a data set's thousands in large ones; each string once, in order."""
+    seen: list[tuple[int, int]] = []
+
+    class Recording:
+        def encode(self, texts: list[str], *, batch_size: int, **_: Any) -> Any:
+            seen.append((len(texts), batch_size))
+            return np.array([[float(len(t)), 1.0] for t in texts], np.float32)
+
+    enc = TextEncoder(Recording(), batch_size=32, small_batch_size=8)
+    screen = ["a long goal " * 10, "OK", "Cancel", "OK"]
+    assert enc.encode(screen)[:, 0].tolist() == [len(t) for t in screen]
+    data = [f"label {i}" for i in range(300)]
+    enc.encode(data + screen)
+    assert seen == [(3, 8), (256, 32), (44, 32)]  # the screen's strings are not embedded again

@@ -428,6 +428,7 @@ def _mask_quotes(text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=64)  # one goal, every field of every step: shared, read-only
 def _goal_pool(goal: str) -> _Pool:
     pool = _Pool()
     _quoted(goal, pool)
@@ -565,6 +566,7 @@ def _answer_pool(goal: str, elements: Sequence[UIElement], memory: str) -> _Pool
 _KEY_IN_TEXT = re.compile(r"(?:^|(?<=\s))([A-Z][A-Za-z]{1,20}(?: [a-z]{1,20})?):\s")
 
 
+@functools.lru_cache(maxsize=64)  # one memory, every field of the step: shared, read-only
 def _memory_pool(memory: str) -> _Pool:
     """Values the working memory quotes: screen strings as '...' (listings, field contents) and
     typed values as "..."; a value cut short ("…") is dropped, but its "Key: value" pairs and
