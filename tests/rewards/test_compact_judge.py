@@ -19,8 +19,10 @@ from droidverify.rewards.compact_judge import (
     JudgeNetConfig,
     build_net,
     goal_slots,
+    goal_values,
     passive_view,
     shipped_judge_path,
+    typed_vs_goal,
     view_of,
 )
 from droidverify.rewards.labelled import HOSTILE_TEXTS, build_training_items, with_hostile_text, write_set
@@ -54,6 +56,30 @@ def test_goal_slots_are_found_by_pattern() -> None:
     assert not any(k == "name" and t in ("i", "delete") for k, t in slots)  # sentence starts are no names
     assert ("file", "setup_guide.pdf") in {(s.kind, s.text) for s in goal_slots("Move setup_guide.pdf to Documents.")}
     assert goal_slots("") == []
+
+
+def test_a_typed_value_one_edit_off_the_goal_is_flagged() -> None:
+    """The commonest wrong value a form is saved with is one character off the goal's (a minute off,
+    a name cut short, a typo); the final screen need not show it, so the judge reads it from the
+    typing. Pieces of the goal's times count as given (an hour field gets "9" of "9:00 AM")."""
+    values = goal_values('Move "Parent-teacher meeting" to 9:00 AM. Email sven.patel71@gmail.com, last name Costa.')
+    assert {"9", "00", "parent-teacher meeting", "sven.patel71@gmail.com", "costa"} <= values
+    assert typed_vs_goal("9", values) == (True, False)
+    assert typed_vs_goal(" Costa ", values) == (True, False)  # compared as the judge normalises
+    for wrong in ("01", "Cost", "Costas", "sven.patel72@gmail.com", "Parent-teacher meetin"):
+        assert typed_vs_goal(wrong, values) == (False, True), wrong
+    for unrelated in ("Dentist", "7:45", ""):  # not from the goal, not near it: neither
+        assert typed_vs_goal(unrelated, values) == (False, False), unrelated
+
+
+def test_the_passive_view_carries_a_wrong_value_typed(items) -> None:
+    by = {(it.template, it.variant): it for it in items}
+    right = passive_view(by[("contacts_add_contact", "oracle")].trajectory)
+    wrong = passive_view(by[("contacts_add_contact", "wrong_value")].trajectory)
+    g_right = dict(zip(GLOBAL_NUMERIC, right.numeric, strict=True))
+    g_wrong = dict(zip(GLOBAL_NUMERIC, wrong.numeric, strict=True))
+    assert g_right["typed_near_goal"] == 0.0 and g_wrong["typed_near_goal"] == 1.0
+    assert g_right["typed_from_goal"] > g_wrong["typed_from_goal"]
 
 
 def test_views_read_what_each_setting_may_see(items) -> None:

@@ -35,6 +35,7 @@ A judge directory::
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -55,7 +56,7 @@ from droidverify.ui.element import UIElement
 
 FORMAT = "droidverify-compact-judge"
 FORMAT_VERSION = 1
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2  # 2: typed values against the values the goal gives (exact / one edit off)
 SETTINGS = ("passive", "evidence")
 CHOICES = (*SETTINGS, "auto")  # what a caller may ask for; auto: evidence iff the episode submits
 JUDGE_FILE = "judge.json"
@@ -78,6 +79,7 @@ TOKEN_NUMERIC: tuple[str, ...] = (
     "row_slot_frac", "in_claim", "claim_number_hit", "exhibit_share",
     # actions
     *(f"act_{k}" for k in ACTION_KINDS), "recency", "act_error", "typed_slot_frac", "typed_equals_slot",
+    "typed_from_goal", "typed_near_goal",
 )
 GLOBAL_NUMERIC: tuple[str, ...] = (
     "setting_evidence", "declared_done", *(f"end_{t}" for t in TERMINATIONS),
@@ -85,7 +87,7 @@ GLOBAL_NUMERIC: tuple[str, ...] = (
     "has_slots", "slots", "has_quoted", "slots_on_screen", "quoted_on_screen", "numbers_on_screen",
     "best_row_slots", "slots_static", "slots_only_in_fields", "slots_near_only", "slots_in_claim",
     "claim_on_screen", "claim_numbers_on_screen",
-    "slots_typed", "typed_equals_slot", "filled_fields", "on_launcher", "elements",
+    "slots_typed", "typed_equals_slot", "typed_from_goal", "typed_near_goal", "filled_fields", "on_launcher", "elements",
     "exhibits", "no_exhibits", "many_exhibits",
 )
 
@@ -160,6 +162,40 @@ def near_hit(slot: Slot, text: str, numbers: set[str]) -> bool:
         return any(len(n) == len(want) and sum(a != b for a, b in zip(n, want, strict=True)) == 1 for n in numbers)
     k = max(3, math.ceil(0.7 * len(slot.text)))
     return len(slot.text) > 3 and (slot.text[:k] in text or slot.text[-k:] in text)
+
+
+@functools.lru_cache(maxsize=256)
+def goal_values(goal: str) -> frozenset[str]:
+    """What a form may be given from the goal, lowercased: its slots and the verifier's proposals for
+    a text field (quoted strings, names, e-mails, and the pieces of times and dates: "9:00 AM" also
+    gives "9", "09", "00")."""
+    from droidverify.agents.verifier.proposals import propose_values
+
+    values = {_norm(v) for v in propose_values("input_text", goal, [], "", limit=64)}
+    return frozenset(v for v in values | {s.text for s in goal_slots(goal)} if v)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ by exactly one character changed, added or dropped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k, (x, y) in enumerate(zip(short, long_)) if x != y), len(short))
+    return short[i:] == long_[i + 1:]
+
+
+def typed_vs_goal(typed: str, values: frozenset[str]) -> tuple[bool, bool]:
+    """(the typed value is one the goal gives, it is one edit off such a value and equals none):
+    a value one character off (a typo, a minute off, a truncated name) is the commonest wrong value
+    a form is saved with, and a final screen need not show it."""
+    t = _norm(typed)
+    if not t:
+        return False, False
+    if t in values:
+        return True, False
+    return False, any(_one_edit(t, v) for v in values)
 
 
 def slot_hits(slots: Sequence[Slot], text: str, numbers: set[str]) -> list[bool]:
@@ -302,12 +338,15 @@ def _action_kind(action: Action) -> str:
     return action.action_type if action.action_type in ACTION_KINDS else "other"
 
 
-def _action_numeric(action: Action, recency: float, error: bool, slots: Sequence[Slot]) -> list[float]:
+def _action_numeric(action: Action, recency: float, error: bool, slots: Sequence[Slot],
+                    values: frozenset[str]) -> list[float]:
     typed = _norm(action.text) if action.action_type == "input_text" else ""
     hits = slot_hits(slots, typed, numbers_in(typed)) if typed else [False] * len(slots)
     kind = _action_kind(action)
+    exact, near = typed_vs_goal(typed, values)
     tail = [*(float(kind == k) for k in ACTION_KINDS), recency, float(error),
-            sum(hits) / len(slots) if slots and typed else 0.0, float(bool(typed) and any(s.text == typed for s in slots))]
+            sum(hits) / len(slots) if slots and typed else 0.0, float(bool(typed) and any(s.text == typed for s in slots)),
+            float(exact), float(near)]
     return [0.0] * (len(TOKEN_NUMERIC) - len(tail)) + tail
 
 
@@ -384,6 +423,12 @@ def _claim_numbers(slots: Sequence[Slot], claim: str) -> dict[str, float]:
             "has_quoted": float(any(s.kind == "quoted" for s in slots))}
 
 
+def _typed_numbers(typed: Sequence[str], values: frozenset[str]) -> dict[str, float]:
+    pairs = [typed_vs_goal(t, values) for t in typed]
+    return {"typed_from_goal": sum(e for e, _ in pairs) / len(pairs) if pairs else -1.0,
+            "typed_near_goal": float(any(n for _, n in pairs))}
+
+
 def _last_screen(traj: Trajectory) -> Observation | None:
     if traj.final_observation is not None:
         return traj.final_observation
@@ -394,6 +439,7 @@ def passive_view(traj: Trajectory) -> JudgeView:
     """The passive setting: goal, final screen, answer and ending, last few actions."""
     goal = sanitize_screen_text(traj.goal, max_len=400)
     slots = goal_slots(goal)
+    values = goal_values(goal)
     last = traj.steps[-1].action if traj.steps else None
     message = last.text if last is not None and last.action_type == "submit" else None
     claim = sanitize_screen_text(traj.answer or message or "", max_len=200)
@@ -407,14 +453,17 @@ def passive_view(traj: Trajectory) -> JudgeView:
     recent = acted[-MAX_ACTIONS:]
     typed_hits = [False] * len(slots)
     typed_exact = False
+    typed_all: list[str] = []
     for k, step in enumerate(reversed(recent)):
         assert step.action is not None
         view.tokens.append(Token(action_text(step.action, step.observation.elements), ACTION,
-                                 _action_numeric(step.action, k / MAX_ACTIONS, step.error is not None, slots)))
+                                 _action_numeric(step.action, k / MAX_ACTIONS, step.error is not None, slots,
+                                                 values)))
     for step in acted:  # text typed anywhere in the episode: the values the agent entered
         assert step.action is not None
         if step.action.action_type == "input_text" and step.action.text:
             typed = _norm(step.action.text)
+            typed_all.append(typed)
             typed_hits = [a or b for a, b in zip(typed_hits, slot_hits(slots, typed, numbers_in(typed)),
                                                  strict=True)]
             typed_exact |= any(s.text == typed for s in slots)
@@ -426,6 +475,7 @@ def passive_view(traj: Trajectory) -> JudgeView:
         "steps": min(len(traj.steps), 40) / 20.0,
         "errors": min(sum(s.error is not None for s in traj.steps), 5) / 5.0,
         "slots_typed": sum(typed_hits) / len(slots) if slots else -1.0, "typed_equals_slot": float(typed_exact),
+        **_typed_numbers(typed_all, values),
         **_claim_numbers(slots, claim), **_screen_numbers(screen, slots, claim),
     }
     view.numeric = _globals(values)
@@ -439,6 +489,7 @@ def evidence_view(traj: Trajectory, evidences: Sequence[int], message: str) -> J
 
     goal = sanitize_screen_text(traj.goal, max_len=400)
     slots = goal_slots(goal)
+    values = goal_values(goal)
     claim = sanitize_screen_text(message, max_len=200)
     claim_low = _norm(claim)
     claim_numbers = numbers_in(claim_low)
@@ -449,7 +500,7 @@ def evidence_view(traj: Trajectory, evidences: Sequence[int], message: str) -> J
         step = traj.steps[rid]
         if step.action is not None:
             view.tokens.append(Token(action_text(step.action, step.observation.elements), ACTION,
-                                     _action_numeric(step.action, 0.0, step.error is not None, slots)))
+                                     _action_numeric(step.action, 0.0, step.error is not None, slots, values)))
         screens.append(_screen(screen_after(traj.steps, rid, traj.final_observation)))
     # One token per distinct element over the exhibits, with the share of exhibits that show it.
     merged: dict[str, tuple[_Seen, int]] = {}
@@ -469,6 +520,7 @@ def evidence_view(traj: Trajectory, evidences: Sequence[int], message: str) -> J
         "setting_evidence": 1.0, "declared_done": 1.0, "end_submit": 1.0,
         "slots_typed": (sum(typed_hits) / len(slots)) if slots else -1.0,
         "typed_equals_slot": float(any(s.text == t for s in slots for t in typed)),
+        **_typed_numbers(typed, values),
         "exhibits": min(len(evidences), 8) / 4.0, "no_exhibits": float(not evidences),
         "many_exhibits": float(len(evidences) > 3),
         **_claim_numbers(slots, claim), **_screen_numbers(everything, slots, claim),
