@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from droidverify.errors import CheckpointError, TrainingDataError, TrainingError
 from droidverify.rewards.compact_judge import CompactJudge, CompactJudgeModel
 from droidverify.rewards.labelled import build_training_items, write_set
-from droidverify.training.judge import JudgeTrainConfig, JudgeTrainer, dev_templates, prepare
+from droidverify.training.judge import JudgeTrainConfig, JudgeTrainer, dev_templates, prepare, template_folds
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
 from compact_doubles import hash_encoder
@@ -99,6 +99,41 @@ def test_train_export_and_resume(tmp_path, sets) -> None:
     (out / "checkpoint.pt").write_bytes(b"junk")
     with pytest.raises(CheckpointError):
         JudgeTrainer(config(tmp_path, sets, setting="both"), encoder=hash_encoder()).train()
+
+
+def test_threshold_folds_score_every_train_template_out_of_fold(tmp_path, sets) -> None:
+    """With threshold folds the judge trains on every train template, and its threshold comes from
+    scores of networks that never saw the template they score; each fold resumes on a rerun."""
+    cfg = config(tmp_path, sets, threshold_folds=3, epochs=1, hostile_items=0)
+    trainer = JudgeTrainer(cfg, encoder=hash_encoder())
+    seen: list[list[str]] = []
+    real = JudgeTrainer.train
+
+    def spy(self, *, resume=True):
+        if self is not trainer:
+            seen.append(sorted({e.template for e in self.train_examples}))
+        return real(self, resume=resume)
+
+    JudgeTrainer.train = spy
+    try:
+        result = trainer.train()
+    finally:
+        JudgeTrainer.train = real
+    assert result["dev_templates"] == [] and {e.template for e in trainer.train_examples} == set(TRAIN)
+    assert result["calibration"]["passive"]["on"] == "out-of-fold scores, 3 template folds"
+    folds = template_folds(TRAIN, 3, cfg.seed)
+    assert sorted(t for f in folds for t in f) == sorted(TRAIN)
+    assert seen == [sorted(set(TRAIN) - set(f)) for f in folds]  # each fold's network never saw the fold
+    for i in range(3):
+        assert (tmp_path / "run" / f"fold-{i}" / "checkpoint.pt").is_file()
+    logs: list[str] = []
+    again = JudgeTrainer(cfg, encoder=hash_encoder(), log=logs.append)
+    assert again.train()["thresholds"] == result["thresholds"]
+    assert sum("resumed at epoch 1" in m for m in logs) == 4  # the judge and its three folds
+    with pytest.raises(TrainingError, match="threshold_folds"):
+        config(tmp_path, sets, threshold_folds=1).validate()
+    with pytest.raises(TrainingDataError, match="7 threshold folds"):
+        template_folds(TRAIN, 7, 0)
 
 
 def test_the_evidence_setting_reads_submit_episodes_only(sets) -> None:

@@ -195,6 +195,11 @@ def train_judge_command(
     learning_rate: Annotated[float | None, typer.Option("--lr", help="Learning rate (default 1e-3).")] = None,
     dev_fraction: Annotated[float | None, typer.Option(help="Share of train templates held out to choose the "
                                                        "threshold (default 0.15).", min=0, max=0.9)] = None,
+    threshold_folds: Annotated[int | None, typer.Option(help="K >= 2: choose the threshold on out-of-fold "
+                                                        "scores of every train template (K more networks, "
+                                                        "each without one fold of templates) and train the "
+                                                        "judge on all of them, instead of a dev slice "
+                                                        "(default 0: the dev slice).", min=0)] = None,
     hostile_items: Annotated[int | None, typer.Option(help="Held-out episodes the hostile texts are put on "
                                                       "(default 60; 0: skip).", min=0)] = None,
     max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed) after this many minutes of "
@@ -209,8 +214,8 @@ def train_judge_command(
     if setting not in TRAIN_SETTINGS:
         fail(f"unknown --setting {setting!r}; use one of {', '.join(TRAIN_SETTINGS)}")
     overrides = {"epochs": epochs, "layers": layers, "d_model": d_model, "learning_rate": learning_rate,
-                 "dev_fraction": dev_fraction, "hostile_items": hostile_items, "max_minutes": max_minutes,
-                 "seed": seed}
+                 "dev_fraction": dev_fraction, "threshold_folds": threshold_folds, "hostile_items": hostile_items,
+                 "max_minutes": max_minutes, "seed": seed}
     target = export or out / "judge"
     with cli_errors():
         cfg = JudgeTrainConfig(output_dir=str(out), train_file=str(train),
@@ -223,7 +228,8 @@ def train_judge_command(
         command = _command(["droidverify", "train", "judge", "--setting", setting, "--train", str(train)],
                            {"--eval": eval_file, "--out": out, "--export": export, "--epochs": epochs,
                             "--layers": layers, "--d-model": d_model, "--lr": learning_rate,
-                            "--dev-fraction": dev_fraction, "--hostile-items": hostile_items,
+                            "--dev-fraction": dev_fraction, "--threshold-folds": threshold_folds,
+                            "--hostile-items": hostile_items,
                             "--max-minutes": max_minutes, "--seed": seed})
         data = _sets_provenance(train, eval_file, headers)
         provenance = {"command": command, "commit": _commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),

@@ -62,6 +62,10 @@ class JudgeTrainConfig:
     # epoch: an extra line of unrelated screen text must not move the verdict (hostile screens).
     distractors: float = 0.5
     dev_fraction: float = 0.15  # share of train templates held out to choose the threshold
+    # K >= 2: instead of a dev slice, the threshold is chosen on out-of-fold scores of all train
+    # templates (K extra networks, each trained without one fold of templates) and the judge is
+    # trained on every train template; 0: the dev slice
+    threshold_folds: int = 0
     max_minutes: float | None = None
     max_train_items: int | None = None  # the first N usable items of the train set (quick runs)
     hostile_items: int = 60  # held-out episodes each hostile text is put on (0: no hostile check)
@@ -81,6 +85,8 @@ class JudgeTrainConfig:
             raise TrainingError("learning_rate must be > 0, dropout and dev_fraction in [0, 1), distractors in [0, 1]")
         if self.hostile_items < 0 or (self.max_train_items is not None and self.max_train_items < 1):
             raise TrainingError("hostile_items must be >= 0 and max_train_items >= 1")
+        if self.threshold_folds == 1 or self.threshold_folds < 0:
+            raise TrainingError(f"threshold_folds must be 0 (a dev slice) or >= 2, got {self.threshold_folds}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -279,6 +285,15 @@ def measure_input_size(path: str | Path, *, limit: int | None = None, encoder: A
     return out
 
 
+def template_folds(templates: Iterable[str], k: int, seed: int) -> list[list[str]]:
+    """Train templates dealt into ``k`` folds of (nearly) equal size, in a seeded order."""
+    names = sorted(set(templates))
+    if k > len(names):
+        raise TrainingDataError(f"{k} threshold folds need at least {k} train templates, the set has {len(names)}")
+    random.Random(f"judge-folds:{seed}").shuffle(names)
+    return [sorted(names[i::k]) for i in range(k)]
+
+
 def dev_templates(templates: Iterable[str], fraction: float, seed: int) -> set[str]:
     """Whole train templates held out of training (the threshold is chosen on them)."""
     names = sorted(set(templates))
@@ -337,7 +352,8 @@ class JudgeTrainer:
             raise TrainingDataError(f"{cfg.train_file}: no episode to train the {cfg.setting} setting on "
                                     "(the evidence setting needs submit episodes with evidence labels: "
                                     "`build_training_items`)")
-        held = dev_templates((e.template for e in train.examples), cfg.dev_fraction, cfg.seed)
+        held = set() if cfg.threshold_folds else dev_templates((e.template for e in train.examples),
+                                                                cfg.dev_fraction, cfg.seed)
         self.train_examples = [e for e in train.examples if e.template not in held]
         self.dev_examples = [e for e in train.examples if e.template in held]
         if cfg.eval_file:
@@ -433,8 +449,38 @@ class JudgeTrainer:
         self.net.train()
         return total / len(examples)
 
+    def out_of_fold_scores(self) -> tuple[list[Example], list[float]]:
+        """Every train example scored by a network that never saw its template: one network per
+        fold (``threshold_folds``), trained as this one is on the other folds, in ``fold-i/`` (each
+        resumes from its own checkpoint)."""
+        import dataclasses
+
+        cfg = self.config
+        folds = template_folds((e.template for e in self.train_examples), cfg.threshold_folds, cfg.seed)
+        examples: list[Example] = []
+        scores: list[float] = []
+        for i, fold in enumerate(folds):
+            held = set(fold)
+            sub_cfg = dataclasses.replace(cfg, output_dir=str(self.out / f"fold-{i}"), eval_file=None,
+                                          threshold_folds=0, dev_fraction=0.0, hostile_items=0,
+                                          seed=cfg.seed * 1000 + i + 1)
+            sub = JudgeTrainer(sub_cfg, encoder=self.encoder, log=lambda msg, i=i: self.say(f"  fold {i}: {msg}"))
+            sub.train_examples = [e for e in self.train_examples if e.template not in held]
+            self.say(f"fold {i + 1}/{len(folds)}: {len(fold)} templates held out")
+            sub.train()
+            mine = [e for e in self.train_examples if e.template in held]
+            examples += mine
+            scores += sub.scores(mine)
+        return examples, scores
+
     def choose_thresholds(self) -> dict[str, Any]:
-        """The F1-best threshold per setting on the dev templates (the train examples without them)."""
+        """The F1-best threshold per setting: on out-of-fold scores of every train template
+        (``threshold_folds``), else on the dev templates (the train examples without them)."""
+        if self.config.threshold_folds:
+            pool, scores = self.out_of_fold_scores()
+            self.thresholds, out = thresholds_by_setting(
+                scores, pool, self.config.settings, f"out-of-fold scores, {self.config.threshold_folds} template folds")
+            return out
         pool = self.dev_examples or self.train_examples
         self.thresholds, out = thresholds_by_setting(self.scores(pool), pool, self.config.settings,
                                                      "dev templates" if self.dev_examples else "train examples")
