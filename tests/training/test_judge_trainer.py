@@ -39,7 +39,7 @@ def sets(tmp_path_factory):
 def config(tmp_path: Path, sets, **kw) -> JudgeTrainConfig:
     train, ev = sets
     base = {"output_dir": str(tmp_path / "run"), "train_file": str(train), "eval_file": str(ev), "epochs": 2,
-            "d_model": 16, "heads": 2, "ff": 32, "dev_fraction": 0.2, "hostile_items": 4}
+            "d_model": 16, "heads": 2, "ff": 32, "dev_fraction": 0.2, "threshold_folds": 0, "hostile_items": 4}
     return JudgeTrainConfig(**{**base, **kw})
 
 
@@ -185,6 +185,9 @@ def test_train_judge_command(tmp_path, sets, monkeypatch) -> None:
     assert prov["command"].startswith("droidverify train judge --setting passive --train")
     assert prov["data"]["train"] == {**prov["data"]["train"], "file": "train.jsonl.gz", "split": "train"}
     assert str(tmp_path) not in json.dumps(prov["data"]) and prov["metrics"]["eval"]["passive"]["n"] > 0
+    # by default the threshold comes from out-of-fold scores and the judge learns every train template
+    assert prov["result"]["calibration"]["passive"]["on"] == "out-of-fold scores, 4 template folds"
+    assert prov["result"]["dev_templates"] == []
     r = CliRunner().invoke(app, ["train", "judge", "--setting", "vibes", "--train", str(train), "--out", str(out)])
     assert r.exit_code == 2 and "unknown --setting" in r.output
     r = CliRunner().invoke(app, ["train", "judge", "--train", str(ev), "--out", str(tmp_path / "x")])

@@ -193,13 +193,14 @@ def train_judge_command(
     layers: Annotated[int | None, typer.Option(help="Transformer layers (default 1; 0: pooled MLP).", min=0)] = None,
     d_model: Annotated[int | None, typer.Option(help="Width (default 64).", min=8)] = None,
     learning_rate: Annotated[float | None, typer.Option("--lr", help="Learning rate (default 1e-3).")] = None,
-    dev_fraction: Annotated[float | None, typer.Option(help="Share of train templates held out to choose the "
-                                                       "threshold (default 0.15).", min=0, max=0.9)] = None,
+    dev_fraction: Annotated[float | None, typer.Option(help="With --threshold-folds 0: the share of train "
+                                                       "templates held out to choose the threshold (default "
+                                                       "0.15).", min=0, max=0.9)] = None,
     threshold_folds: Annotated[int | None, typer.Option(help="K >= 2: choose the threshold on out-of-fold "
                                                         "scores of every train template (K more networks, "
                                                         "each without one fold of templates) and train the "
-                                                        "judge on all of them, instead of a dev slice "
-                                                        "(default 0: the dev slice).", min=0)] = None,
+                                                        "judge on all of them (default 4; 0: a dev slice of "
+                                                        "--dev-fraction instead).", min=0)] = None,
     hostile_items: Annotated[int | None, typer.Option(help="Held-out episodes the hostile texts are put on "
                                                       "(default 60; 0: skip).", min=0)] = None,
     max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed) after this many minutes of "

@@ -61,11 +61,12 @@ class JudgeTrainConfig:
     # Share of training examples that get 1-2 foreign elements (from another template's screens) per
     # epoch: an extra line of unrelated screen text must not move the verdict (hostile screens).
     distractors: float = 0.5
-    dev_fraction: float = 0.15  # share of train templates held out to choose the threshold
-    # K >= 2: instead of a dev slice, the threshold is chosen on out-of-fold scores of all train
-    # templates (K extra networks, each trained without one fold of templates) and the judge is
-    # trained on every train template; 0: the dev slice
-    threshold_folds: int = 0
+    # K >= 2: the threshold is chosen on out-of-fold scores of all train templates (K extra
+    # networks, each trained without one fold of templates) and the judge is trained on every train
+    # template. 4 by measurement (docs/rewards.md, "Threshold folds"): the dev slice's 19 templates
+    # put the threshold anywhere from 0.02 to 0.51 between seeds. 0: a dev slice of dev_fraction.
+    threshold_folds: int = 4
+    dev_fraction: float = 0.15  # share of train templates held out to choose the threshold (folds 0)
     max_minutes: float | None = None
     max_train_items: int | None = None  # the first N usable items of the train set (quick runs)
     hostile_items: int = 60  # held-out episodes each hostile text is put on (0: no hostile check)
