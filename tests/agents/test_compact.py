@@ -299,27 +299,3 @@ def test_a_type_head_gives_finite_gradients_when_a_step_offers_one_type_or_is_pa
     assert all(torch.isfinite(p.grad).all() for p in net.parameters() if p.grad is not None)
     with pytest.raises(ValueError, match="type_kinds"):
         CompactNet(NetConfig(emb_dim=8, n_numeric=3, d_model=16, layers=1, heads=2, ff=32, type_kinds=k))
-
-
-def test_features_of_version_5_tell_what_each_app_is_for():
-    """Opening an app (open_app, or its icon on the launcher) reads what the app holds, so a goal
-    that names no app ("this phone's build number") can still be matched with one; version 4 is
-    unchanged and an app the table lacks keeps no description."""
-    from droidverify.env.apps import resolve_app
-
-    task = registry.get_template("settings_query_build_number").instantiate(0)
-    obs = SimEnv(task=task, seed=0).reset()
-    icons = {e.label: i for i, e in enumerate(obs.elements) if e.label in ("Settings", "Messages")}
-    assert set(icons) == {"Settings", "Messages"}, "the launcher shows both icons"
-    goal = "What is this phone's build number?"
-    cands = [Action(action_type="click", index=icons["Settings"]), Action(action_type="click", index=icons["Messages"]),
-             Action(action_type="open_app", app_name="Settings"), Action(action_type="open_app", app_name="Zorblax")]
-    v5 = step_view(goal, "", obs.elements, cands, version=5)
-    about = resolve_app("Settings").about
-    assert "build number" in about
-    assert v5.candidates[0].context == about == v5.candidates[2].context
-    assert v5.candidates[1].context == resolve_app("Messages").about and v5.candidates[3].context == ""
-    assert _num(v5, 0, "goal_in_context_frac") > _num(v5, 1, "goal_in_context_frac")
-    v4 = step_view(goal, "", obs.elements, cands, version=4)
-    assert all(c.context != about for c in v4.candidates)
-    assert [len(c.numeric) for c in v5.candidates] == [len(numeric_names(5))] * 4

@@ -22,7 +22,6 @@ class AppInfo:
     package: str
     activity: str | None = None  # fully qualified, e.g. "com.android.settings.Settings"
     aliases: tuple[str, ...] = ()
-    about: str = ""  # what the app holds, in a few words (an agent choosing which app to open reads it)
 
     @property
     def component(self) -> str | None:
@@ -34,50 +33,7 @@ def _app(name: str, component: str, *aliases: str) -> AppInfo:
     package, _, activity = component.partition("/")
     if activity.startswith("."):
         activity = package + activity
-    return AppInfo(name, package, activity or None, aliases, _ABOUT.get(name, ""))
-
-
-# What each app is for, as a user of Android would describe it: general knowledge of the apps, not of
-# any task. It lets an agent that knows only the goal pick the app (a phone's build number is under
-# Settings, About phone).
-_ABOUT: dict[str, str] = {
-    "Settings": "phone settings: Wi-Fi, mobile network, airplane mode, Bluetooth and connected devices, "
-                "display and brightness, dark theme, sound and volume, notifications, battery, storage, "
-                "date and time, language, accessibility, security, about phone: model, Android version, "
-                "build number, security update",
-    "Contacts": "people's names, phone numbers, e-mail addresses, companies, birthdays, favourites, labels",
-    "Phone": "calls: dial a number, call history, missed calls, voicemail, speed dial",
-    "Messages": "SMS and text messages: conversations, send and reply to texts, unread messages, senders",
-    "Chrome": "web browser: websites, search the web, tabs, bookmarks, downloads from the web",
-    "Camera": "take photos and record videos",
-    "Clock": "alarms (set, switch on or off, repeat, label), timer, stopwatch, world clock, bedtime",
-    "Google Calendar": "calendar events and appointments: dates, times, locations, reminders, schedule",
-    "Files": "files and folders on the phone: downloads, documents, pictures; move, copy, rename, delete, "
-             "file sizes",
-    "Gmail": "e-mail: inbox, send and read mail, attachments",
-    "Maps": "maps, directions, places, navigation",
-    "YouTube": "videos",
-    "Play Store": "install and update apps",
-    "Photos": "photos and videos: albums, backup, edit pictures",
-    "Google Drive": "cloud documents and files",
-    "Google Keep": "notes, checklists, reminders",
-    "Markor": "notes and text files in folders: markdown notes, to-do text, create, edit and append lines",
-    "Simple Calendar Pro": "calendar events and appointments: dates, times, locations, durations, reminders",
-    "Simple SMS Messenger": "SMS and text messages: conversations, send and reply to texts",
-    "Simple Gallery Pro": "photos and videos in albums",
-    "Simple Draw Pro": "drawing and sketches",
-    "Pro Expense": "expense tracker: money spent, amounts, categories, dates, totals",
-    "Broccoli": "recipes: ingredients, directions, servings, categories",
-    "Audio Recorder": "voice recordings: record and play audio",
-    "VLC": "video and music player",
-    "OsmAnd": "offline maps and navigation, places, tracks",
-    "Tasks": "to-do lists and tasks: due dates, priorities, completed and open tasks, lists",
-    "Retro Music": "music player: songs, albums, artists, playlists",
-    "Joplin": "notes and notebooks, to-do notes",
-    "OpenTracks": "sport activity tracks: distance, time, speed, recorded routes",
-    "Clipper": "clipboard: copied text",
-    "Google Search": "search the web and the phone",
-}
+    return AppInfo(name, package, activity or None, aliases)
 
 
 APPS: tuple[AppInfo, ...] = (

@@ -8,7 +8,6 @@ element labels and proposed values, element state, what the memory says was done
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,10 +19,8 @@ from droidverify.ui.element import UIElement
 # 2: the value is embedded on its own; 3: how much of the goal the screen shows; 4: where a value sits
 # (an answer's row on screen, the goal words before a typed value against the field, its proposal
 # rank), whether the goal asks a question, which fields already hold goal values
-# 5: the context of opening an app (an open_app, or an app's icon on the launcher) is what the
-# app is for (env.apps' ``about``), so the goal can be matched with what an app holds
 FEATURE_VERSION = 4
-SUPPORTED_FEATURE_VERSIONS = (3, 4, 5)  # older checkpoints keep running on the features they learned
+SUPPORTED_FEATURE_VERSIONS = (3, 4)  # older checkpoints keep running on the features they learned
 
 # The action kinds the scorer tells apart; anything else maps to "other".
 KINDS = ("click", "long_press", "input_text", "clear_text", "scroll_up", "scroll_down", "scroll_left",
@@ -57,7 +54,7 @@ NUMERIC_NAMES_V4: tuple[str, ...] = (
     "fields_holding_goal_values", "fields_filled_frac", "goal_quoted_in_static", "goal_numbers_in_static",
 )
 NUMERIC_NAMES = NUMERIC_NAMES_V4
-_NUMERIC_BY_VERSION = {3: NUMERIC_NAMES_V3, 4: NUMERIC_NAMES_V4, 5: NUMERIC_NAMES_V4}
+_NUMERIC_BY_VERSION = {3: NUMERIC_NAMES_V3, 4: NUMERIC_NAMES_V4}
 _QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "how", "is", "are", "does",
                              "do", "did", "was", "were"})
 # field words -> the value shapes they take (language-light: a digit pattern, an @, a time)
@@ -133,18 +130,6 @@ def _row_context(el: UIElement, memo: dict[int, list[tuple[UIElement, str]]], li
             return " | ".join(texts[:limit])
         node = node.parent
     return ""
-
-
-@functools.lru_cache(maxsize=256)
-def app_about(name: str) -> str:
-    """What the app ``name`` is for (the device app table's ``about``); "" for an app it lacks."""
-    from droidverify.env.apps import resolve_app
-    from droidverify.errors import UnknownAppError
-
-    try:
-        return resolve_app(name).about
-    except UnknownAppError:
-        return ""
 
 
 def _kind(action: Action) -> str:
@@ -365,9 +350,6 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
                                  for r in (action.evidences or ()))
         else:
             context = _row_context(el, rows) if el is not None else ""
-        if version >= 5 and (kind == "open_app" or (on_launcher and el is not None)):
-            about = app_about(value if kind == "open_app" else label) if (value or label) else ""
-            context = sanitize_screen_text(about, max_len=300) if about else context
         if version >= 4:
             if action.action_type == "answer" and el is None:  # the row the answer is read from
                 src = _value_source(value_low, elements)
