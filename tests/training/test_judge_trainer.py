@@ -107,18 +107,18 @@ def test_threshold_folds_score_every_train_template_out_of_fold(tmp_path, sets) 
     cfg = config(tmp_path, sets, threshold_folds=3, epochs=1, hostile_items=0)
     trainer = JudgeTrainer(cfg, encoder=hash_encoder())
     seen: list[list[str]] = []
-    real = JudgeTrainer.train
+    real = JudgeTrainer.fit
 
     def spy(self, *, resume=True):
         if self is not trainer:
             seen.append(sorted({e.template for e in self.train_examples}))
         return real(self, resume=resume)
 
-    JudgeTrainer.train = spy
+    JudgeTrainer.fit = spy
     try:
         result = trainer.train()
     finally:
-        JudgeTrainer.train = real
+        JudgeTrainer.fit = real
     assert result["dev_templates"] == [] and {e.template for e in trainer.train_examples} == set(TRAIN)
     assert result["calibration"]["passive"]["on"] == "out-of-fold scores, 3 template folds"
     folds = template_folds(TRAIN, 3, cfg.seed)

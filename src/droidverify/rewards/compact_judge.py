@@ -48,6 +48,7 @@ from typing import Any
 
 from droidverify.actions.model import Action
 from droidverify.agents.screen import sanitize_screen_text
+from droidverify.agents.verifier.proposals import propose_values
 from droidverify.env.records import Observation, Trajectory
 from droidverify.errors import CheckpointError, DroidVerifyError, JudgeInputError
 from droidverify.llm.embeddings import EMBEDDER_NAME, TextEncoder
@@ -169,8 +170,6 @@ def goal_values(goal: str) -> frozenset[str]:
     """What a form may be given from the goal, lowercased: its slots and the verifier's proposals for
     a text field (quoted strings, names, e-mails, and the pieces of times and dates: "9:00 AM" also
     gives "9", "09", "00")."""
-    from droidverify.agents.verifier.proposals import propose_values
-
     values = {_norm(v) for v in propose_values("input_text", goal, [], "", limit=64)}
     return frozenset(v for v in values | {s.text for s in goal_slots(goal)} if v)
 

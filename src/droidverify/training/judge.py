@@ -453,7 +453,7 @@ class JudgeTrainer:
     def out_of_fold_scores(self) -> tuple[list[Example], list[float]]:
         """Every train example scored by a network that never saw its template: one network per
         fold (``threshold_folds``), trained as this one is on the other folds, in ``fold-i/`` (each
-        resumes from its own checkpoint)."""
+        resumes from its own checkpoint; only fitted: its threshold and metrics would go unused)."""
         import dataclasses
 
         cfg = self.config
@@ -468,7 +468,7 @@ class JudgeTrainer:
             sub = JudgeTrainer(sub_cfg, encoder=self.encoder, log=lambda msg, i=i: self.say(f"  fold {i}: {msg}"))
             sub.train_examples = [e for e in self.train_examples if e.template not in held]
             self.say(f"fold {i + 1}/{len(folds)}: {len(fold)} templates held out")
-            sub.train()
+            sub.fit()
             mine = [e for e in self.train_examples if e.template in held]
             examples += mine
             scores += sub.scores(mine)
@@ -543,6 +543,28 @@ class JudgeTrainer:
         return 0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warm) / max(1, total - warm))))
 
     def train(self, *, resume: bool = True) -> dict[str, Any]:
+        """Fit, choose the thresholds, measure; ``result.json``, ``curves.png``."""
+        cfg = self.config
+        stopped, seconds_train = self.fit(resume=resume)
+        calibration = self.choose_thresholds()
+        log_path = self.out / "log.jsonl"
+        plot_judge_curves(log_path, self.out / "curves.png")
+        result: dict[str, Any] = {"setting": cfg.setting, "epochs": self.epoch, "steps": self.step,
+                                  "stopped_by": stopped, "seconds_train": seconds_train, **self.data_stats,
+                                  "thresholds": dict(self.thresholds), "calibration": calibration,
+                                  "train_fit": {}}
+        for setting in cfg.settings:  # how well it fits what it was trained on (a sample)
+            fit = [e for e in self.train_examples if e.setting == setting][:2000]
+            result["train_fit"][setting] = judge_metrics(fit, self.scores(fit), self.thresholds[setting])
+        if self.eval is not None:
+            result["eval"] = self.evaluate()
+            result["input_size"] = self.input_size()
+            result["hostile"] = self.hostile()
+        (self.out / "result.json").write_text(json.dumps(result, indent=1))
+        return result
+
+    def fit(self, *, resume: bool = True) -> tuple[str, float]:
+        """The training loop alone (checkpoint per epoch, ``log.jsonl``): (what stopped it, seconds)."""
         import torch
 
         cfg = self.config
@@ -602,22 +624,7 @@ class JudgeTrainer:
             if cfg.max_minutes is not None and time.perf_counter() - t0 > cfg.max_minutes * 60:
                 stopped = "time budget"
                 break
-        seconds_train = round(time.perf_counter() - t0, 1)
-        calibration = self.choose_thresholds()
-        plot_judge_curves(log_path, self.out / "curves.png")
-        result: dict[str, Any] = {"setting": cfg.setting, "epochs": self.epoch, "steps": self.step,
-                                  "stopped_by": stopped, "seconds_train": seconds_train, **self.data_stats,
-                                  "thresholds": dict(self.thresholds), "calibration": calibration,
-                                  "train_fit": {}}
-        for setting in cfg.settings:  # how well it fits what it was trained on (a sample)
-            fit = [e for e in self.train_examples if e.setting == setting][:2000]
-            result["train_fit"][setting] = judge_metrics(fit, self.scores(fit), self.thresholds[setting])
-        if self.eval is not None:
-            result["eval"] = self.evaluate()
-            result["input_size"] = self.input_size()
-            result["hostile"] = self.hostile()
-        (self.out / "result.json").write_text(json.dumps(result, indent=1))
-        return result
+        return stopped, round(time.perf_counter() - t0, 1)
 
     def save_checkpoint(self, path: Path) -> None:
         import torch
