@@ -194,6 +194,11 @@ def test_train_default_trains_the_compact_verifier_unless_told_otherwise(tmp_pat
     assert stacked[0]["stack_folds"] == 4
     bad = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--backbone", "llm", "--stack-folds", "4"])
     assert bad.exit_code == 2 and "--stack-folds is for the compact backbone" in bad.output
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--workers", "1", "--members", "4"])
+    assert res.exit_code == 0, res.output
+    assert stacked[0]["members"] == 1 and stacked[-1]["members"] == 4
+    bad = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--backbone", "llm", "--members", "2"])
+    assert bad.exit_code == 2 and "--members is for the compact backbone" in bad.output
 
 
 def test_train_default_collects_the_budget_asked_for_and_refuses_data_of_another(tmp_path: Path, monkeypatch) -> None:
@@ -249,3 +254,36 @@ def test_train_policy_builds_the_type_head_network_unless_told_not_to(tmp_path: 
         res = runner.invoke(app, ["train", "policy", "--train", str(train), "--out", str(tmp_path / "p"), *extra])
         assert res.exit_code == 0, res.output
     assert [cfg.type_head for cfg in seen] == [True, False]
+
+
+def test_train_ensemble_joins_verifiers_and_measures_each_on_records(tmp_path: Path, monkeypatch) -> None:
+    import json
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
+    from compact_doubles import compact_records, hash_encoder, small_config
+
+    from droidverify.agents.verifier.compact.scorer import CompactScorer
+    from droidverify.training.compact import CompactConfig, CompactTrainer
+
+    monkeypatch.setattr("droidverify.agents.verifier.compact.scorer.TextEncoder", lambda **kw: hash_encoder())
+    records = compact_records()
+    dirs = []
+    for seed in (0, 1):
+        (tmp_path / f"s{seed}").mkdir()
+        t = CompactTrainer(small_config(CompactConfig, tmp_path / f"s{seed}", records, epochs=2, seed=seed),
+                           encoder=hash_encoder())
+        t.train()
+        dirs.append(t.export(tmp_path / f"v{seed}"))
+    res = runner.invoke(app, ["train", "ensemble", "--member", str(dirs[0]), "--member", str(dirs[1]),
+                              "--out", str(tmp_path / "ens"), "--eval", str(tmp_path / "s0" / "train.jsonl")])
+    assert res.exit_code == 0, res.output
+    metrics = json.loads(res.output.strip().splitlines()[-1])["metrics"]
+    assert set(metrics) == {"member-1", "member-2", "ensemble", "eval_file"}
+    assert all(metrics[k]["records"] == len(records) for k in ("member-1", "member-2", "ensemble"))
+    assert metrics["member-1"]["top1"] != metrics["member-2"]["top1"] or metrics["member-1"] != metrics["ensemble"]
+    prov = json.loads((tmp_path / "ens" / "provenance.json").read_text())
+    assert prov["members"] == [f"{tmp_path.name}/v0", f"{tmp_path.name}/v1"] and prov["metrics"]["ensemble"] == metrics["ensemble"]
+    assert len(CompactScorer.load(tmp_path / "ens", hash_encoder()).net.members) == 2
+    bad = runner.invoke(app, ["train", "ensemble", "--member", str(dirs[0]), "--out", str(tmp_path / "e1")])
+    assert bad.exit_code != 0 and "at least 2" in bad.output

@@ -261,3 +261,66 @@ def test_stacking_needs_a_template_in_every_fold_and_a_valid_combiner(tmp_path, 
     (path / "verifier.json").write_text(json.dumps(meta))
     with pytest.raises(CheckpointError, match="combiner"):
         CompactScorer.load(path, trainer.encoder)
+
+
+def test_an_ensemble_trains_its_members_from_other_seeds_and_scores_by_their_mean_probability(tmp_path, records):
+    import math
+
+    trainer = CompactTrainer(_config(tmp_path, records, epochs=2, members=3), encoder=hash_encoder())
+    result = trainer.train()
+    assert [m["seed"] for m in result["members"]] == [0, 1, 2] and all("top1" in m for m in result["members"])
+    assert trainer.ensemble is not None and len(trainer.ensemble.members) == 3
+    for k in (1, 2):  # each member resumable in its own directory, seeded apart
+        state = (tmp_path / "out" / "members" / f"member-{k}" / "checkpoint.pt")
+        assert state.is_file()
+    first, second = (m.state_dict()["goal_proj.weight"] for m in trainer.ensemble.members[:2])
+    assert not first.allclose(second)
+    assert result["train_fit"]["records"] > 0
+
+    rec = records[0]
+    view = trainer.examples([rec])[0].view
+    singles = [CompactScorer(m, trainer.encoder).score_views([view])[0] for m in trainer.ensemble.members]
+    mean = [math.log(sum(math.exp(s[i] - math.log(sum(math.exp(x) for x in s))) for s in singles) / 3)
+            for i in range(len(singles[0]))]
+    assert trainer.score_record(rec) == pytest.approx(mean, abs=1e-5)
+
+    path = trainer.export(tmp_path / "out" / "verifier", provenance={"command": "t"})
+    assert json.loads((path / "verifier.json").read_text())["members"] == 3
+    again = CompactScorer.load(path, trainer.encoder)
+    assert again.score_views([view])[0] == pytest.approx(mean, abs=1e-5)
+
+    with pytest.raises(TrainingError, match="members and stack_folds"):
+        _config(tmp_path, records, members=2, stack_folds=2).validate()
+    with pytest.raises(TrainingError, match="members must be"):
+        _config(tmp_path, records, members=0).validate()
+
+
+def test_verifiers_trained_apart_join_into_an_ensemble_only_when_trained_alike(tmp_path, records):
+    from droidverify.agents.verifier.compact.scorer import ensemble_of
+    from droidverify.errors import CheckpointError
+
+    dirs = []
+    for seed in (0, 1):
+        (tmp_path / f"s{seed}").mkdir()
+        t = CompactTrainer(_config(tmp_path / f"s{seed}", records, epochs=1, seed=seed),
+                           encoder=hash_encoder())
+        t.train()
+        dirs.append(t.export(tmp_path / f"v{seed}"))
+    joined = ensemble_of(dirs, encoder=hash_encoder())
+    out = joined.save(tmp_path / "ens")
+    assert CompactScorer.load(out, hash_encoder()).net.members[1].state_dict()["goal_proj.weight"].allclose(
+        CompactScorer.load(dirs[1], hash_encoder()).net.state_dict()["goal_proj.weight"])
+    with pytest.raises(CheckpointError, match="at least 2"):
+        ensemble_of(dirs[:1], encoder=hash_encoder())
+    with pytest.raises(CheckpointError, match="is an ensemble"):
+        ensemble_of([out, dirs[0]], encoder=hash_encoder())
+    (tmp_path / "w").mkdir()
+    other = CompactTrainer(_config(tmp_path / "w", records, epochs=1, d_model=64),
+                           encoder=hash_encoder())
+    other.train()
+    with pytest.raises(CheckpointError, match="differs from .* in .*net"):
+        ensemble_of([dirs[0], other.export(tmp_path / "vw")], encoder=hash_encoder())
+    meta = json.loads((out / "verifier.json").read_text())
+    (out / "verifier.json").write_text(json.dumps({**meta, "members": 0}))
+    with pytest.raises(CheckpointError, match="members must be"):
+        CompactScorer.load(out, hash_encoder())

@@ -136,6 +136,38 @@ def test_threshold_folds_score_every_train_template_out_of_fold(tmp_path, sets) 
         template_folds(TRAIN, 7, 0)
 
 
+def test_an_ensemble_judges_by_its_members_mean_probability_and_each_fold_trains_one(tmp_path, sets) -> None:
+    import torch
+
+    from droidverify.rewards.compact_judge import batch_tensors
+
+    cfg = config(tmp_path, sets, threshold_folds=2, epochs=1, hostile_items=0, members=3)
+    trainer = JudgeTrainer(cfg, encoder=hash_encoder())
+    result = trainer.train()
+    assert len(trainer.ensemble.members) == 3
+    for k in (1, 2):  # the judge's own members, and each fold's (its threshold is the ensemble's)
+        assert (tmp_path / "run" / f"member-{k}" / "checkpoint.pt").is_file()
+        for i in range(2):
+            assert (tmp_path / "run" / f"fold-{i}" / f"member-{k}" / "checkpoint.pt").is_file()
+    views = [e.view for e in trainer.train_examples[:5]]
+    trainer.ensemble.eval()
+    with torch.inference_mode():
+        t = batch_tensors(views, trainer.encoder)
+        mean = torch.stack([torch.sigmoid(m(**t)) for m in trainer.ensemble.members]).mean(0)
+    assert trainer.scores(trainer.train_examples[:5]) == pytest.approx(mean.tolist(), abs=1e-5)
+    path = trainer.export(tmp_path / "judge")
+    assert json.loads((path / "judge.json").read_text())["members"] == 3
+    again = CompactJudgeModel.load(path, hash_encoder())
+    assert again.p_success(views) == pytest.approx(mean.tolist(), abs=1e-5)
+    assert result["thresholds"] == again.thresholds
+    with pytest.raises(TrainingError, match="members must be"):
+        config(tmp_path, sets, members=0).validate()
+    meta = json.loads((path / "judge.json").read_text())
+    (path / "judge.json").write_text(json.dumps({**meta, "members": "3"}))
+    with pytest.raises(CheckpointError, match="members must be"):
+        CompactJudgeModel.load(path, hash_encoder())
+
+
 def test_the_evidence_setting_reads_submit_episodes_only(sets) -> None:
     train, _ = sets
     prepared = prepare(train, ["evidence"])

@@ -153,6 +153,9 @@ def compact_command(
         help="Stacking: train K more networks, each without one fold of the train templates, and learn on "
              "the folds they never saw how far to trust the score against the goal-match numbers (0: off).",
         min=0)] = None,
+    members: Annotated[int | None, typer.Option(
+        help="A deep ensemble: train K networks on the same records from seeds SEED..SEED+K-1 and ship all "
+             "K, scoring by their mean probability (1: one network).", min=1)] = None,
     name_swaps: Annotated[int | None, typer.Option(
         help="Add up to N copies of each train record with two sibling names on its screen (one named in the "
              "goal) exchanged in goal, memory, screen and labels (0: off).", min=0)] = None,
@@ -169,13 +172,51 @@ def compact_command(
                                  "max_minutes": max_minutes, "seed": seed, "feature_version": feature_version,
                                  "kind_balance": kind_balance, "input_dropout": input_dropout,
                                  "identity_dropout": identity_dropout, "stack_folds": stack_folds,
-                                 "name_swaps": name_swaps, "type_head": type_head},
+                                 "name_swaps": name_swaps, "type_head": type_head, "members": members},
                                 _provenance())
     except (DroidVerifyError, OSError) as e:
         exit_with(e)
     typer.echo(json.dumps({"verifier": str(export or out / "verifier"),
                            "eval": {k: v for k, v in (result.get("eval") or {}).items()
                                     if k in ("top1", "pairwise", "coverage", "records")}}))
+
+
+@train_app.command("ensemble")
+def ensemble_command(
+    member: Annotated[list[Path], typer.Option("--member", help="A compact verifier directory (give two or "
+                                               "more, trained alike: same features, shape, memory, content).")],
+    out: Annotated[Path, typer.Option("--out", help="Write the ensemble verifier here.")],
+    records: Annotated[Path | None, typer.Option("--eval", help="Held-out records: measure each member and "
+                                                 "the ensemble on them (written to the provenance).")] = None,
+) -> None:
+    """Join compact verifiers trained from different seeds into one that scores by their mean probability."""
+    try:
+        from droidverify.agents.verifier.compact.scorer import ensemble_of
+
+        scorer = ensemble_of([str(m) for m in member])
+        metrics: dict[str, Any] = {}
+        if records is not None:
+            from droidverify.training.compact import examples_of, rank_metrics
+            from droidverify.training.loop import sim_apps
+            from droidverify.training.records import read_records
+
+            meta = scorer.meta
+            examples = examples_of(read_records(records), sim_apps(), meta.get("content", "select"),
+                                   int(meta["feature_version"]))
+            views = [ex.view for ex in examples]
+            keep = ("records", "top1", "pairwise", "entropy_auc")
+            for i, net in enumerate(scorer.net.members, 1):
+                sub = type(scorer)(net, scorer.encoder, memory=scorer.memory, content=scorer.content, meta=meta)
+                metrics[f"member-{i}"] = {k: v for k, v in rank_metrics(sub.score_views(views), examples).items() if k in keep}
+            metrics["ensemble"] = {k: v for k, v in rank_metrics(scorer.score_views(views), examples).items()
+                                   if k in keep}
+            metrics["eval_file"] = records.name
+        names = [f"{m.parent.name}/{m.name}" for m in member]  # no machine's absolute paths
+        prov = {**_provenance(), "members": names, "metrics": metrics}
+        scorer.save(out, train_config={"members": names}, provenance=prov)
+    except (DroidVerifyError, OSError) as e:
+        exit_with(e)
+    typer.echo(json.dumps({"verifier": str(out), "metrics": metrics}))
 
 
 def recipe_config(out: Path, train: Path, eval_file: Path | None, device: str, dtype: str,
@@ -336,6 +377,9 @@ def default_command(
     stack_folds: Annotated[int, typer.Option(help="compact backbone: stacking folds (`train compact "
                                              "--stack-folds`; 0: off). 4 adds four trainings of 3/4 of the data.",
                                              min=0)] = 0,
+    members: Annotated[int, typer.Option(help="compact backbone: a deep ensemble of K networks trained from "
+                                         "seeds 0..K-1 (`train compact --members`); each adds one training.",
+                                         min=1)] = 1,
     workers: Annotated[str, _WORKERS] = "auto",
 ) -> None:
     """From scratch: collect data, train, export OUT/verifier (compact) or OUT/loop/... (llm).
@@ -347,6 +391,8 @@ def default_command(
         fail(f"unknown --backbone {backbone!r}; use compact or llm")
     if stack_folds and backbone != "compact":
         fail("--stack-folds is for the compact backbone (the LLM verifier has no combiner)")
+    if members > 1 and backbone != "compact":
+        fail("--members is for the compact backbone")
     out.mkdir(parents=True, exist_ok=True)
     try:
         spec = budget_spec(data_budget)
@@ -368,13 +414,13 @@ def default_command(
                     # collection is over: the network may have every core (1.28x on 2 idle cores)
                     _train_compact(out / "compact", train, ev, out / "verifier",
                                    {"max_minutes": max_minutes, "threads": available_cores(),
-                                    "stack_folds": stack_folds}, _provenance())
+                                    "stack_folds": stack_folds, "members": members}, _provenance())
                     typer.echo(str(out / "verifier"))
                     return
                 from droidverify.training.compact import CompactConfig, CompactLoopConfig, run_compact_loop
 
                 tc = CompactConfig(output_dir=str(out / "compact"), train_file=str(train), eval_file=str(ev),
-                                   max_minutes=max_minutes, stack_folds=stack_folds)
+                                   max_minutes=max_minutes, stack_folds=stack_folds, members=members)
                 summary = run_compact_loop(CompactLoopConfig(output_dir=str(out / "compact-loop"), train_config=tc,
                                                              rounds=rounds, annotate_above=annotate_above),
                                            progress=_say, provenance=_provenance(), backend=backend)

@@ -203,6 +203,9 @@ def train_judge_command(
                                                         "--dev-fraction instead).", min=0)] = None,
     hostile_items: Annotated[int | None, typer.Option(help="Held-out episodes the hostile texts are put on "
                                                       "(default 60; 0: skip).", min=0)] = None,
+    members: Annotated[int | None, typer.Option(help="A deep ensemble: K networks from other seeds judging "
+                                                "by their mean P(success) (default 1; each threshold fold "
+                                                "trains K too).", min=1)] = None,
     max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed) after this many minutes of "
                                                       "training.", min=0.1)] = None,
     seed: Annotated[int | None, typer.Option(help="Initialisation, data order, dev templates.")] = None,
@@ -216,7 +219,7 @@ def train_judge_command(
         fail(f"unknown --setting {setting!r}; use one of {', '.join(TRAIN_SETTINGS)}")
     overrides = {"epochs": epochs, "layers": layers, "d_model": d_model, "learning_rate": learning_rate,
                  "dev_fraction": dev_fraction, "threshold_folds": threshold_folds, "hostile_items": hostile_items,
-                 "max_minutes": max_minutes, "seed": seed}
+                 "max_minutes": max_minutes, "seed": seed, "members": members}
     target = export or out / "judge"
     with cli_errors():
         cfg = JudgeTrainConfig(output_dir=str(out), train_file=str(train),
@@ -230,7 +233,7 @@ def train_judge_command(
                            {"--eval": eval_file, "--out": out, "--export": export, "--epochs": epochs,
                             "--layers": layers, "--d-model": d_model, "--lr": learning_rate,
                             "--dev-fraction": dev_fraction, "--threshold-folds": threshold_folds,
-                            "--hostile-items": hostile_items,
+                            "--hostile-items": hostile_items, "--members": members,
                             "--max-minutes": max_minutes, "--seed": seed})
         data = _sets_provenance(train, eval_file, headers)
         provenance = {"command": command, "commit": _commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),

@@ -626,6 +626,33 @@ def build_net(cfg: JudgeNetConfig) -> Any:
     return JudgeNet(cfg)
 
 
+def build_ensemble(nets: Sequence[Any]) -> Any:
+    """Judge networks of one shape trained from different seeds, judging as one: the logit of their
+    mean P(success) (a deep ensemble: steadier on templates none of them saw)."""
+    import torch
+    from torch import nn
+
+    if len(nets) < 2:
+        raise ValueError(f"an ensemble needs at least 2 networks, got {len(nets)}")
+    if len({tuple(sorted(n.cfg.to_dict().items())) for n in nets}) != 1:
+        raise ValueError("the networks of an ensemble must share one JudgeNetConfig")
+
+    class JudgeEnsemble(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.members = nn.ModuleList(nets)
+            self.cfg = nets[0].cfg
+
+        def forward(self, **inputs: torch.Tensor) -> torch.Tensor:
+            logits = torch.stack([m(**inputs) for m in self.members])  # [K, B]
+            k = math.log(len(self.members))
+            log_p = torch.nn.functional.logsigmoid(logits).logsumexp(0) - k
+            log_q = torch.nn.functional.logsigmoid(-logits).logsumexp(0) - k
+            return log_p - log_q
+
+    return JudgeEnsemble()
+
+
 def batch_tensors(views: Sequence[JudgeView], encoder: TextEncoder) -> dict[str, Any]:
     """Pad views into the network's inputs, embedding every string through ``encoder``."""
     import numpy as np
@@ -724,6 +751,9 @@ class CompactJudgeModel:
                 "token_numeric": list(TOKEN_NUMERIC), "global_numeric": list(GLOBAL_NUMERIC),
                 "encoder": EMBEDDER_NAME, "encoder_dtype": getattr(self.encoder, "dtype", "float32"),
                 "net": self.net.cfg.to_dict(), "train_config": train_config or {}, **(extra or {})}
+        members = len(getattr(self.net, "members", ()))
+        if members:
+            meta["members"] = members
         (tmp / JUDGE_FILE).write_text(json.dumps(meta, indent=1))
         if provenance is not None:
             (tmp / "provenance.json").write_text(json.dumps(provenance, indent=1))
@@ -740,7 +770,9 @@ class CompactJudgeModel:
         directory = Path(directory)
         meta = read_judge_meta(directory)
         try:
-            net = build_net(JudgeNetConfig(**meta["net"]))
+            cfg = JudgeNetConfig(**meta["net"])
+            members = meta.get("members", 1)
+            net = build_ensemble([build_net(cfg) for _ in range(members)]) if members > 1 else build_net(cfg)
             net.load_state_dict(load_file(str(directory / WEIGHTS_FILE)))
         except (OSError, TypeError, KeyError, RuntimeError, ValueError, SafetensorError) as exc:
             raise CheckpointError(f"cannot load the compact judge in {directory}: {exc}") from exc
@@ -769,6 +801,9 @@ def read_judge_meta(directory: str | Path) -> dict[str, Any]:
                               f"this droidverify computes version {FEATURE_VERSION}: retrain it")
     if meta.get("encoder") != EMBEDDER_NAME:
         raise CheckpointError(f"{directory} was trained on the {meta.get('encoder')!r} encoder, not {EMBEDDER_NAME!r}")
+    members = meta.get("members", 1)
+    if isinstance(members, bool) or not isinstance(members, int) or members < 1:
+        raise CheckpointError(f"{path}: members must be a whole number >= 1, got {members!r}")
     thresholds = meta.get("thresholds")
     if not isinstance(meta.get("net"), dict) or not isinstance(thresholds, dict) or not thresholds:
         raise CheckpointError(f"{path}: no network shape or thresholds")

@@ -76,6 +76,10 @@ class CompactConfig:
     # goal-match numbers (scale * score + numbers @ weights, stored in verifier.json). On unseen
     # templates the network over-trusts element names it learned on train templates. 0: off.
     stack_folds: int = 0
+    # A deep ensemble: K >= 2 trains K - 1 more networks on the same records from seeds seed + 1 ...
+    # (resumable in OUT/members/member-K) and ships all K, scoring by their mean probability
+    # (docs/training.md, "An ensemble of seeds"). 1: one network.
+    members: int = 1
     # weight of a record in the loss: (share of its positive's action type) ** -kind_balance, mean 1
     # over the training set (0: every record alike; 1: every action type alike). Rare kinds (an answer
     # is ~3% of steps) otherwise meet a prior learned on the common ones.
@@ -119,6 +123,10 @@ class CompactConfig:
             raise TrainingError(f"name_swaps must be an integer >= 0, got {self.name_swaps!r}")
         if not isinstance(self.stack_folds, int) or self.stack_folds < 0 or self.stack_folds == 1:
             raise TrainingError(f"stack_folds must be 0 (off) or >= 2, got {self.stack_folds!r}")
+        if not isinstance(self.members, int) or isinstance(self.members, bool) or self.members < 1:
+            raise TrainingError(f"members must be a whole number >= 1, got {self.members!r}")
+        if self.members > 1 and self.stack_folds:
+            raise TrainingError("members and stack_folds do not combine: the combiner is fitted to one network's scores")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -352,6 +360,12 @@ class CompactTrainer:
         self.eval_examples: list[Example] = []
         self.data_stats: dict[str, Any] = {}
         self.combiner: dict[str, Any] | None = None  # set by fit_combiner (stack_folds)
+        self.ensemble: Any = None  # set by train_members (members > 1): what scores and is exported
+
+    @property
+    def scoring_net(self) -> Any:
+        """The network the agent will run: the ensemble once its members are trained, else ``net``."""
+        return self.ensemble if self.ensemble is not None else self.net
 
     def _emb_dim(self) -> int:
         return self.encoder.dimension()
@@ -415,7 +429,7 @@ class CompactTrainer:
         """The network's scores as the agent computes them (the scorer's own loop)."""
         from droidverify.agents.verifier.compact.scorer import CompactScorer
 
-        return CompactScorer(self.net, self.encoder, meta={"feature_version": self.config.feature_version},
+        return CompactScorer(self.scoring_net, self.encoder, meta={"feature_version": self.config.feature_version},
                              combiner=self.combiner).score_views(views)
 
     def score_record(self, rec: VerifierStepRecord) -> list[float]:
@@ -516,10 +530,38 @@ class CompactTrainer:
             self.combiner = self.fit_combiner()
             result["combiner"] = {k: v for k, v in self.combiner.items() if k not in ("scale", "weights")}
             (self.out / "stack" / "combiner.json").write_text(json.dumps(self.combiner, indent=1), encoding="utf-8")
+        if cfg.members > 1 and stopped == "epochs":
+            result["members"] = self.train_members()
         if self.eval_examples:
             result["eval"] = self.evaluate()
         result["train_fit"] = self.evaluate(self.train_examples[:1000])
         return result
+
+    # ---- ensemble ---------------------------------------------------------------------------
+    def train_members(self) -> list[dict[str, Any]]:
+        """Train members 2..K on the same records (seed + k, resumable in ``OUT/members/member-k``) and
+        make their ensemble with this trainer's network the scoring network. Returns each member's
+        validation figures (when there are eval records)."""
+        from droidverify.agents.verifier.compact.model import EnsembleNet
+
+        cfg = self.config
+        nets = [self.net]
+        figures: list[dict[str, Any]] = []
+        if self.eval_examples:
+            figures.append({"seed": cfg.seed, **_brief(self.evaluate())})
+        for k in range(1, cfg.members):
+            self.say(f"ensemble: member {k + 1}/{cfg.members} (seed {cfg.seed + k})")
+            sub_cfg = replace(cfg, output_dir=str(self.out / "members" / f"member-{k}"), eval_file=None,
+                              members=1, seed=cfg.seed + k, max_minutes=None)
+            sub = CompactTrainer(sub_cfg, encoder=self.encoder, log=lambda m, k=k: self.say(f"  [member {k + 1}] {m}"))
+            sub.train_examples, sub.data_stats = self.train_examples, {"train_records": len(self.train_examples)}
+            sub._kind_weights = None
+            sub.train()
+            nets.append(sub.net.eval())
+            if self.eval_examples:
+                figures.append({"seed": sub_cfg.seed, **_brief(sub.evaluate(self.eval_examples))})
+        self.ensemble = EnsembleNet(nets).eval()
+        return figures
 
     # ---- stacking ---------------------------------------------------------------------------
     def fit_combiner(self) -> dict[str, Any]:
@@ -595,7 +637,7 @@ class CompactTrainer:
     def export(self, directory: str | Path, *, provenance: dict[str, Any] | None = None) -> Path:
         from droidverify.agents.verifier.compact.scorer import CompactScorer
 
-        scorer = CompactScorer(self.net, self.encoder, memory=self.config.memory, content=self.config.content,
+        scorer = CompactScorer(self.scoring_net, self.encoder, memory=self.config.memory, content=self.config.content,
                                finish=getattr(self.config, "finish", "status"),
                                meta={"feature_version": self.config.feature_version}, combiner=self.combiner)
         cfg = self.config.to_dict()
@@ -604,6 +646,10 @@ class CompactTrainer:
             if cfg.get(key):
                 cfg[key] = relative_path(cfg[key], self.out)
         return scorer.save(directory, train_config=cfg, provenance=provenance)
+
+
+def _brief(metrics: dict[str, Any]) -> dict[str, Any]:
+    return {k: metrics[k] for k in ("top1", "pairwise", "entropy_auc") if k in metrics}
 
 
 STACK_STEPS = 300  # combiner fit: full-batch Adam steps (400 and 1,500 gave the same fit as 300)

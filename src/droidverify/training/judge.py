@@ -70,6 +70,10 @@ class JudgeTrainConfig:
     max_minutes: float | None = None
     max_train_items: int | None = None  # the first N usable items of the train set (quick runs)
     hostile_items: int = 60  # held-out episodes each hostile text is put on (0: no hostile check)
+    # A deep ensemble: K >= 2 trains K - 1 more networks from other seeds (OUT/member-k/, resumable)
+    # and judges by their mean P(success); with threshold folds each fold trains K networks too, so
+    # the threshold is chosen on the ensemble's own out-of-fold scores. 1: one network.
+    members: int = 1
     seed: int = 0
     threads: int = 1  # torch threads: small matrices, and a waiting second thread stalls every op
 
@@ -86,6 +90,8 @@ class JudgeTrainConfig:
             raise TrainingError("learning_rate must be > 0, dropout and dev_fraction in [0, 1), distractors in [0, 1]")
         if self.hostile_items < 0 or (self.max_train_items is not None and self.max_train_items < 1):
             raise TrainingError("hostile_items must be >= 0 and max_train_items >= 1")
+        if isinstance(self.members, bool) or not isinstance(self.members, int) or self.members < 1:
+            raise TrainingError(f"members must be a whole number >= 1, got {self.members!r}")
         if self.threshold_folds == 1 or self.threshold_folds < 0:
             raise TrainingError(f"threshold_folds must be 0 (a dev slice) or >= 2, got {self.threshold_folds}")
 
@@ -334,6 +340,12 @@ class JudgeTrainer:
         self.eval: Prepared | None = None
         self.thresholds: dict[str, float] = {}
         self.data_stats: dict[str, Any] = {}
+        self.ensemble: Any = None  # set by fit_members (members > 1): what judges and is exported
+
+    @property
+    def judging_net(self) -> Any:
+        """The network the judge will run: the ensemble once its members are fitted, else ``net``."""
+        return self.ensemble if self.ensemble is not None else self.net
 
     # ---- data -------------------------------------------------------------------------------
     def load_data(self) -> None:
@@ -397,7 +409,7 @@ class JudgeTrainer:
         """P(success) of each example, as the judge computes it."""
         from droidverify.rewards.compact_judge import CompactJudgeModel
 
-        model = CompactJudgeModel(self.net, self.encoder, thresholds={s: 0.5 for s in self.config.settings})
+        model = CompactJudgeModel(self.judging_net, self.encoder, thresholds={s: 0.5 for s in self.config.settings})
         out = model.p_success([e.view for e in examples])
         self.net.train()
         return out
@@ -469,6 +481,7 @@ class JudgeTrainer:
             sub.train_examples = [e for e in self.train_examples if e.template not in held]
             self.say(f"fold {i + 1}/{len(folds)}: {len(fold)} templates held out")
             sub.fit()
+            sub.fit_members()
             mine = [e for e in self.train_examples if e.template in held]
             examples += mine
             scores += sub.scores(mine)
@@ -525,7 +538,7 @@ class JudgeTrainer:
         cfg = self.config
         if self.eval is None or cfg.hostile_items == 0:
             return {}
-        model = CompactJudgeModel(self.net, self.encoder, thresholds=dict(self.thresholds))
+        model = CompactJudgeModel(self.judging_net, self.encoder, thresholds=dict(self.thresholds))
         out: dict[str, Any] = {}
         for setting in cfg.settings:
             trajs = hostile_episodes(self.eval.examples, cfg.eval_file or "", seed=cfg.seed, setting=setting,
@@ -546,6 +559,8 @@ class JudgeTrainer:
         """Fit, choose the thresholds, measure; ``result.json``, ``curves.png``."""
         cfg = self.config
         stopped, seconds_train = self.fit(resume=resume)
+        if stopped == "epochs":
+            seconds_train += self.fit_members()
         calibration = self.choose_thresholds()
         log_path = self.out / "log.jsonl"
         plot_judge_curves(log_path, self.out / "curves.png")
@@ -626,6 +641,31 @@ class JudgeTrainer:
                 break
         return stopped, round(time.perf_counter() - t0, 1)
 
+    def fit_members(self) -> float:
+        """Fit members 2..K (``members``; seed ``seed * 1000 + 500 + k``, resumable in ``member-k/``,
+        on the same examples) and make their ensemble with this network the judging network.
+        Returns the seconds spent."""
+        import dataclasses
+
+        from droidverify.rewards.compact_judge import build_ensemble
+
+        cfg = self.config
+        if cfg.members < 2:
+            return 0.0
+        t0 = time.perf_counter()
+        nets = [self.net]
+        for k in range(1, cfg.members):
+            sub_cfg = dataclasses.replace(cfg, output_dir=str(self.out / f"member-{k}"), eval_file=None,
+                                          threshold_folds=0, dev_fraction=0.0, hostile_items=0, members=1,
+                                          seed=cfg.seed * 1000 + 500 + k, max_minutes=None)
+            sub = JudgeTrainer(sub_cfg, encoder=self.encoder, log=lambda msg, k=k: self.say(f"  member {k + 1}: {msg}"))
+            sub.train_examples = self.train_examples
+            self.say(f"ensemble member {k + 1}/{cfg.members}")
+            sub.fit()
+            nets.append(sub.net.eval())
+        self.ensemble = build_ensemble(nets).eval()
+        return round(time.perf_counter() - t0, 1)
+
     def save_checkpoint(self, path: Path) -> None:
         import torch
 
@@ -669,7 +709,7 @@ class JudgeTrainer:
         for key in ("output_dir", "train_file", "eval_file"):
             if cfg.get(key):
                 cfg[key] = relative_path(cfg[key], self.out)
-        model = CompactJudgeModel(self.net, self.encoder, thresholds=dict(self.thresholds))
+        model = CompactJudgeModel(self.judging_net, self.encoder, thresholds=dict(self.thresholds))
         return model.save(directory, train_config=cfg, provenance=provenance)
 
 

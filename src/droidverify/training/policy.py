@@ -66,6 +66,8 @@ class PolicyConfig(CompactConfig):
         super().validate()
         if self.stack_folds:  # the combiner is fitted with P^3's loss and would change the policy's probabilities
             raise TrainingError("stack_folds is for `train compact` (P^3); a policy's objective trains the network alone")
+        if self.members > 1:  # members would be trained by P^3's loss, not this objective's
+            raise TrainingError("members is for `train compact` (P^3); a policy's objective trains one network")
         if self.objective not in OBJECTIVES:
             raise TrainingError(f"objective must be one of {OBJECTIVES} (p3 is `train compact`), got {self.objective!r}")
         if self.reward not in REWARDS:

@@ -7,6 +7,7 @@ entries carry their recency. One score per candidate (a logit: softmax over a st
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -120,3 +121,28 @@ class CompactNet(nn.Module):
         kind = kinds.argmax(-1)  # [B,N]
         per_type = scores.unsqueeze(-1).masked_fill(~of_type, low).logsumexp(1)  # [B,K]
         return (scores - per_type.gather(1, kind)) + type_logits.log_softmax(-1).gather(1, kind)
+
+
+class EnsembleNet(nn.Module):
+    """Networks of one shape trained alike from different seeds, scoring as one: a candidate's score is
+    the log of the members' mean probability for it (a deep ensemble). Networks of one recipe differ
+    a lot on templates none of them saw (docs/training.md, "An ensemble of seeds"); their mean is
+    steadier, and its entropy counts their disagreement as uncertainty."""
+
+    def __init__(self, members: list[CompactNet]) -> None:
+        super().__init__()
+        if len(members) < 2:
+            raise ValueError(f"an ensemble needs at least 2 networks, got {len(members)}")
+        shapes = {tuple(sorted(m.cfg.to_dict().items())) for m in members}
+        if len(shapes) != 1:
+            raise ValueError("the networks of an ensemble must share one NetConfig")
+        self.members = nn.ModuleList(members)
+        self.cfg = members[0].cfg
+
+    def forward(self, goal: torch.Tensor, mem: torch.Tensor, mem_mask: torch.Tensor, text: torch.Tensor,
+                ctx: torch.Tensor, value: torch.Tensor, num: torch.Tensor, cand_mask: torch.Tensor) -> torch.Tensor:
+        low = -1e4  # finite: a padded step with no candidate must not give NaN through log_softmax
+        logp = torch.stack([m(goal, mem, mem_mask, text, ctx, value, num, cand_mask).masked_fill(~cand_mask, low)
+                            .log_softmax(-1) for m in self.members])
+        mean = logp.logsumexp(0) - math.log(len(self.members))
+        return mean.masked_fill(~cand_mask, float("-inf"))

@@ -5,7 +5,8 @@ Layout of a compact verifier directory (the same ``verifier.json`` format as the
 
     verifier.json       format, backbone, feature version, encoder, network shape, memory/content, and
                         the stacking combiner when trained with one (scale and a weight per number)
-    model.safetensors   the network's weights (the sentence encoder is the bundled MiniLM, frozen)
+    model.safetensors   the network's weights (the sentence encoder is the bundled MiniLM, frozen); an
+                        ensemble (``"members": K`` in verifier.json) holds K networks of one shape
     provenance.json     command, commit, data and metrics (written by the training command)
 """
 
@@ -155,19 +156,23 @@ class CompactScorer:
             meta["finish"] = self.meta["finish"]
         if self.combiner is not None:
             meta["combiner"] = self.combiner
+        members = len(getattr(self.net, "members", ()))
+        if members:
+            meta["members"] = members
         return write_verifier_dir(directory, weights, meta, provenance)
 
     @classmethod
     def load(cls, directory: str | Path, encoder: TextEncoder | None = None) -> CompactScorer:
         from safetensors.torch import load_file
 
-        from droidverify.agents.verifier.compact.model import CompactNet, NetConfig
+        from droidverify.agents.verifier.compact.model import CompactNet, EnsembleNet, NetConfig
 
         directory = Path(directory)
         meta = read_compact_meta(directory)
         try:
             cfg = NetConfig(**meta["net"])
-            net = CompactNet(cfg)
+            members = meta.get("members", 1)
+            net = EnsembleNet([CompactNet(cfg) for _ in range(members)]) if members > 1 else CompactNet(cfg)
             net.load_state_dict(load_file(str(directory / "model.safetensors")))
         except (OSError, TypeError, KeyError, RuntimeError, ValueError) as exc:
             raise CheckpointError(f"cannot load the compact verifier in {directory}: {exc}") from exc
@@ -176,6 +181,30 @@ class CompactScorer:
         encoder = encoder or TextEncoder()
         return cls(net, encoder, memory=meta.get("memory", "diff"), content=meta.get("content", "select"),
                    meta=meta)
+
+
+def ensemble_of(directories: Sequence[str | Path], encoder: TextEncoder | None = None) -> CompactScorer:
+    """One scorer from compact verifiers trained alike (same features, shape, memory, content and
+    ending; no stacking combiner), scoring by the mean of their probabilities."""
+    from droidverify.agents.verifier.compact.model import EnsembleNet
+
+    if len(directories) < 2:
+        raise CheckpointError(f"an ensemble needs at least 2 compact verifiers, got {len(directories)}")
+    encoder = encoder or TextEncoder()
+    scorers = [CompactScorer.load(d, encoder=encoder) for d in directories]
+    first = scorers[0]
+    same = ("feature_version", "net", "memory", "content", "finish")
+    for d, sc in zip(directories[1:], scorers[1:]):
+        differ = [k for k in same if sc.meta.get(k) != first.meta.get(k)]
+        if differ:
+            raise CheckpointError(f"{d} differs from {directories[0]} in {', '.join(differ)}: an ensemble's "
+                                  "networks must be trained alike")
+    for d, sc in zip(directories, scorers):
+        if sc.combiner is not None or isinstance(sc.net, EnsembleNet):
+            raise CheckpointError(f"{d} is an ensemble or carries a stacking combiner: list its own networks")
+    meta = {k: v for k, v in first.meta.items() if k in (*same, "feature_version")}
+    return CompactScorer(EnsembleNet([sc.net for sc in scorers]), encoder, memory=first.memory,
+                         content=first.content, meta=meta)
 
 
 def check_combiner(combiner: Any, feature_version: int) -> None:
@@ -206,6 +235,11 @@ def read_compact_meta(directory: str | Path) -> dict[str, Any]:
     if version not in SUPPORTED_FEATURE_VERSIONS or meta.get("numeric") != list(numeric_names(version)):
         raise CheckpointError(f"{directory} was trained on feature version {version}; this droidverify "
                               f"computes versions {list(SUPPORTED_FEATURE_VERSIONS)}: retrain it")
+    members = meta.get("members", 1)
+    if not isinstance(members, int) or isinstance(members, bool) or members < 1:
+        raise CheckpointError(f"{directory}: members must be a whole number >= 1, got {members!r}")
+    if members > 1 and meta.get("combiner") is not None:
+        raise CheckpointError(f"{directory}: an ensemble ({members} members) cannot carry a stacking combiner")
     if meta.get("encoder") != EMBEDDER_NAME:
         raise CheckpointError(f"{directory} was trained on the {meta.get('encoder')!r} encoder, not {EMBEDDER_NAME!r}")
     if meta.get("combiner") is not None:
