@@ -532,6 +532,9 @@ class CompactTrainer:
             (self.out / "stack" / "combiner.json").write_text(json.dumps(self.combiner, indent=1), encoding="utf-8")
         if cfg.members > 1 and stopped == "epochs":
             result["members"] = self.train_members()
+        elif cfg.members > 1:  # a rerun with a larger budget resumes and then trains them
+            self.say(f"stopped by the {stopped}: the {cfg.members - 1} other members were not trained; "
+                     "this run exports one network")
         if self.eval_examples:
             result["eval"] = self.evaluate()
         result["train_fit"] = self.evaluate(self.train_examples[:1000])

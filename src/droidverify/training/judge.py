@@ -561,6 +561,8 @@ class JudgeTrainer:
         stopped, seconds_train = self.fit(resume=resume)
         if stopped == "epochs":
             seconds_train += self.fit_members()
+        elif cfg.members > 1:  # a rerun with a larger budget resumes and then fits them
+            self.say(f"stopped by the {stopped}: the other members were not fitted; this run exports one network")
         calibration = self.choose_thresholds()
         log_path = self.out / "log.jsonl"
         plot_judge_curves(log_path, self.out / "curves.png")

@@ -202,7 +202,7 @@ def ensemble_of(directories: Sequence[str | Path], encoder: TextEncoder | None =
     for d, sc in zip(directories, scorers):
         if sc.combiner is not None or isinstance(sc.net, EnsembleNet):
             raise CheckpointError(f"{d} is an ensemble or carries a stacking combiner: list its own networks")
-    meta = {k: v for k, v in first.meta.items() if k in (*same, "feature_version")}
+    meta = {k: v for k, v in first.meta.items() if k in same}
     return CompactScorer(EnsembleNet([sc.net for sc in scorers]), encoder, memory=first.memory,
                          content=first.content, meta=meta)
 
