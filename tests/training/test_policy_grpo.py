@@ -290,3 +290,27 @@ def test_grpo_refuses_a_start_that_carries_a_stacking_combiner(tmp_path):
     enc = hash_encoder()
     with pytest.raises(TrainingError, match="combiner"):  # players would score with it, updates would not
         PolicyGRPOTrainer(_grpo_config(tmp_path, init), rollout=_rollout_preferring("open_app", enc), encoder=enc)
+
+
+def test_grpo_trains_an_ensemble_start_as_one_policy_and_keeps_it_an_ensemble(tmp_path):
+    import torch
+
+    from droidverify.agents.verifier.compact.model import EnsembleNet
+
+    nets = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        nets.append(CompactNet(NetConfig(emb_dim=32, n_numeric=len(NUMERIC_NAMES), d_model=16, layers=1, heads=2,
+                                         ff=32)))
+    init = CompactScorer(EnsembleNet(nets), hash_encoder(), finish="submit").save(tmp_path / "init")
+    enc = hash_encoder()
+    before = _first_prob(init, "open_app", enc)
+    trainer = PolicyGRPOTrainer(_grpo_config(tmp_path, init), rollout=_rollout_preferring("open_app", enc), encoder=enc)
+    start = [p.detach().clone() for p in trainer.net.parameters()]
+    trainer.train()
+    final = trainer.export(tmp_path / "final")
+    assert json.loads((final / "verifier.json").read_text())["members"] == 2
+    moved = [not torch.equal(a, b.detach()) for a, b in zip(start, trainer.net.parameters(), strict=True)]
+    half = len(moved) // 2  # both members' weights are updated through the mixture's log-probabilities
+    assert any(moved[:half]) and any(moved[half:])
+    assert _first_prob(final, "open_app", enc) > before + 0.1
