@@ -465,6 +465,30 @@ class CompactTrainer:
         return self._kind_weights
 
     def train(self, *, resume: bool = True) -> dict[str, Any]:
+        """Fit, then (``stack_folds``, ``members``) the other networks, and measure."""
+        cfg = self.config
+        stopped = self.fit(resume=resume)
+        result = {"epochs": self.epoch, "steps": self.step, "stopped_by": stopped, **self.data_stats}
+        if cfg.stack_folds and stopped == "epochs":
+            if self.eval_examples:
+                result["eval_without_combiner"] = self.evaluate()
+            self.combiner = self.fit_combiner()
+            result["combiner"] = {k: v for k, v in self.combiner.items() if k not in ("scale", "weights")}
+            (self.out / "stack" / "combiner.json").write_text(json.dumps(self.combiner, indent=1), encoding="utf-8")
+        if cfg.members > 1 and stopped == "epochs":
+            result["members"] = self.train_members()
+        elif cfg.members > 1:  # a rerun with a larger budget resumes and then trains them
+            self.say(f"stopped by the {stopped}: the {cfg.members - 1} other members were not trained; "
+                     "this run exports one network")
+        if self.eval_examples:
+            result["eval"] = self.evaluate()
+        result["train_fit"] = self.evaluate(self.train_examples[:1000])
+        return result
+
+    def fit(self, *, resume: bool = True) -> str:
+        """The training loop alone (checkpoint per epoch, ``log.jsonl``, ``curves.png``); returns what
+        stopped it. Stacking folds and ensemble members run only this: their own measurements would
+        go unused."""
         import torch
 
         from droidverify.agents.verifier.compact.scorer import batch_tensors
@@ -523,22 +547,7 @@ class CompactTrainer:
                 stopped = "time budget"
                 break
         plot_compact_curves(log_path, self.out / "curves.png")
-        result = {"epochs": self.epoch, "steps": self.step, "stopped_by": stopped, **self.data_stats}
-        if cfg.stack_folds and stopped == "epochs":
-            if self.eval_examples:
-                result["eval_without_combiner"] = self.evaluate()
-            self.combiner = self.fit_combiner()
-            result["combiner"] = {k: v for k, v in self.combiner.items() if k not in ("scale", "weights")}
-            (self.out / "stack" / "combiner.json").write_text(json.dumps(self.combiner, indent=1), encoding="utf-8")
-        if cfg.members > 1 and stopped == "epochs":
-            result["members"] = self.train_members()
-        elif cfg.members > 1:  # a rerun with a larger budget resumes and then trains them
-            self.say(f"stopped by the {stopped}: the {cfg.members - 1} other members were not trained; "
-                     "this run exports one network")
-        if self.eval_examples:
-            result["eval"] = self.evaluate()
-        result["train_fit"] = self.evaluate(self.train_examples[:1000])
-        return result
+        return stopped
 
     # ---- ensemble ---------------------------------------------------------------------------
     def train_members(self) -> list[dict[str, Any]]:
@@ -557,9 +566,8 @@ class CompactTrainer:
             sub_cfg = replace(cfg, output_dir=str(self.out / "members" / f"member-{k}"), eval_file=None,
                               members=1, seed=cfg.seed + k, max_minutes=None)
             sub = CompactTrainer(sub_cfg, encoder=self.encoder, log=lambda m, k=k: self.say(f"  [member {k + 1}] {m}"))
-            sub.train_examples, sub.data_stats = self.train_examples, {"train_records": len(self.train_examples)}
-            sub._kind_weights = None
-            sub.train()
+            sub.train_examples = self.train_examples
+            sub.fit()
             nets.append(sub.net.eval())
             if self.eval_examples:
                 figures.append({"seed": sub_cfg.seed, **_brief(sub.evaluate(self.eval_examples))})
@@ -587,8 +595,8 @@ class CompactTrainer:
             sub_cfg = replace(cfg, output_dir=str(self.out / "stack" / f"fold-{k}"), eval_file=None,
                               stack_folds=0, max_minutes=None)
             sub = CompactTrainer(sub_cfg, encoder=self.encoder, log=lambda m, k=k: self.say(f"  [fold {k + 1}] {m}"))
-            sub.train_examples, sub.data_stats = rest, {"train_records": len(rest)}
-            sub.train()
+            sub.train_examples = rest
+            sub.fit()
             scores.extend(sub.score_views([ex.view for ex in held]))
             held_all.extend(held)
         torch.manual_seed(cfg.seed)
