@@ -12,8 +12,10 @@ from typer.testing import CliRunner
 
 from droidverify.errors import CheckpointError, JudgeInputError
 from droidverify.rewards.compact_judge import (
+    ELEMENT,
     GLOBAL_NUMERIC,
     SETTINGS,
+    TOKEN_NUMERIC,
     CompactJudge,
     CompactJudgeModel,
     JudgeNetConfig,
@@ -22,6 +24,7 @@ from droidverify.rewards.compact_judge import (
     goal_values,
     passive_view,
     shipped_judge_path,
+    trajectory_view,
     typed_vs_goal,
     view_of,
 )
@@ -104,6 +107,50 @@ def test_views_read_what_each_setting_may_see(items) -> None:
         assert e2 is not None and e2.strings() == e.strings() and e2.numeric == e.numeric
     with pytest.raises(JudgeInputError):
         view_of(traj, "vibes")
+
+
+def test_the_trajectory_view_reads_every_action_and_what_earlier_screens_showed(items) -> None:
+    """A count answered or a value saved and scrolled away is not on the final screen: the
+    trajectory setting reads the passive view plus every action and the elements earlier screens
+    showed that the final one does not (marked by minus the share of screens showing them)."""
+    share = TOKEN_NUMERIC.index("exhibit_share")
+    long = max((it for it in items if it.variant == "oracle"), key=lambda it: len(it.trajectory.steps))
+    traj = long.trajectory
+    p, t = passive_view(traj), trajectory_view(traj)
+    assert t.setting == "trajectory" and t.goal == p.goal and t.claim == p.claim and t.numeric == p.numeric
+    acted = [s for s in traj.steps if s.action is not None and not s.action.is_terminal]
+    assert len(acted) > 6 and sum(x.kind == 2 for x in t.tokens) == len(acted)
+    final = [x for x in t.tokens if x.kind == ELEMENT and x.numeric[share] == 0.0]
+    earlier = [x for x in t.tokens if x.kind == ELEMENT and x.numeric[share] < 0.0]
+    assert [(x.text, x.numeric) for x in final] == [(x.text, x.numeric) for x in p.tokens if x.kind == ELEMENT]
+    assert earlier and all(-1.0 <= x.numeric[share] < 0.0 for x in earlier)
+    # what only a middle screen showed reaches this view and not the passive one
+    changed = type(traj).from_dict(traj.to_dict())
+    changed.steps[len(changed.steps) // 2].observation.elements[0].text = "Only seen mid-episode"
+    assert any("Only seen mid-episode" in x for x in trajectory_view(changed).strings())
+    assert passive_view(changed).strings() == p.strings()
+    # listed in another order, the same view
+    shuffled = trajectory_view(_listed_in_reverse(traj))
+    assert sorted(shuffled.strings()) == sorted(t.strings()) and shuffled.numeric == t.numeric
+    assert view_of(traj, "trajectory").strings() == t.strings()
+
+
+def test_a_trajectory_judge_is_asked_for_by_name(tmp_path, items) -> None:
+    oracle = next(it for it in items if it.variant == "oracle")
+    model = fixed_model(thresholds={"trajectory": 0.5})
+    j = CompactJudge({"trajectory": model}, "trajectory").judge(oracle.trajectory)
+    assert j.components["setting"] == "trajectory" and j.outcome in ("success", "failure")
+    assert j.details["actions"] > 6 or len(oracle.trajectory.steps) <= 7
+    model.save(tmp_path / "t")
+    again = CompactJudge.load(tmp_path / "t", "trajectory", encoder=hash_encoder()).judge(oracle.trajectory)
+    assert again.components["p_success"] == j.components["p_success"]
+    # auto on a judge of whole trajectories only (run --judge compact --judge-model DIR): that setting
+    auto = CompactJudge.load(tmp_path / "t", "auto", encoder=hash_encoder()).judge(oracle.trajectory)
+    assert auto.components["setting"] == "trajectory" and auto.components["p_success"] == j.components["p_success"]
+    with pytest.raises(JudgeInputError, match="no passive setting"):
+        CompactJudge.load(tmp_path / "t", "passive", encoder=hash_encoder())
+    with pytest.raises(JudgeInputError, match="no trajectory setting"):
+        CompactJudge({s: fixed_model() for s in SETTINGS}, "trajectory")
 
 
 def _listed_in_reverse(traj):

@@ -130,6 +130,56 @@ def test_extended_variants_add_submit_near_misses_and_keep_the_default_ones() ->
             assert strip == [x.model_copy(update={"text": None}) if x.action_type == "submit" else x for x in b]
 
 
+def test_a_query_answered_with_another_text_of_its_screen_is_a_labelled_failure() -> None:
+    """The commonest wrong answer of a trained agent is another text of the right screen (a place
+    for a duration): extended sets carry it, in both endings, labelled by the checker."""
+    from droidverify.rewards.labelled import build_training_items, other_text
+
+    names = ["calendar_query_event_location", "files_query_modified_date", "clock_create_alarm"]
+    plain = list(build_training_items("train", seeds=[0], templates=names))
+    items = list(build_training_items("train", seeds=[0], templates=names, other_answers=True))
+    # opt-in, and adding them leaves every other item as it was
+    assert not any("other_answer" in it.variant for it in plain)
+    assert [(it.id, it.label, it.trajectory.answer) for it in items if "other_answer" not in it.variant] == \
+        [(it.id, it.label, it.trajectory.answer) for it in plain]
+    by = {(it.template, it.variant): it for it in items}
+    assert not any(v in ("other_answer", "sv_other_answer") for t, v in by if t == "clock_create_alarm")
+    for name in names[:2]:
+        right = by[(name, "oracle")].trajectory.answer
+        for variant in ("other_answer", "sv_other_answer"):
+            it = by[(name, variant)]
+            assert it.label is False and it.trajectory.answer and it.trajectory.answer != right
+        sv = by[(name, "sv_other_answer")]
+        assert check_submit(sv.trajectory).ok and sv.evidence_label is False
+        assert by[(name, "sv_other_answer")].trajectory.answer in sv.trajectory.steps[-1].action.text
+    # the same build twice gives the same items (its own generator, seeded by the task)
+    again = {(it.template, it.variant): it.trajectory.answer for it in build_training_items(
+        "train", seeds=[0], templates=names, other_answers=True)}
+    assert all(again[k] == it.trajectory.answer for k, it in by.items())
+    # the answer's own row first; any other text when the screen does not show it; else None
+    import random
+
+    from droidverify.env.records import Observation
+
+    def node(text: str, bounds: str) -> str:
+        return f'<node class="android.widget.TextView" text="{text}" bounds="{bounds}"/>'
+
+    def screen(*rows: str) -> Observation:
+        return Observation(xml='<hierarchy rotation="0"><node class="android.widget.FrameLayout" '
+                           'bounds="[0,0][1080,2400]">' + "".join(rows) + "</node></hierarchy>")
+
+    def row(top: int, *texts: str) -> str:
+        cells = "".join(node(t, f"[{i * 300},{top}][{i * 300 + 300},{top + 100}]") for i, t in enumerate(texts))
+        return f'<node class="android.widget.LinearLayout" bounds="[0,{top}][1080,{top + 100}]">{cells}</node>'
+
+    obs = screen(row(100, "Hackathon kickoff", "60 min", "Oak Street Library"), row(300, "Farmers market", "30 min"))
+    assert {other_text(obs, "60 min", random.Random(i)) for i in range(20)} == {"Hackathon kickoff",
+                                                                               "Oak Street Library"}
+    assert {other_text(obs, "45", random.Random(i)) for i in range(40)} == {
+        "Hackathon kickoff", "60 min", "Oak Street Library", "Farmers market", "30 min"}
+    assert other_text(screen(node("60 min", "[0,0][300,100]")), "60 min", random.Random(0)) is None
+
+
 def test_training_items_carry_evidence_labels_by_the_rule() -> None:
     from droidverify.rewards.labelled import build_training_items, iter_set, read_header
 

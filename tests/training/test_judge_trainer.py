@@ -178,6 +178,28 @@ def test_the_evidence_setting_reads_submit_episodes_only(sets) -> None:
     assert any(e.checker and not e.label for e in prepared.examples)  # checker success, evidence not shown
 
 
+def test_a_trajectory_judge_trains_on_checker_labels_and_judges_whole_episodes(tmp_path, sets) -> None:
+    """``--setting trajectory`` learns the checker's label of every episode (submits included) from
+    the whole episode, and the exported judge answers ``auto`` in that setting."""
+    train, _ = sets
+    prepared = prepare(train, ["trajectory"])
+    passive = prepare(train, ["passive"])
+    assert [(e.item_id, e.label) for e in prepared.examples] == [(e.item_id, e.label) for e in passive.examples]
+    assert all(e.label == e.checker for e in prepared.examples)
+    assert sum(len(e.view.tokens) for e in prepared.examples) > sum(len(e.view.tokens) for e in passive.examples)
+    trainer = JudgeTrainer(config(tmp_path, sets, setting="trajectory"), encoder=hash_encoder())
+    result = trainer.train()
+    assert set(result["thresholds"]) == {"trajectory"} and result["eval"]["trajectory"]["n"] > 0
+    assert result["hostile"]["trajectory"]["pairs"] > 0
+    trainer.export(tmp_path / "judge")
+    judge = CompactJudge.load(tmp_path / "judge", encoder=hash_encoder())
+    episode = passive.examples[0]
+    from droidverify.rewards.labelled import iter_set
+
+    traj = next(it.trajectory for it in iter_set(train) if it.id == episode.item_id)
+    assert judge.judge(traj).components["setting"] == "trajectory"
+
+
 def test_bad_data_and_settings_are_typed_errors(tmp_path, sets) -> None:
     train, ev = sets
     with pytest.raises(TrainingDataError, match="'validation' labelled set"):
@@ -227,6 +249,9 @@ def test_train_judge_command(tmp_path, sets, monkeypatch) -> None:
     data = tmp_path / "d.jsonl"
     r = CliRunner().invoke(app, ["train", "judge-data", "--out", str(data), "--split", "test", "--seeds", "0"])
     assert r.exit_code == 2 and "never used" in r.output
+    r = CliRunner().invoke(app, ["train", "judge-data", "--out", str(data), "--seeds", "0", "--basic",
+                                 "--other-answers"])
+    assert r.exit_code == 2 and "--other-answers needs --extended" in r.output
 
 
 def test_the_commands_sit_in_the_train_group() -> None:

@@ -154,7 +154,8 @@ def judge_command(
                                                      "was trained on).")] = None,
     setting: Annotated[str | None, typer.Option("--setting", help="--method compact or lora: passive | evidence | auto "
                                                 "(default: evidence for episodes that end in submit, passive "
-                                                "otherwise).")] = None,
+                                                "otherwise) | trajectory (compact: every action and earlier "
+                                                "screens too).")] = None,
     world_model: Annotated[str | None, typer.Option("--world-model", help="--method see: llm (ASL's world-model "
                                                     "prompt on --model; default) | learned (the shipped learned "
                                                     "world model, no LLM).")] = None,

@@ -63,6 +63,9 @@ def judge_data_command(
                                           "seed) or canonical.")] = "seeded",
     extended: Annotated[bool, typer.Option("--extended/--basic", help="Add the submit near misses and "
                                            "evidence labels (the evidence setting needs them).")] = True,
+    other_answers: Annotated[bool, typer.Option("--other-answers", help="With --extended: also a query "
+                                                "answered with another text of its screen (other_answer, "
+                                                "sv_other_answer; docs/rewards.md).")] = False,
     from_run: Annotated[list[Path] | None, typer.Option("--from-run", help="Instead of the oracle's variants: "
                                                         "the episodes of a run directory of SPLIT's templates "
                                                         "on the simulator (an agent's own successes and "
@@ -139,15 +142,19 @@ def judge_data_command(
                 args += ["--from-run", str(r)]
             extra: dict[str, Any] = {"builder": "policy_items", "runs": [Path(r).name for r in runs]}
         else:
+            if other_answers and not extended:
+                fail("--other-answers needs --extended (they are near misses of extended sets)")
             items = build_training_items(split, seeds=seed_list, extended=extended, phrasing=phrasing,
-                                         progress=progress)
+                                         other_answers=other_answers, progress=progress)
             args += ["--seeds", seeds]
             if phrasing != "seeded":
                 args += ["--phrasing", phrasing]
             if not extended:
                 args.append("--basic")
+            if other_answers:
+                args.append("--other-answers")
             extra = {"builder": "build_training_items", "seeds": seed_list, "extended": extended,
-                     "phrasing": phrasing}
+                     "phrasing": phrasing, "other_answers": other_answers}
 
         def with_also(first: Any) -> Any:
             yield from first
@@ -173,7 +180,7 @@ def judge_data_command(
         console.print(f"from the runs: {policy_stats.kept} episodes kept ({policy_stats.successes} successes); "
                       f"left out: {policy_stats.no_action} with a step without an action, "
                       f"{policy_stats.diverged} whose replay diverged from the recording")
-    console.print("next: droidverify train judge --setting passive|evidence --train SET --eval SET --out DIR")
+    console.print("next: droidverify train judge --setting passive|evidence|both|trajectory --train SET --eval SET --out DIR")
 
 
 def train_judge_command(
@@ -183,7 +190,8 @@ def train_judge_command(
                                       "curves.png, result.json); a rerun resumes.")],
     setting: Annotated[str, typer.Option("--setting", help="passive (goal, final screen, answer, ending, last "
                                          "actions) | evidence (goal, submit message, cited exhibits) | both "
-                                         "(one network for the two).")] = "passive",
+                                         "(one network for the two) | trajectory (passive plus every action "
+                                         "and earlier screens).")] = "passive",
     eval_file: Annotated[Path | None, typer.Option("--eval", help="A labelled set of VALIDATION templates: "
                                                    "measured only, never used to choose anything.")] = None,
     export: Annotated[Path | None, typer.Option("--export", help="Where to write the judge (default "
@@ -213,10 +221,10 @@ def train_judge_command(
     """Train a compact judge (a small network over frozen MiniLM embeddings, P(success) of an
     episode) on CPU; choose its threshold on held-out train templates; export it with provenance."""
     from droidverify.cli.train import _commit
-    from droidverify.training.judge import TRAIN_SETTINGS, JudgeTrainConfig, JudgeTrainer, check_set
+    from droidverify.training.judge import COMPACT_TRAIN_SETTINGS, JudgeTrainConfig, JudgeTrainer, check_set
 
-    if setting not in TRAIN_SETTINGS:
-        fail(f"unknown --setting {setting!r}; use one of {', '.join(TRAIN_SETTINGS)}")
+    if setting not in COMPACT_TRAIN_SETTINGS:
+        fail(f"unknown --setting {setting!r}; use one of {', '.join(COMPACT_TRAIN_SETTINGS)}")
     overrides = {"epochs": epochs, "layers": layers, "d_model": d_model, "learning_rate": learning_rate,
                  "dev_fraction": dev_fraction, "threshold_folds": threshold_folds, "hostile_items": hostile_items,
                  "max_minutes": max_minutes, "seed": seed, "members": members}

@@ -58,14 +58,21 @@ from droidverify.ui.element import UIElement
 FORMAT = "droidverify-compact-judge"
 FORMAT_VERSION = 1
 FEATURE_VERSION = 2  # 2: typed values against the values the goal gives (exact / one edit off)
-SETTINGS = ("passive", "evidence")
+SETTINGS = ("passive", "evidence")  # the papers' settings (an LLM judge has these two)
 CHOICES = (*SETTINGS, "auto")  # what a caller may ask for; auto: evidence iff the episode submits
+# The compact judge's own third setting: the whole episode (every action, every screen), read
+# where the final screen cannot show the outcome (a count, a value saved and scrolled away).
+TRAJECTORY = "trajectory"
+COMPACT_SETTINGS = (*SETTINGS, TRAJECTORY)
+COMPACT_CHOICES = (*COMPACT_SETTINGS, "auto")
 JUDGE_FILE = "judge.json"
 WEIGHTS_FILE = "model.safetensors"
 MAX_ACTIONS = 6  # the passive setting's "last few actions"
 MAX_ELEMENTS = 80  # a final screen (the simulator's screens hold 20-60)
 MAX_EXHIBITS = 6  # screens read from one submission (SmartSnap asks for 1-3; more are penalised there)
 MAX_EVIDENCE_ELEMENTS = 160  # elements over all exhibits, shared ones counted once
+MAX_TRAJECTORY_ACTIONS = 30  # the trajectory setting: actions from the last
+MAX_EARLIER_ELEMENTS = 120  # the trajectory setting: elements of earlier screens not on the final one
 MAX_ROW_LABELS = 8  # labels in a row or card; an ancestor with more is a whole screen
 GOAL, CLAIM, ACTION, ELEMENT = 0, 1, 2, 3  # token types
 
@@ -77,6 +84,8 @@ TOKEN_NUMERIC: tuple[str, ...] = (
     "checkable", "checked", "selected", "editable", "field_filled", "clickable", "scrollable", "focused",
     "password", "y_center", "x_center", "area",
     "slot_frac", "slot_any", "quoted_hit", "time_hit", "number_hit", "name_hit", "equals_slot",
+    # exhibit_share: evidence, the share of exhibits showing it; trajectory, minus the share of
+    # screens showing it for an element that is not on the final screen (0 on the final screen)
     "row_slot_frac", "in_claim", "claim_number_hit", "exhibit_share",
     # actions
     *(f"act_{k}" for k in ACTION_KINDS), "recency", "act_error", "typed_slot_frac", "typed_equals_slot",
@@ -529,23 +538,59 @@ def evidence_view(traj: Trajectory, evidences: Sequence[int], message: str) -> J
     return view
 
 
+def trajectory_view(traj: Trajectory) -> JudgeView:
+    """The trajectory setting: the passive view plus every earlier action and the elements of earlier
+    screens that the final screen no longer shows (each with minus the share of screens showing it),
+    so that what was counted, read or saved before the last screen can be judged."""
+    view = passive_view(traj)
+    view.setting = TRAJECTORY
+    goal = view.goal
+    slots = goal_slots(goal)
+    values = goal_values(goal)
+    claim_low = _norm(view.claim)
+    claim_numbers = numbers_in(claim_low)
+    acted = [s for s in traj.steps if s.action is not None and not s.action.is_terminal]
+    view.tokens = [t for t in view.tokens if t.kind == ELEMENT]
+    recent = acted[-MAX_TRAJECTORY_ACTIONS:]
+    for k, step in enumerate(reversed(recent)):
+        assert step.action is not None
+        view.tokens.append(Token(action_text(step.action, step.observation.elements), ACTION,
+                                 _action_numeric(step.action, k / MAX_TRAJECTORY_ACTIONS, step.error is not None,
+                                                 slots, values)))
+    final = {x.string + "\0" + x.row for x in _screen(_last_screen(traj))}
+    screens = [step.observation for step in traj.steps]
+    earlier: dict[str, tuple[_Seen, int]] = {}
+    for obs in screens:
+        for key, seen in {x.string + "\0" + x.row: x for x in _screen(obs)}.items():
+            if key not in final:
+                earlier[key] = (earlier[key][0], earlier[key][1] + 1) if key in earlier else (seen, 1)
+    n = max(len(screens), 1)
+    elements = [Token(s.string, ELEMENT, _element_numeric(s, slots, claim_low, claim_numbers, -k / n))
+                for s, k in earlier.values()]
+    view.tokens += sorted(elements, key=_priority)[:MAX_EARLIER_ELEMENTS]
+    return view
+
+
 def view_of(traj: Trajectory, setting: str) -> JudgeView | None:
-    """The view of ``traj`` in ``setting`` (``passive`` or ``evidence``); None for an evidence-setting
-    episode whose submission breaks SmartSnap's format rules (judged a failure without scoring)."""
+    """The view of ``traj`` in ``setting`` (``passive``, ``evidence`` or ``trajectory``); None for an
+    evidence-setting episode whose submission breaks SmartSnap's format rules (judged a failure
+    without scoring)."""
     if setting == "passive":
         return passive_view(traj)
+    if setting == TRAJECTORY:
+        return trajectory_view(traj)
     if setting == "evidence":
         from droidverify.rewards.smartsnap import check_submit
 
         check = check_submit(traj)
         return evidence_view(traj, check.evidences, check.message) if check.ok else None
-    raise JudgeInputError(f"unknown judge setting {setting!r}; use one of {', '.join(SETTINGS)}")
+    raise JudgeInputError(f"unknown judge setting {setting!r}; use one of {', '.join(COMPACT_SETTINGS)}")
 
 
 def setting_for(traj: Trajectory, setting: str) -> str:
     """``setting``, with ``auto`` resolved: evidence for an episode that ends in submit."""
-    if setting not in CHOICES:
-        raise JudgeInputError(f"unknown judge setting {setting!r}; use one of {', '.join(CHOICES)}")
+    if setting not in COMPACT_CHOICES:
+        raise JudgeInputError(f"unknown judge setting {setting!r}; use one of {', '.join(COMPACT_CHOICES)}")
     if setting != "auto":
         return setting
     last = traj.steps[-1].action if traj.steps else None
@@ -703,9 +748,10 @@ class CompactJudgeModel:
                  meta: dict[str, Any] | None = None, path: Path | None = None) -> None:
         from droidverify.rewards.scoring import check_threshold
 
-        bad = [s for s in thresholds if s not in SETTINGS]
+        bad = [s for s in thresholds if s not in COMPACT_SETTINGS]
         if bad or not thresholds:
-            raise JudgeInputError(f"judge settings must be among {', '.join(SETTINGS)}, got {list(thresholds)}")
+            raise JudgeInputError(f"judge settings must be among {', '.join(COMPACT_SETTINGS)}, "
+                                  f"got {list(thresholds)}")
         self.thresholds = {s: check_threshold(t) for s, t in thresholds.items()}
         self.net = net.eval()
         self.encoder = encoder or TextEncoder()
@@ -808,8 +854,9 @@ def read_judge_meta(directory: str | Path) -> dict[str, Any]:
     if not isinstance(meta.get("net"), dict) or not isinstance(thresholds, dict) or not thresholds:
         raise CheckpointError(f"{path}: no network shape or thresholds")
     for setting, t in thresholds.items():
-        if setting not in SETTINGS:
-            raise CheckpointError(f"{path}: unknown setting {setting!r}; this droidverify knows {SETTINGS}")
+        if setting not in COMPACT_SETTINGS:
+            raise CheckpointError(f"{path}: unknown setting {setting!r}; "
+                                  f"this droidverify knows {COMPACT_SETTINGS}")
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or not 0 <= t <= 1:
             raise CheckpointError(f"{path}: the {setting} threshold must be a number in [0, 1], got {t!r}")
     return meta
@@ -829,7 +876,7 @@ def load_judge_models(path: str | Path | None = None, *, encoder: TextEncoder | 
         model = CompactJudgeModel.load(root, encoder)
         return {s: model for s in model.settings}
     out: dict[str, CompactJudgeModel] = {}
-    for setting in SETTINGS:
+    for setting in COMPACT_SETTINGS:
         sub = root / setting
         if (sub / JUDGE_FILE).exists():
             model = CompactJudgeModel.load(sub, encoder)
@@ -848,7 +895,8 @@ def load_judge_models(path: str | Path | None = None, *, encoder: TextEncoder | 
 class CompactJudge:
     """The trained compact judge as a ``Judge``: ``success`` iff P(success) >= the stored threshold.
 
-    ``setting``: ``passive``, ``evidence`` or ``auto`` (evidence for an episode ending in submit).
+    ``setting``: ``passive``, ``evidence``, ``trajectory`` or ``auto`` (evidence for an episode ending
+    in submit, passive otherwise; trajectory for every episode when that is all the judge was trained for).
     ``undecided`` only when the episode cannot be read (no screen, a dump that does not parse);
     an evidence-setting episode that breaks SmartSnap's format rules is a ``failure`` with reward -1,
     as in ``rewards.smartsnap``. Reward: 1 success, 0 failure.
@@ -857,9 +905,13 @@ class CompactJudge:
     name = "compact"
 
     def __init__(self, models: dict[str, CompactJudgeModel], setting: str = "auto") -> None:
-        if setting not in CHOICES:
-            raise JudgeInputError(f"unknown judge setting {setting!r}; use one of {', '.join(CHOICES)}")
+        if setting not in COMPACT_CHOICES:
+            raise JudgeInputError(f"unknown judge setting {setting!r}; use one of {', '.join(COMPACT_CHOICES)}")
         need = SETTINGS if setting == "auto" else (setting,)
+        # auto on a judge trained only for whole trajectories: that setting for every episode
+        self.auto_trajectory = setting == "auto" and TRAJECTORY in models and not any(s in models for s in SETTINGS)
+        if self.auto_trajectory:
+            need = (TRAJECTORY,)
         missing = [s for s in need if s not in models]
         if missing:
             where = ", ".join(sorted({str(m.path) for m in models.values()}))
@@ -874,8 +926,8 @@ class CompactJudge:
     def load(cls, path: str | Path | None = None, setting: str = "auto", *,
              encoder: TextEncoder | None = None) -> CompactJudge:
         """The judge at ``path`` (None: the shipped ones) for ``setting``."""
-        if setting not in CHOICES:
-            raise JudgeInputError(f"unknown judge setting {setting!r}; use one of {', '.join(CHOICES)}")
+        if setting not in COMPACT_CHOICES:
+            raise JudgeInputError(f"unknown judge setting {setting!r}; use one of {', '.join(COMPACT_CHOICES)}")
         return cls(load_judge_models(path, encoder=encoder), setting)
 
     def count_tokens(self, strings: Sequence[str], model: CompactJudgeModel) -> int:
@@ -891,14 +943,14 @@ class CompactJudge:
     def judge(self, trajectory: Trajectory) -> Judgement:
         tally = Tally()
         eid = trajectory_id(trajectory)
-        setting = setting_for(trajectory, self.setting)
+        setting = TRAJECTORY if self.auto_trajectory else setting_for(trajectory, self.setting)
         model = self.models[setting]
         threshold = model.thresholds[setting]
         base = {"setting": setting, "threshold": threshold}
         if not (trajectory.goal or "").strip():
             return tally.judgement(episode_id=eid, judge=self.name, version=self.version, outcome="undecided",
                                    reward=0.0, components=base, error="the episode has no goal")
-        if setting == "passive" and _last_screen(trajectory) is None:
+        if setting in ("passive", TRAJECTORY) and _last_screen(trajectory) is None:
             return tally.judgement(episode_id=eid, judge=self.name, version=self.version, outcome="undecided",
                                    reward=0.0, components=base, error="the episode has no screen to judge")
         try:

@@ -22,7 +22,9 @@ Kinds (``kind`` field):
 adds the submit counterparts of the failures and evidence near misses -- ``sv_no_evidence`` (the
 oracle's episode submitted with no exhibit), ``sv_two`` (the proof plus an unrelated round),
 ``sv_wrong_value``, ``sv_decoy``, ``sv_wrong_answer``, ``sv_early`` (half the oracle's episode),
-``sv_wandered`` (random actions, a random exhibit) -- and varies
+``sv_wandered`` (random actions, a random exhibit) -- and, with ``other_answers``, ``other_answer`` /
+``sv_other_answer`` (a query answered with another text of the answer's screen, its own row or card
+first) -- and varies
 the submit message (a query's message carries the answer it gave). Every item of a submit episode
 also gets an ``evidence_label``: the checker label AND one cited exhibit shows the outcome (for an
 operation, a round after which the checker already passed; for a query, the screen the answer was
@@ -71,8 +73,12 @@ SV_KINDS = ("sv_correct", "sv_irrelevant", "sv_too_many", "sv_false_claim")
 # Submit episodes only in extended sets: evidence near misses and the submit form of each failure.
 SV_EXTRA_KINDS = ("sv_no_evidence", "sv_two", "sv_wrong_value", "sv_decoy", "sv_wrong_answer", "sv_early",
                   "sv_wandered")
+# Extended sets with other_answers=True only: a query answered with another text the answer's screen
+# shows (a place for a duration, a file name for a size), a wrong answer trained agents give. Opt-in:
+# measured not to help the judge (docs/rewards.md), and the shipped judge's set is built without them.
+OTHER_ANSWER_KINDS = ("other_answer", "sv_other_answer")
 KINDS = ("oracle", *FAILURE_KINDS, *SV_KINDS)
-EXTENDED_KINDS = (*KINDS, *SV_EXTRA_KINDS)
+EXTENDED_KINDS = (*KINDS, *SV_EXTRA_KINDS, *OTHER_ANSWER_KINDS)
 # Submit messages of extended sets: a real agent words its claim in many ways; the judge must not key
 # on one phrasing (the claim is never evidence).
 _MESSAGES = ("Done: {goal}", "I completed the task.", "Finished. {goal}", "The task is done as requested.",
@@ -223,8 +229,8 @@ def _message(task: Task, body: list[Any], rng: random.Random | None) -> str:
     return f"{text} The answer is {answer}." if answer else text
 
 
-def variants(task: Task, trace: OracleTrace, rng: random.Random, *, extended: bool = False
-             ) -> Iterator[tuple[str, list[Any]]]:
+def variants(task: Task, trace: OracleTrace, rng: random.Random, *, extended: bool = False,
+             other_answers: bool = False) -> Iterator[tuple[str, list[Any]]]:
     """(kind, action list) for every variant this task supports; ``extended`` adds the submit
     counterparts of the failures and the evidence near misses (module docstring). The default
     variants and their random draws are the same either way, so default sets do not change."""
@@ -294,6 +300,8 @@ def variants(task: Task, trace: OracleTrace, rng: random.Random, *, extended: bo
     if extended:
         yield from _extended_variants(task, rng, body, correct, wrong_body, d_trace, answer_body,
                                       trace.answer_round, false_cut, say)
+        if other_answers and trace.answer_round is not None:
+            yield from _other_answer_variants(task, body, trace.answer_round)
 
 
 def _extended_variants(task: Task, rng: random.Random, body: list[Action], correct: int | None,
@@ -328,6 +336,58 @@ def _extended_variants(task: Task, rng: random.Random, body: list[Action], corre
                           for _ in range(n)] + [_submit(say([]), [cite])]
 
 
+def other_text(obs: Observation, right: str, rng: random.Random) -> str | None:
+    """A text ``obs`` shows that is not ``right`` (nor contains it, nor is part of it): one of the
+    right answer's row or card when the screen shows the answer, else any. None: the screen shows
+    no other text."""
+    low = right.strip().lower()
+
+    def label(el: Any) -> str:
+        return (el.text or el.content_description or "").strip()
+
+    def fits(el: Any) -> bool:
+        t = label(el).lower()
+        return 0 < len(t) <= 60 and not el.is_editable and t != low and (not low or (low not in t and t not in low))
+
+    pool = [label(el) for el in obs.elements if fits(el)]
+    anchors = [el for el in obs.elements if low and low in label(el).lower()]
+    row: list[str] = []
+    for el in anchors:
+        node = el.parent
+        for _ in range(2):  # the row, then the card around it
+            if node is None:
+                break
+            row = [label(x) for x in node.iter() if x is not el and fits(x)]
+            if row:
+                break
+            node = node.parent
+        if row:
+            break
+    choices = sorted(set(row or pool))
+    return rng.choice(choices) if choices else None
+
+
+def _other_answer_variants(task: Task, body: list[Action], answer_round: int) -> Iterator[tuple[str, list[Any]]]:
+    """``other_answer`` and ``sv_other_answer``: the oracle up to its answer, then another text of the
+    same screen as the answer. Drawn from a generator of their own, so adding them left every other
+    item of an extended set as it was."""
+    rng = random.Random(f"{SET_VERSION}:other_answer:{task.id}:{task.seed}")
+    right = body[answer_round]
+
+    def other(obs: Observation, hist: list[Step]) -> Action:
+        text = other_text(obs, right.text or "", rng)
+        return right.model_copy(update={"text": text}) if text else Action(action_type="wait")
+
+    def submit(obs: Observation, hist: list[Step]) -> Action:
+        given = [h.action.text for h in hist if h.action is not None and h.action.action_type == "answer"]
+        answered = [Action(action_type="answer", text=given[-1])] if given else []
+        return _submit(_message(task, answered, rng), [max(0, answer_round - 1)])
+
+    head = body[:answer_round]
+    yield "other_answer", head + [other, DONE]
+    yield "sv_other_answer", head + [other, submit]
+
+
 def evidence_label(traj: Trajectory, label: bool, passed_after: list[bool]) -> bool | None:
     """For a submit episode: ``label`` AND one cited exhibit shows the outcome -- for a query (an
     episode that answered), the screen the answer was given on (the round before the answer, or
@@ -353,10 +413,11 @@ def checker_label(traj: Trajectory) -> bool:
     return is_success(traj.success)
 
 
-def template_items(task: Task, rng: random.Random, *, extended: bool = False) -> Iterator[LabelledItem]:
+def template_items(task: Task, rng: random.Random, *, extended: bool = False,
+                   other_answers: bool = False) -> Iterator[LabelledItem]:
     """Every variant of one task instance, replayed and labelled by the checker."""
     trace = oracle_trace(task)
-    for kind, actions in variants(task, trace, rng, extended=extended):
+    for kind, actions in variants(task, trace, rng, extended=extended, other_answers=other_answers):
         eid = f"{task.id}:{task.seed}:{kind}"
         passed: list[bool] = []
         traj = replay(task, actions, episode_id=eid, passed_after=passed,
@@ -367,11 +428,13 @@ def template_items(task: Task, rng: random.Random, *, extended: bool = False) ->
 
 def build_training_items(split: str = "train", *, seeds: Sequence[int] = (0,), extended: bool = True,
                          phrasing: str = "seeded", templates: Sequence[str] | None = None,
+                         other_answers: bool = False,
                          progress: Callable[[int, int], Any] | None = None) -> Iterator[LabelledItem]:
     """Every variant of every template of ``split`` at each seed, unbalanced, as a stream (a
     training set of thousands of trajectories does not fit in memory at once); with ``extended``
     (default) the submit near misses too. ``phrasing``: the goal's wording, ``seeded`` (drawn per
-    template and seed among its phrasings) or ``canonical``. ``templates`` restricts to these names."""
+    template and seed among its phrasings) or ``canonical``. ``templates`` restricts to these names.
+    ``other_answers`` (with ``extended``) adds ``other_answer`` and ``sv_other_answer``."""
     try:
         pool = registry.templates_for_split(split)
     except TaskError as exc:
@@ -388,7 +451,7 @@ def build_training_items(split: str = "train", *, seeds: Sequence[int] = (0,), e
                 task = t.instantiate(s, phrasing=phrasing)  # type: ignore[arg-type]
             except TaskError as exc:
                 raise LabelledSetError(str(exc)) from None
-            yield from template_items(task, rng, extended=extended)
+            yield from template_items(task, rng, extended=extended, other_answers=other_answers)
             done += 1
             if progress is not None:
                 progress(done, total)

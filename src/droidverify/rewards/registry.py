@@ -15,7 +15,7 @@ from typing import Any
 
 from droidverify.agents.registry import LLM_AGENTS
 from droidverify.llm.registry import is_remote
-from droidverify.rewards.compact_judge import CHOICES
+from droidverify.rewards.compact_judge import COMPACT_CHOICES
 
 __all__ = ["COMPACT_SETTINGS", "DEFAULT_JUDGE", "EVALUATORS", "METHODS", "SCORE_PROMPTS", "VERDICTS", "JudgeSpec", "check_evaluator",
            "check_verdict_options", "make_judge", "prore_evaluator", "score_prompt_version"]
@@ -39,8 +39,8 @@ SCORE_PROMPTS = {"passive": "droidverify.rewards.prompts.passive",
 VERDICTS = ("text", "score")
 # ProRe's evaluator agents: the LLM agents of ``droidverify run`` (the generator first: the default).
 EVALUATORS = ("generator", *(a for a in LLM_AGENTS if a != "generator"))
-# The trained compact judge's settings (rewards.compact_judge.CHOICES): what it reads of an episode.
-COMPACT_SETTINGS = CHOICES  # the compact judge's own list (its module loads no model on import)
+# The trained compact judge's settings (rewards.compact_judge.COMPACT_CHOICES): what it reads of an episode.
+COMPACT_SETTINGS = COMPACT_CHOICES  # the compact judge's own list (its module loads no model on import)
 
 
 def check_evaluator(evaluator: object) -> str:

@@ -32,10 +32,11 @@ from typing import Any
 from droidverify.env.records import Trajectory
 from droidverify.errors import JudgeInputError, LabelledSetError, TrainingDataError, TrainingError
 from droidverify.rewards.base import Judgement
-from droidverify.rewards.compact_judge import SETTINGS, JudgeView, view_of
+from droidverify.rewards.compact_judge import COMPACT_SETTINGS, SETTINGS, JudgeView, view_of
 from droidverify.training.compact import relative_path
 
-TRAIN_SETTINGS = (*SETTINGS, "both")
+TRAIN_SETTINGS = (*SETTINGS, "both")  # both: passive and evidence, one network
+COMPACT_TRAIN_SETTINGS = (*COMPACT_SETTINGS, "both")  # the compact judge also reads whole trajectories
 
 
 @dataclass
@@ -45,7 +46,8 @@ class JudgeTrainConfig:
     output_dir: str
     train_file: str
     eval_file: str | None = None
-    setting: str = "passive"  # passive | evidence | both (one network, the setting as an input)
+    # passive | evidence | trajectory | both (passive and evidence: one network, the setting as an input)
+    setting: str = "passive"
     d_model: int = 64
     layers: int = 1
     heads: int = 4
@@ -78,8 +80,8 @@ class JudgeTrainConfig:
     threads: int = 1  # torch threads: small matrices, and a waiting second thread stalls every op
 
     def validate(self) -> None:
-        if self.setting not in TRAIN_SETTINGS:
-            raise TrainingError(f"setting must be one of {', '.join(TRAIN_SETTINGS)}, got {self.setting!r}")
+        if self.setting not in COMPACT_TRAIN_SETTINGS:
+            raise TrainingError(f"setting must be one of {', '.join(COMPACT_TRAIN_SETTINGS)}, got {self.setting!r}")
         for name in ("d_model", "heads", "ff", "epochs", "batch_size", "threads"):
             if getattr(self, name) < 1:
                 raise TrainingError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -135,7 +137,7 @@ def prepare(path: str | Path, settings: Sequence[str], *, limit: int | None = No
     for item in iter_set(path):
         n += 1
         for setting in settings:
-            label = item.label if setting == "passive" else item.evidence_label
+            label = item.evidence_label if setting == "evidence" else item.label
             if label is None:
                 continue
             view = view_of(item.trajectory, setting)
