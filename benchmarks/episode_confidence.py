@@ -106,8 +106,8 @@ def _features(rows: list[tuple[bool, dict[str, float], Trajectory]], judge_p: li
 
     cols = [[s[name] for name in SIGNALS] for _, s, _ in rows]
     if with_judge:
-        cols = [c + [math.log(min(max(p, 1e-6), 1 - 1e-6) / (1 - min(max(p, 1e-6), 1 - 1e-6)))]
-                for c, p in zip(cols, judge_p, strict=True)]
+        clipped = np.clip(np.asarray(judge_p, dtype=np.float64), 1e-6, 1 - 1e-6)
+        return np.column_stack([np.asarray(cols, dtype=np.float64), np.log(clipped / (1 - clipped))])
     return np.asarray(cols, dtype=np.float64)
 
 

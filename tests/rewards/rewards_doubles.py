@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
 
 from droidverify.env.records import TokenUsage
 from droidverify.llm.base import Generation, ScoreResult
@@ -54,3 +57,13 @@ def small_set():
     from droidverify.rewards.labelled import build_items
 
     return tuple(build_items("train", n=60, seeds=range(2)))
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """A script of benchmarks/ (not a package) loaded as a module, e.g. ``load_benchmark("rewards")``."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

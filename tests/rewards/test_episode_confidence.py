@@ -3,26 +3,16 @@ scores a verifier agent records, and the logistic fit that asks whether a judge 
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from rewards_doubles import load_benchmark
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation, Step, Trajectory
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "episode_confidence.py"
 XML = '<hierarchy rotation="0"><node class="android.widget.FrameLayout" bounds="[0,0][100,100]"/></hierarchy>'
-
-
-def load_benchmark():
-    spec = importlib.util.spec_from_file_location("bench_episode_confidence", BENCH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def step(i: int, scores: list[float] | None, chosen: int | None) -> Step:
@@ -33,7 +23,7 @@ def step(i: int, scores: list[float] | None, chosen: int | None) -> Step:
 
 
 def test_signals_read_the_probability_of_the_action_played() -> None:
-    bench = load_benchmark()
+    bench = load_benchmark("episode_confidence")
     # log-probability scores: softmax gives them back; the second step played its less likely action
     traj = Trajectory(task_id="t", goal="g", steps=[step(0, [math.log(0.8), math.log(0.2)], 0),
                                                     step(1, [math.log(0.5), math.log(0.25), math.log(0.25)], 2)])
@@ -51,7 +41,7 @@ def test_signals_read_the_probability_of_the_action_played() -> None:
 
 
 def test_the_logistic_fit_separates_what_it_can() -> None:
-    bench = load_benchmark()
+    bench = load_benchmark("episode_confidence")
     rng = np.random.default_rng(0)
     x = rng.normal(size=(400, 3))
     y = (x[:, 0] - 0.5 * x[:, 2] > 0).astype(np.float64)

@@ -3,24 +3,12 @@ every row is printed, SEE's pairs hold both classes (its AUC is defined), ProRe 
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
-from pathlib import Path
 
-from rewards_doubles import ScriptedLLM, reply
+from rewards_doubles import ScriptedLLM, load_benchmark, reply
 
 from droidverify.rewards import see
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "rewards.py"
-
-
-def load_benchmark():
-    spec = importlib.util.spec_from_file_location("bench_rewards", BENCH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def fake_embed(texts):
@@ -28,7 +16,7 @@ def fake_embed(texts):
 
 
 def test_benchmark_prints_every_row_with_both_see_classes(monkeypatch, capsys) -> None:
-    mod = load_benchmark()
+    mod = load_benchmark("rewards")
     llm = ScriptedLLM(reply_fn=lambda m, i: reply("SUCCESS", True) if "verdict" in m[-1]["content"].lower()
                       else f"The screen changes ({len(m[-1]['content']) % 5}).")
     monkeypatch.setattr(mod, "load_llm", lambda spec: llm)

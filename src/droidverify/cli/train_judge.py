@@ -180,7 +180,8 @@ def judge_data_command(
         console.print(f"from the runs: {policy_stats.kept} episodes kept ({policy_stats.successes} successes); "
                       f"left out: {policy_stats.no_action} with a step without an action, "
                       f"{policy_stats.diverged} whose replay diverged from the recording")
-    console.print("next: droidverify train judge --setting passive|evidence|both|trajectory --train SET --eval SET --out DIR")
+    console.print("next: droidverify train judge --setting passive|evidence|both|trajectory --train SET "
+                  "--eval SET --out DIR")
 
 
 def train_judge_command(

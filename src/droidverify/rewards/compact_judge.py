@@ -445,9 +445,15 @@ def _last_screen(traj: Trajectory) -> Observation | None:
 
 def passive_view(traj: Trajectory) -> JudgeView:
     """The passive setting: goal, final screen, answer and ending, last few actions."""
+    return _passive(traj, MAX_ACTIONS)[0]
+
+
+def _passive(traj: Trajectory, max_actions: int) -> tuple[JudgeView, list[Slot], list[_Seen]]:
+    """The passive view with the last ``max_actions`` actions, and what it computed on the way (the
+    goal's slots, the final screen) for a view that reads more."""
     goal = sanitize_screen_text(traj.goal, max_len=400)
     slots = goal_slots(goal)
-    values = goal_values(goal)
+    given = goal_values(goal)
     last = traj.steps[-1].action if traj.steps else None
     message = last.text if last is not None and last.action_type == "submit" else None
     claim = sanitize_screen_text(traj.answer or message or "", max_len=200)
@@ -458,15 +464,15 @@ def passive_view(traj: Trajectory) -> JudgeView:
     elements = [Token(s.string, ELEMENT, _element_numeric(s, slots, claim_low, claim_numbers, 0.0)) for s in screen]
     view.tokens += sorted(elements, key=_priority)[:MAX_ELEMENTS]
     acted = [s for s in traj.steps if s.action is not None and not s.action.is_terminal]
-    recent = acted[-MAX_ACTIONS:]
+    recent = acted[-max_actions:]
     typed_hits = [False] * len(slots)
     typed_exact = False
     typed_all: list[str] = []
     for k, step in enumerate(reversed(recent)):
         assert step.action is not None
         view.tokens.append(Token(action_text(step.action, step.observation.elements), ACTION,
-                                 _action_numeric(step.action, k / MAX_ACTIONS, step.error is not None, slots,
-                                                 values)))
+                                 _action_numeric(step.action, k / max_actions, step.error is not None, slots,
+                                                 given)))
     for step in acted:  # text typed anywhere in the episode: the values the agent entered
         assert step.action is not None
         if step.action.action_type == "input_text" and step.action.text:
@@ -483,11 +489,11 @@ def passive_view(traj: Trajectory) -> JudgeView:
         "steps": min(len(traj.steps), 40) / 20.0,
         "errors": min(sum(s.error is not None for s in traj.steps), 5) / 5.0,
         "slots_typed": sum(typed_hits) / len(slots) if slots else -1.0, "typed_equals_slot": float(typed_exact),
-        **_typed_numbers(typed_all, values),
+        **_typed_numbers(typed_all, given),
         **_claim_numbers(slots, claim), **_screen_numbers(screen, slots, claim),
     }
     view.numeric = _globals(values)
-    return view
+    return view, slots, screen
 
 
 def evidence_view(traj: Trajectory, evidences: Sequence[int], message: str) -> JudgeView:
@@ -539,32 +545,21 @@ def evidence_view(traj: Trajectory, evidences: Sequence[int], message: str) -> J
 
 
 def trajectory_view(traj: Trajectory) -> JudgeView:
-    """The trajectory setting: the passive view plus every earlier action and the elements of earlier
-    screens that the final screen no longer shows (each with minus the share of screens showing it),
-    so that what was counted, read or saved before the last screen can be judged."""
-    view = passive_view(traj)
+    """The trajectory setting: the passive view with every action (up to
+    :data:`MAX_TRAJECTORY_ACTIONS`) and the elements of earlier screens that the final screen no
+    longer shows (each with minus the share of screens showing it), so that what was counted, read
+    or saved before the last screen can be judged."""
+    view, slots, final_screen = _passive(traj, MAX_TRAJECTORY_ACTIONS)
     view.setting = TRAJECTORY
-    goal = view.goal
-    slots = goal_slots(goal)
-    values = goal_values(goal)
     claim_low = _norm(view.claim)
     claim_numbers = numbers_in(claim_low)
-    acted = [s for s in traj.steps if s.action is not None and not s.action.is_terminal]
-    view.tokens = [t for t in view.tokens if t.kind == ELEMENT]
-    recent = acted[-MAX_TRAJECTORY_ACTIONS:]
-    for k, step in enumerate(reversed(recent)):
-        assert step.action is not None
-        view.tokens.append(Token(action_text(step.action, step.observation.elements), ACTION,
-                                 _action_numeric(step.action, k / MAX_TRAJECTORY_ACTIONS, step.error is not None,
-                                                 slots, values)))
-    final = {x.string + "\0" + x.row for x in _screen(_last_screen(traj))}
-    screens = [step.observation for step in traj.steps]
+    final = {x.string + "\0" + x.row for x in final_screen}
     earlier: dict[str, tuple[_Seen, int]] = {}
-    for obs in screens:
-        for key, seen in {x.string + "\0" + x.row: x for x in _screen(obs)}.items():
+    for step in traj.steps:
+        for key, seen in {x.string + "\0" + x.row: x for x in _screen(step.observation)}.items():
             if key not in final:
                 earlier[key] = (earlier[key][0], earlier[key][1] + 1) if key in earlier else (seen, 1)
-    n = max(len(screens), 1)
+    n = max(len(traj.steps), 1)
     elements = [Token(s.string, ELEMENT, _element_numeric(s, slots, claim_low, claim_numbers, -k / n))
                 for s, k in earlier.values()]
     view.tokens += sorted(elements, key=_priority)[:MAX_EARLIER_ELEMENTS]

@@ -375,6 +375,7 @@ def _other_answer_variants(task: Task, body: list[Action], answer_round: int) ->
     right = body[answer_round]
 
     def other(obs: Observation, hist: list[Step]) -> Action:
+        # a screen with no other text: no answer at all (still a failure the checker labels)
         text = other_text(obs, right.text or "", rng)
         return right.model_copy(update={"text": text}) if text else Action(action_type="wait")
 
