@@ -311,3 +311,187 @@ def _scroll():
     from droidverify.actions.model import Action
 
     return Action(action_type="scroll", direction="down")
+
+
+# ---- read-then-edit, bulk edits with look-alikes, questions comparing events -------------------------
+NEW_ACTIONS = ["calendar_resolve_overlap", "calendar_swap_event_slots", "calendar_delete_sessions_after",
+               "calendar_all_day_to_timed", "calendar_fill_missing_locations", "calendar_event_on_birthday",
+               "calendar_move_day_events", "calendar_rename_all_occurrences"]
+
+
+@pytest.mark.parametrize("name", NEW_ACTIONS)
+def test_new_actions_solved_on_unseen_params(name: str) -> None:
+    for seed in (1000, 1003):
+        task = registry.get_template(name).instantiate(seed)
+        env, _ = run_oracle(task, seed)
+        assert env.is_successful() == 1.0, (name, seed)
+
+
+def _fresh(name: str, seed: int = 2):
+    task = registry.get_template(name).instantiate(seed)
+    return task, fresh(task, seed)
+
+
+def test_resolve_overlap_near_misses() -> None:
+    task, env = _solved("calendar_resolve_overlap")
+    p = task.params
+    assert task.is_successful(env.phone) == 1.0
+    snap = env.phone.snapshot()
+    _move(env.phone, p["second"], timedelta(minutes=15))
+    assert task.is_successful(env.phone) == 0.0  # a gap after the first one, not right after it
+    env.phone.restore(snap)
+    _move(env.phone, p["first"], timedelta(minutes=-30))
+    assert task.is_successful(env.phone) == 0.0  # the first event was touched
+    env.phone.restore(snap)
+    ev = _only_row(env.phone, p["second"])
+    env.phone.execute("UPDATE events SET dtend=? WHERE _id=?", (ev["dtend"] + 30 * 60_000, ev["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # longer than before
+
+
+def test_swap_slots_near_misses() -> None:
+    task, env = _solved("calendar_swap_event_slots")
+    p = task.params
+    assert task.is_successful(env.phone) == 1.0
+    a, b = _only_row(env.phone, p["first"]), _only_row(env.phone, p["second"])
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET dtend=? WHERE _id=?", (a["dtstart"] + (b["dtend"] - b["dtstart"]), a["_id"]))
+    if a["dtend"] - a["dtstart"] != b["dtend"] - b["dtstart"]:
+        assert task.is_successful(env.phone) == 0.0  # moved the start only, kept its own length
+    env.phone.restore(snap)
+    task2, env2 = _fresh("calendar_swap_event_slots", 1)  # swapping the titles instead of the times
+    p2 = task2.params
+    a2, b2 = _only_row(env2.phone, p2["first"]), _only_row(env2.phone, p2["second"])
+    env2.phone.execute("UPDATE events SET title=? WHERE _id=?", (p2["second"], a2["_id"]))
+    env2.phone.execute("UPDATE events SET title=? WHERE _id=?", (p2["first"], b2["_id"]))
+    assert task2.is_successful(env2.phone) == 0.0
+    assert task2.is_successful(fresh(task2, 1).phone) == 0.0
+
+
+def test_delete_sessions_after_near_misses() -> None:
+    task, env = _fresh("calendar_delete_sessions_after")
+    p = task.params
+    cutoff = to_ms(datetime.combine(date.fromisoformat(p["date"]) + timedelta(days=1), datetime.min.time()))
+    snap = env.phone.snapshot()
+    env.phone.execute("DELETE FROM events WHERE title=? AND dtstart >= ?", (p["title"], cutoff))
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.execute("DELETE FROM events WHERE title=?", (p["title"] + " social",))
+    assert task.is_successful(env.phone) == 0.0  # the look-alike went too
+    env.phone.restore(snap)
+    env.phone.execute("DELETE FROM events WHERE title=? AND dtstart >= ?", (p["title"], cutoff - 86_400_000))
+    assert task.is_successful(env.phone) == 0.0  # the last session itself was deleted
+    env.phone.restore(snap)
+    later = [r for r in event_by_title(env.phone, p["title"]) if r["dtstart"] >= cutoff]
+    env.phone.execute("DELETE FROM events WHERE _id=?", (later[0]["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # one later session left
+
+
+def test_all_day_to_timed_near_misses() -> None:
+    task, env = _solved("calendar_all_day_to_timed")
+    p = task.params
+    assert task.is_successful(env.phone) == 1.0
+    rows = event_by_title(env.phone, p["title"])
+    assert [r["allDay"] for r in rows] == [0, 1]  # the one a week later stays all-day
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET dtend=? WHERE _id=?", (rows[0]["dtend"] + 15 * 60_000, rows[0]["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # ends a quarter late
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET allDay=0 WHERE _id=?", (rows[1]["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # the other one changed as well
+
+
+def test_fill_missing_locations_near_misses() -> None:
+    task, env = _fresh("calendar_fill_missing_locations")
+    p = task.params
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET eventLocation=? WHERE title=? AND eventLocation=''", (p["location"], p["title"]))
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.execute("UPDATE events SET eventLocation=? WHERE title=?", (p["location"], p["title"] + " (cancelled)"))
+    assert task.is_successful(env.phone) == 0.0  # the look-alike got a place too
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET eventLocation=? WHERE title=?", (p["location"], p["title"]))
+    assert task.is_successful(env.phone) == 0.0  # overwrote the sessions that had a place
+    env.phone.restore(snap)
+    blank = [r for r in event_by_title(env.phone, p["title"]) if not r["eventLocation"]]
+    env.phone.execute("UPDATE events SET eventLocation=? WHERE _id=?", (p["location"], blank[0]["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # only one filled in
+
+
+def test_event_on_birthday_near_misses() -> None:
+    task, env = _solved("calendar_event_on_birthday")
+    p = task.params
+    assert task.is_successful(env.phone) == 1.0
+    ev = _only_row(env.phone, p["title"])
+    snap = env.phone.snapshot()
+    shift = to_ms(datetime.fromisoformat(p["other_date"] + "T00:00")) - to_ms(datetime.fromisoformat(p["date"] + "T00:00"))
+    if shift:
+        env.phone.execute("UPDATE events SET dtstart=dtstart+?, dtend=dtend+? WHERE _id=?", (shift, shift, ev["_id"]))
+        assert task.is_successful(env.phone) == 0.0  # on the other person's birthday
+        env.phone.restore(snap)
+    add_event(env.phone, p["title"], from_ms(ev["dtstart"]), from_ms(ev["dtend"]))
+    assert task.is_successful(env.phone) == 0.0  # two copies
+    env.phone.restore(snap)
+    env.phone.execute("DELETE FROM events WHERE title=?", (f"{p['who']}'s birthday",))
+    assert task.is_successful(env.phone) == 0.0  # the birthday itself was removed
+
+
+def test_move_day_events_near_misses() -> None:
+    task, env = _solved("calendar_move_day_events")
+    p = task.params
+    assert task.is_successful(env.phone) == 1.0
+    assert not events_on(env.phone, date.fromisoformat(p["date"]))
+    snap = env.phone.snapshot()
+    _move(env.phone, p["titles"][1], timedelta(days=-(date.fromisoformat(p["new_date"]) -
+                                                       date.fromisoformat(p["date"])).days))
+    assert task.is_successful(env.phone) == 0.0  # one left behind
+    env.phone.restore(snap)
+    _move(env.phone, p["titles"][0], timedelta(hours=1))
+    assert task.is_successful(env.phone) == 0.0  # moved, but not at the same time
+    env.phone.restore(snap)
+    _move(env.phone, "Breakfast with Sam", timedelta(days=1))
+    assert task.is_successful(env.phone) == 0.0  # the next day's event was moved too
+
+
+def test_rename_all_occurrences_near_misses() -> None:
+    task, env = _fresh("calendar_rename_all_occurrences")
+    p = task.params
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET title=? WHERE title=?", (p["new_title"], p["title"]))
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET title=? WHERE title LIKE ?", (p["new_title"], p["title"] + "%"))
+    assert task.is_successful(env.phone) == 0.0  # the sign-up look-alikes were renamed too
+    env.phone.restore(snap)
+    first = event_by_title(env.phone, p["title"])[0]
+    env.phone.execute("UPDATE events SET title=? WHERE _id=?", (p["new_title"], first["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # only the first one
+
+
+def _gap_answers(p: dict) -> tuple[str, str]:
+    return f"{p['gap']} minutes", str(p["gap"] + 15)
+
+
+@pytest.mark.parametrize("name", ["calendar_query_overlapping_event", "calendar_query_gap_between_events",
+                                  "calendar_query_free_day", "calendar_query_event_at_location"])
+def test_new_query_answers(name: str) -> None:
+    for seed in (0, 3, 1001):
+        task, env = _fresh(name, seed)
+        p = task.params
+        if name == "calendar_query_overlapping_event":
+            good, bads = p["clash"], [p["before"], p["after"], f"{p['clash']} and {p['before']}"]
+        elif name == "calendar_query_gap_between_events":
+            good, bad = _gap_answers(p)
+            bads = [bad, f"{p['gap']} or {p['gap'] + 15} minutes", "none"]
+        elif name == "calendar_query_free_day":
+            days = task.template.days(p)
+            free = days[p["free"]]
+            other = days[(p["free"] + 1) % 5]
+            good = f"{free:%B} {free.day}"
+            bads = [f"{other:%B} {other.day}", f"{free:%B} {free.day} or {other:%B} {other.day}"]
+            assert not events_on(env.phone, free) and all(events_on(env.phone, d) for d in days if d != free)
+        else:
+            good, bads = p["title"], [p["decoy"], f"{p['title']} or {p['decoy']}"]
+        assert task.is_successful(env.phone, good) == 1.0, (name, seed)
+        assert task.is_successful(env.phone, f"It's {good}.") == 1.0, (name, seed)
+        for bad in bads:
+            assert task.is_successful(env.phone, bad) == 0.0, (name, seed, bad)
+        assert task.is_successful(env.phone, None) == 0.0

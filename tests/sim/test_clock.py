@@ -197,3 +197,244 @@ def test_laps_oracle_recovers_from_too_many_laps() -> None:
             break
         obs = env.step(action)
     assert task.is_successful(env.phone) == 1.0
+
+
+# ---- templates added 2026-11-28 --------------------------------------------------------------------
+def _timer_ids(env: SimEnv) -> dict[int, int]:
+    return {r["length_s"]: r["_id"] for r in env.phone.query("SELECT _id, length_s FROM timers")}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_extend_timer_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_extend_running_timer", seed)
+    p = task.params
+    ids = _timer_ids(env)
+    tid, oid, extra = ids[p["seconds"]], ids[p["other_seconds"]], 60 * p["extra"]
+    snap = env.phone.snapshot()
+    _set(env, "UPDATE timers SET length_s=length_s+? WHERE _id=?", extra, oid)
+    assert task.is_successful(env.phone) == 0.0  # the other timer extended
+    env.phone.restore(snap)
+    _set(env, "UPDATE timers SET length_s=length_s+? WHERE _id=?", extra - 60, tid)
+    assert task.is_successful(env.phone) == 0.0  # one minute short
+    _set(env, "UPDATE timers SET length_s=length_s+120 WHERE _id=?", tid)
+    assert task.is_successful(env.phone) == 0.0  # one minute too many
+    env.phone.restore(snap)
+    _set(env, "UPDATE timers SET length_s=length_s+?, state='paused' WHERE _id=?", extra, tid)
+    assert task.is_successful(env.phone) == 0.0  # extended but left paused
+    _set(env, "UPDATE timers SET state='running' WHERE _id=?", tid)
+    assert task.is_successful(env.phone) == 1.0
+    _set(env, "INSERT INTO timers(length_s, remaining_s, state, end_time, label) VALUES(?, ?, 'running', NULL, '')",
+         extra, extra)
+    assert task.is_successful(env.phone) == 0.0  # a new timer started instead of / besides extending
+
+
+def test_extend_timer_oracle_restarts_a_paused_timer() -> None:
+    task, env = _fresh("clock_extend_running_timer", 4)
+    _set(env, "UPDATE timers SET state='paused', end_time=NULL WHERE length_s=?", task.params["other_seconds"])
+    obs = env.observe()
+    for _ in range(task.max_steps):
+        action = task.oracle_action(env.phone, obs)
+        if action.action_type == "status":
+            break
+        obs = env.step(action)
+    assert task.is_successful(env.phone) == 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_delete_finished_timer_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_delete_finished_timer", seed)
+    p = task.params
+    assert env.phone.query_one("SELECT state FROM timers WHERE length_s=?", (p["expired"],))[0] == "expired"
+    snap = env.phone.snapshot()
+    _set(env, "DELETE FROM timers WHERE length_s=?", p["paused"])
+    assert task.is_successful(env.phone) == 0.0  # the paused timer deleted
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM timers")
+    assert task.is_successful(env.phone) == 0.0  # every timer deleted
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM timers WHERE length_s=?", p["expired"])
+    _set(env, "UPDATE timers SET state='paused' WHERE length_s=?", p["running"])
+    assert task.is_successful(env.phone) == 0.0  # the running one paused on the way
+    _set(env, "UPDATE timers SET state='running' WHERE length_s=?", p["running"])
+    assert task.is_successful(env.phone) == 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_paused_timer_left_query(seed: int) -> None:
+    task, env = _fresh("clock_query_paused_timer_left", seed)
+    p = task.params
+    m, s = divmod(p["left"], 60)
+    assert task.is_successful(env.phone, f"{m}:{s:02d}") == 1.0
+    assert task.is_successful(env.phone, f"About {m} minutes and {s} seconds left.") == 1.0
+    assert task.is_successful(env.phone, f"{m}:{(s + 1) % 60:02d}") == 0.0  # off by a second
+    om, osec = divmod(p["other_left"], 60)
+    assert task.is_successful(env.phone, f"{om}:{osec:02d}") == 0.0  # the other timer's time
+    assert task.is_successful(env.phone, f"{p['seconds'] // 60}:00") == 0.0  # its full length
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+def test_reset_stopwatch_near_misses() -> None:
+    task, env = _fresh("clock_reset_stopwatch", 1)
+    snap = env.phone.snapshot()
+    _set(env, "UPDATE stopwatch SET state='paused', accumulated_s=42, started_at=NULL")
+    assert task.is_successful(env.phone) == 0.0  # stopped, not reset
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM laps")
+    assert task.is_successful(env.phone) == 0.0  # laps cleared but still running
+    _set(env, "UPDATE stopwatch SET state='reset', accumulated_s=0, started_at=NULL")
+    assert task.is_successful(env.phone) == 1.0
+    _set(env, "INSERT INTO laps(lap_s, total_s) VALUES(1, 1)")
+    assert task.is_successful(env.phone) == 0.0  # a lap left behind
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_fastest_lap_query(seed: int) -> None:
+    task, env = _fresh("clock_query_fastest_lap", seed)
+    p = task.params
+    n = p["fastest"]
+    laps = env.phone.query("SELECT lap_s FROM laps ORDER BY _id")
+    assert len(laps) == p["laps"] and min(range(len(laps)), key=lambda i: laps[i][0]) == n - 1
+    assert task.is_successful(env.phone, str(n)) == 1.0
+    assert task.is_successful(env.phone, f"Lap {n} was the fastest.") == 1.0
+    slowest = max(range(len(laps)), key=lambda i: laps[i][0]) + 1
+    assert task.is_successful(env.phone, f"Lap {slowest}") == 0.0
+    assert task.is_successful(env.phone, f"{laps[n - 1][0]:.2f}") == 0.0  # the time, not the lap number
+    if 2 * n != p["laps"] + 1:  # counted from the top of the list (newest first)
+        assert task.is_successful(env.phone, f"Lap {p['laps'] + 1 - n}") == 0.0
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_next_alarm_query(seed: int) -> None:
+    task, env = _fresh("clock_query_next_alarm", seed)
+    p = task.params
+    target = env.phone.query_one("SELECT hour, minutes FROM alarm_templates WHERE label=?", (p["labels"][0],))
+    off = env.phone.query_one("SELECT hour, minutes, enabled FROM alarm_templates WHERE label=?", (p["labels"][1],))
+    assert off["enabled"] == 0
+    h, m = target
+    assert task.is_successful(env.phone, f"{h % 12 or 12}:{m:02d} {'PM' if h >= 12 else 'AM'}") == 1.0
+    assert task.is_successful(env.phone, f"{h:02d}:{m:02d}") == 1.0
+    oh, om = off["hour"], off["minutes"]
+    assert task.is_successful(env.phone, f"{oh % 12 or 12}:{om:02d} {'PM' if oh >= 12 else 'AM'}") == 0.0  # off
+    other = env.phone.query_one("SELECT hour, minutes FROM alarm_templates WHERE label=?", (p["labels"][2],))
+    assert task.is_successful(env.phone, f"{other[0]:02d}:{other[1]:02d}") == 0.0  # repeats on other days
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_weekday_alarms_off_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_switch_off_weekday_alarms", seed)
+    p = task.params
+    snap = env.phone.snapshot()
+    _set(env, "UPDATE alarm_templates SET enabled=0 WHERE days_of_week=31")
+    assert task.is_successful(env.phone) == 1.0
+    _set(env, "UPDATE alarm_templates SET enabled=0 WHERE label=?", p["labels"][3])
+    assert task.is_successful(env.phone) == 0.0  # a Mon/Wed/Fri-like alarm switched off too
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM alarm_templates WHERE days_of_week=31")
+    assert task.is_successful(env.phone) == 0.0  # deleted instead of switched off
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET enabled=0 WHERE label=?", p["labels"][0])
+    assert task.is_successful(env.phone) == 0.0  # only one of them
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET enabled=0")
+    assert task.is_successful(env.phone) == 0.0  # every alarm off
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_copy_alarm_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_copy_alarm_settings", seed)
+    p = task.params
+    snap = env.phone.snapshot()
+
+    def add(h: int, m: int, days: int, label: str) -> None:
+        _set(env, "INSERT INTO alarm_templates(hour, minutes, days_of_week, enabled, vibrate, label, ringtone) "
+                  "VALUES(?,?,?,1,1,?,'Bright Morning')", h, m, days, label)
+
+    add(p["new_hour"], p["new_minute"], p["days"], p["label"])
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    add(p["new_hour"], p["new_minute"], p["decoy_days"], p["decoy_label"])
+    assert task.is_successful(env.phone) == 0.0  # copied the other half of the day's alarm
+    env.phone.restore(snap)
+    add(p["new_hour"], p["new_minute"], p["days"], "")
+    assert task.is_successful(env.phone) == 0.0  # label missing
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET hour=?, minutes=? WHERE label=?", p["new_hour"], p["new_minute"], p["label"])
+    assert task.is_successful(env.phone) == 0.0  # moved the original instead of copying it
+    env.phone.restore(snap)
+    add(p["new_hour"], p["new_minute"], p["days"], p["label"])
+    add(p["new_hour"], p["new_minute"], p["days"], p["label"])
+    assert task.is_successful(env.phone) == 0.0  # two copies
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_alarm_without_vibration_query(seed: int) -> None:
+    task, env = _fresh("clock_query_alarm_without_vibration", seed)
+    p = task.params
+    quiet = env.phone.query("SELECT label FROM alarm_templates WHERE vibrate=0")
+    assert [r[0] for r in quiet] == [p["labels"][0]]
+    assert task.is_successful(env.phone, p["labels"][0]) == 1.0
+    assert task.is_successful(env.phone, f"The \"{p['labels'][0].lower()}\" alarm.") == 1.0
+    assert task.is_successful(env.phone, p["labels"][1]) == 0.0
+    assert task.is_successful(env.phone, f"{p['labels'][0]} or {p['labels'][2]}") == 0.0  # hedging
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_alarm_for_city_time_near_misses(seed: int) -> None:
+    task, env = _solved("clock_alarm_for_city_time", seed)
+    p = task.params
+    assert env.phone.query("SELECT 1 FROM world_cities WHERE city=?", (p["city"],))
+    snap = env.phone.snapshot()
+    _set(env, "UPDATE alarm_templates SET hour=(hour + 1) % 24 WHERE label=?", p["label"])
+    assert task.is_successful(env.phone) == 0.0  # an hour off (daylight saving slip)
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET label='' WHERE label=?", p["label"])
+    assert task.is_successful(env.phone) == 0.0  # no label
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET enabled=1-enabled WHERE _id=(SELECT MIN(_id) FROM alarm_templates)")
+    assert task.is_successful(env.phone) == 0.0  # another alarm touched
+    env.phone.restore(snap)
+    ch = read_time(p["city_time"], 0 if p["city_time"].endswith("AM") else 12)
+    _set(env, "UPDATE alarm_templates SET hour=?, minutes=? WHERE label=?", *ch, p["label"])
+    assert (ch[0], ch[1]) == (p["hour"], p["minute"]) or task.is_successful(env.phone) == 0.0  # city's own time
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_replace_city_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_replace_world_city", seed)
+    p = task.params
+    snap = env.phone.snapshot()
+
+    def add(city: str) -> None:
+        off, country = CITY_INFO[city]
+        _set(env, "INSERT INTO world_cities(city, utc_offset, country) VALUES(?,?,?)", city, off, country)
+
+    add(p["new_city"])
+    assert task.is_successful(env.phone) == 0.0  # added but the old one kept
+    _set(env, "DELETE FROM world_cities WHERE city=?", p["old_city"])
+    assert task.is_successful(env.phone) == 1.0
+    kept = env.phone.query("SELECT city FROM world_cities WHERE city<>?", (p["new_city"],))
+    if kept:
+        _set(env, "DELETE FROM world_cities WHERE city=?", kept[0][0])
+        assert task.is_successful(env.phone) == 0.0  # another city removed too
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM world_cities WHERE city=?", p["old_city"])
+    assert task.is_successful(env.phone) == 0.0  # removed without adding
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_farthest_city_query(seed: int) -> None:
+    task, env = _fresh("clock_query_farthest_city", seed)
+    p = task.params
+    assert sorted(r[0] for r in env.phone.query("SELECT city FROM world_cities")) == p["cities"]
+    far = p["farthest"]
+    gap = abs(CITY_INFO[far][0] - HOME_OFFSET)
+    assert all(abs(CITY_INFO[c][0] - HOME_OFFSET) < gap for c in p["cities"] if c != far)
+    assert task.is_successful(env.phone, far) == 1.0
+    assert task.is_successful(env.phone, f"{far.lower()}, {gap:g} hours away") == 1.0
+    others = [c for c in p["cities"] if c != far]
+    assert task.is_successful(env.phone, others[0]) == 0.0
+    assert task.is_successful(env.phone, ", ".join(p["cities"])) == 0.0  # listing every city
+    assert task.is_successful(env.phone, None) == 0.0

@@ -193,7 +193,8 @@ QUERY_ANSWERS: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
     "contacts_query_name_by_number": lambda p, q: (f"That's {q['name']}.", q["decoy"]),  # similar number
     "contacts_query_work_number": lambda p, q: (q["work_number"], q["number"]),  # the mobile one
 }
-OPERATIONS = [n for n in NAMES if n not in QUERY_ANSWERS]
+# queries added further down register their answers there; keep them out of the operation cases
+OPERATIONS = [n for n in NAMES if n not in QUERY_ANSWERS and registry.get_template(n).kind != "query"]
 
 
 def test_every_template_has_checker_cases() -> None:
@@ -406,3 +407,191 @@ def test_text_button_opens_the_conversation_in_messages() -> None:
     assert p.location == "messages/thread"
     number = contact_info(p, c["_id"])["phones"][0][0]
     assert normalize_number(p.screen.args["address"]) == normalize_number(number)
+
+
+# ---- nameless entries, moving / merging details, bulk by company, look-ups by number ------------------
+def _nameless(p: Phone) -> list[int]:
+    return [c["_id"] for c in live_contacts(p) if not (contact_info(p, c["_id"])["first"]
+                                                       or contact_info(p, c["_id"])["last"])]
+
+
+def _soft_delete(p: Phone, *ids: int) -> None:
+    for cid in ids:
+        p.execute("UPDATE raw_contacts SET deleted=1 WHERE _id=?", (cid,))
+
+
+def _name_entry(p: Phone, cid: int, first: str, last: str) -> None:
+    p.execute("UPDATE raw_contacts SET display_name=? WHERE _id=?", (f"{first} {last}", cid))
+    p.execute("UPDATE data SET data1=?, data2=?, data3=? WHERE raw_contact_id=? AND mimetype LIKE '%/name'",
+              (f"{first} {last}", first, last, cid))
+
+
+def _nameless_with(p: Phone, number: str) -> int:
+    (cid,) = [c for c in _nameless(p) if normalize_number(contact_info(p, c)["phones"][0][0]) ==
+              normalize_number(number)]
+    return cid
+
+
+def _move_email(copy: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        p.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,1)",
+                  (_cid(p, q["name_b"]), MIME_EMAIL, q["email"]))
+        if not copy:
+            p.execute("DELETE FROM data WHERE raw_contact_id=? AND mimetype=?", (_cid(p, q["name_a"]), MIME_EMAIL))
+    return go
+
+
+def _split_entries(p: Phone, q: dict) -> tuple[int, int]:
+    """(the entry with the number, the entry with the email)."""
+    ids = find_contacts(p, q["name"])
+    with_phone = next(i for i in ids if contact_info(p, i)["phones"])
+    return with_phone, next(i for i in ids if i != with_phone)
+
+
+def _merge(keep_email: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        phone_entry, email_entry = _split_entries(p, q)
+        if keep_email:
+            p.execute("UPDATE data SET raw_contact_id=? WHERE raw_contact_id=? AND mimetype=?",
+                      (phone_entry, email_entry, MIME_EMAIL))
+        _soft_delete(p, email_entry)
+    return go
+
+
+def _delete_team(keep_too: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for name in q["team"]:
+            if keep_too or name != q["keep"]:
+                _delete(p, name)
+    return go
+
+
+MORE_CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "contacts_delete_nameless_numbers": (
+        lambda p, q: _soft_delete(p, *_nameless(p)),
+        lambda p, q: _soft_delete(p, *_nameless(p), live_contacts(p)[-1]["_id"])),  # a named one too
+    "contacts_name_number_only_contact": (
+        lambda p, q: _name_entry(p, _nameless_with(p, q["number"]), q["first"], q["last"]),
+        lambda p, q: _name_entry(p, _nameless_with(p, q["decoy_number"]), q["first"], q["last"])),  # look-alike
+    "contacts_move_email_to_other_contact": (_move_email(False), _move_email(True)),  # copied, not moved
+    "contacts_merge_split_entries": (_merge(True), _merge(False)),  # the email lost with its entry
+    "contacts_delete_company_contacts_except_one": (_delete_team(False), _delete_team(True)),  # the friend too
+    "contacts_favorite_by_phone_number": (lambda p, q: _star(p, q["name"], 1),
+                                          lambda p, q: _star(p, q["decoy"], 1)),  # the similar number
+    "contacts_swap_favorite": (lambda p, q: (_star(p, q["old"], 0), _star(p, q["new"], 1)),
+                               lambda p, q: _star(p, q["new"], 1)),  # the old one still starred
+}
+NEW_CASES.update(MORE_CASES)
+
+
+def _initial_count(p: Phone, letter: str) -> int:
+    return sum(1 for c in live_contacts(p) if c["display_name"][:1].upper() == letter)
+
+
+MORE_QUERIES: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
+    "contacts_query_count_by_initial": lambda p, q: (
+        f"{_initial_count(p, q['letter'])} contacts", str(_initial_count(p, q["letter"]) + 1)),
+    "contacts_query_how_many_numbers": lambda p, q: (
+        str(len(contact_info(p, _cid(p, q["name"]))["phones"])),
+        str(len(contact_info(p, _cid(p, q["decoy"]))["phones"]))),  # the namesake's count
+    "contacts_query_favorite_at_company": lambda p, q: (
+        f"{q['favorite']}.", next(n for n in q["team"] if n != q["favorite"])),
+    "contacts_query_total_count": lambda p, q: (
+        f"{len(live_contacts(p))}", str(len(live_contacts(p)) + 1)),
+    "contacts_query_company_by_number": lambda p, q: (q["company"], q["decoy_company"]),
+}
+QUERY_ANSWERS.update(MORE_QUERIES)
+
+
+@pytest.mark.parametrize("name", sorted(MORE_QUERIES))
+def test_more_query_checkers_success_and_near_miss(name: str) -> None:
+    test_query_checker_success_and_near_miss(name)
+
+
+def test_new_templates_are_queries_or_have_cases() -> None:
+    for name in MORE_QUERIES:
+        assert registry.get_template(name).kind == "query"
+    for name in MORE_CASES:
+        assert registry.get_template(name).kind == "operation"
+
+
+def test_merge_the_other_way_round_also_counts() -> None:
+    task = registry.get_template("contacts_merge_split_entries").instantiate(1)
+    env = fresh(task, 1)
+    p, q = env.phone, task.params
+    phone_entry, email_entry = _split_entries(p, q)
+    p.execute("UPDATE data SET raw_contact_id=? WHERE raw_contact_id=? AND mimetype=?",
+              (email_entry, phone_entry, MIME_PHONE))
+    _soft_delete(p, phone_entry)
+    assert env.is_successful() == 1.0
+    _soft_delete(p, email_entry)  # and then both gone
+    assert env.is_successful() == 0.0
+
+
+def test_merge_without_deleting_the_leftover_fails() -> None:
+    task = registry.get_template("contacts_merge_split_entries").instantiate(2)
+    env = fresh(task, 2)
+    p, q = env.phone, task.params
+    phone_entry, _email_entry = _split_entries(p, q)
+    p.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,1)",
+              (phone_entry, MIME_EMAIL, q["email"]))
+    assert env.is_successful() == 0.0
+
+
+def test_naming_a_nameless_entry_instead_of_deleting_it_fails() -> None:
+    task = registry.get_template("contacts_delete_nameless_numbers").instantiate(0)
+    env = fresh(task, 0)
+    p = env.phone
+    first, *rest = _nameless(p)
+    assert len(_nameless(p)) == len(task.params["numbers"])
+    _soft_delete(p, *rest)
+    _name_entry(p, first, "Some", "Body")
+    assert env.is_successful() == 0.0
+
+
+def test_naming_by_a_new_contact_and_deleting_the_old_fails() -> None:
+    task = registry.get_template("contacts_name_number_only_contact").instantiate(3)
+    env = fresh(task, 3)
+    p, q = env.phone, task.params
+    _soft_delete(p, _nameless_with(p, q["number"]))
+    add_contact(p, q["first"], q["last"], number=q["number"])
+    assert env.is_successful() == 0.0
+
+
+def test_swap_favorite_with_an_extra_star_fails() -> None:
+    task = registry.get_template("contacts_swap_favorite").instantiate(4)
+    env = fresh(task, 4)
+    p, q = env.phone, task.params
+    _star(p, q["old"], 0)
+    _star(p, q["new"], 1)
+    other = next(c for c in live_contacts(p) if not c["starred"])
+    p.execute("UPDATE raw_contacts SET starred=1 WHERE _id=?", (other["_id"],))
+    assert env.is_successful() == 0.0
+
+
+def test_total_count_ignores_deleted_rows_and_favorite_query_rejects_listing_all() -> None:
+    for seed in range(6):
+        task = registry.get_template("contacts_query_total_count").instantiate(seed)
+        env = fresh(task, seed)
+        rows = env.phone.query_one("SELECT COUNT(*) FROM raw_contacts")[0]
+        live = len(live_contacts(env.phone))
+        assert rows - live == task.params["removed"]
+        if rows != live:
+            assert task.is_successful(env.phone, str(rows)) == 0.0
+    task = registry.get_template("contacts_query_favorite_at_company").instantiate(0)
+    env = fresh(task, 0)
+    assert task.is_successful(env.phone, ", ".join(task.params["team"])) == 0.0
+    assert [c for c in live_contacts(env.phone) if c["display_name"] in task.params["team"] and c["starred"]] \
+        and len(_colleagues(env.phone, task.params)) == 3
+
+
+def test_search_by_number_shows_only_the_exact_owner() -> None:
+    task = registry.get_template("contacts_favorite_by_phone_number").instantiate(0)
+    env = fresh(task, 0)
+    env.step(Action(action_type="open_app", app_name="Contacts"))
+    _click(env, desc="Search contacts")
+    _type(env, task.params["number"], "search_view")
+    obs = env.last_observation
+    assert obs is not None
+    assert find(obs, text=task.params["name"], resource_id="contact_row") is not None
+    assert find(obs, text=task.params["decoy"], resource_id="contact_row") is None

@@ -396,3 +396,191 @@ def test_date_answers() -> None:
     for bad in ("October 13, 2024", "Oct 3, 2023", "Sep 3", "Oct 3 or Oct 4", "3/10/2024", "October", None,
                 "October 3 or November 3"):
         assert not date_matches(bad, d), bad
+
+
+# ---- the second batch of kinds: bulk/comparative edits, merges, read-then-act, range and comparison queries ----
+def _tmpl(name: str):
+    return registry.get_template(name)
+
+
+def _recat(all_of_them: bool = True, decoy: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        new = category_id(p, pr["new_category"])
+        ids = [e["expense_id"] for e in expenses(p, "e.name = ?", (pr["name"],))]
+        for eid in ids if all_of_them else ids[:1]:
+            p.execute("UPDATE expense SET category_id=? WHERE expense_id=?", (new, eid))
+        if decoy:
+            p.execute("UPDATE expense SET category_id=? WHERE name=?", (new, pr["decoy"]))
+    return f
+
+
+def _merge(keep_right: bool = True, delete_other: bool = True):
+    def f(p: Phone, pr: dict) -> None:
+        keep, other = _tmpl("expenses_merge_two_entries").ids(p, pr)
+        if not keep_right:
+            keep, other = other, keep
+        p.execute("UPDATE expense SET amount_cents=? WHERE expense_id=?",
+                  (_cents(pr["amount"]) + _cents(pr["other_amount"]), keep))
+        if delete_other:
+            p.execute("DELETE FROM expense WHERE expense_id=?", (other,))
+    return f
+
+
+def _fix_from_note(note: str | None = "", on_decoy: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        name = pr["decoy"] if on_decoy else pr["name"]
+        p.execute("UPDATE expense SET amount_cents=?, note=COALESCE(?, note) WHERE name=?",
+                  (_cents(pr["real_amount"]), note, name))
+    return f
+
+
+def _delete_largest(which: str):
+    def f(p: Phone, pr: dict) -> None:
+        if which == "decoy":  # last month's bigger one
+            p.execute("DELETE FROM expense WHERE name=?", (pr["decoy"],))
+            return
+        eid = _tmpl("expenses_delete_largest_in_category").targets(p, pr)[0][0]
+        p.execute("DELETE FROM expense WHERE expense_id=?", (eid,))
+        if which == "and_another":
+            p.execute("DELETE FROM expense WHERE expense_id = (SELECT MIN(expense_id) FROM expense)")
+    return f
+
+
+def _add_same_day(day_key: str | None = "ref_day"):
+    def f(p: Phone, pr: dict) -> None:
+        when = datetime.fromisoformat(pr[day_key]).replace(hour=9) if day_key else _today(p)
+        add_expense(p, pr["name"], _cents(pr["amount"]), pr["category"], when)
+    return f
+
+
+def _delete_on_day(whole_day: bool = False, just_one: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        where = "date(created_date / 1000, 'unixepoch')=?"
+        args: tuple = (pr["day"],)
+        if not whole_day:
+            where += " AND category_id=?"
+            args += (category_id(p, pr["category"]),)
+        if just_one:
+            where += " AND name=?"
+            args += (pr["names"][0],)
+        p.execute(f"DELETE FROM expense WHERE {where}", args)
+    return f
+
+
+def _swap(both: bool = True):
+    def f(p: Phone, pr: dict) -> None:
+        p.execute("UPDATE expense SET amount_cents=? WHERE name=?", (_cents(pr["amount2"]), pr["name1"]))
+        if both:
+            p.execute("UPDATE expense SET amount_cents=? WHERE name=?", (_cents(pr["amount1"]), pr["name2"]))
+    return f
+
+
+NEW_OPS: dict[str, tuple[Callable, list[Callable]]] = {
+    "expenses_recategorize_all_named": (_recat(), [_recat(all_of_them=False), _recat(decoy=True)]),
+    "expenses_merge_two_entries": (_merge(), [_merge(keep_right=False), _merge(delete_other=False)]),
+    "expenses_fix_amount_from_note": (_fix_from_note(), [_fix_from_note(note=None),
+                                                         _fix_from_note(on_decoy=True)]),
+    "expenses_delete_largest_in_category": (_delete_largest("target"), [_delete_largest("decoy"),
+                                                                        _delete_largest("and_another")]),
+    "expenses_add_on_same_day_as": (_add_same_day(), [_add_same_day(None)]),
+    "expenses_delete_category_on_day": (_delete_on_day(), [_delete_on_day(whole_day=True),
+                                                           _delete_on_day(just_one=True)]),
+    "expenses_swap_amounts": (_swap(), [_swap(both=False)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_OPS))
+def test_more_operation_checkers_success_and_near_misses(name: str) -> None:
+    good, bads = NEW_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        for i, bad in enumerate(bads):
+            env2 = fresh(task, seed)
+            bad(env2.phone, task.params)
+            assert task.is_successful(env2.phone, None) == 0.0, (name, seed, i)
+
+
+def _month_cents(p: Phone, year: int, month: int, category: str | None = None) -> int:
+    return sum(e["amount_cents"] for e in month_expenses(p, year, month, category))
+
+
+def _gap(p: Phone, pr: dict) -> int:
+    return abs(_month_cents(p, pr["year"], pr["month1_num"]) - _month_cents(p, pr["year"], pr["month2_num"]))
+
+
+def _avg(p: Phone, pr: dict) -> tuple[int, int]:
+    items = month_expenses(p, pr["year"], pr["month_num"], pr["category"])
+    return sum(e["amount_cents"] for e in items), len(items)
+
+
+def _cheap(p: Phone, pr: dict) -> tuple[str, str]:
+    """(the cheapest name in the category, a pricier name that is not it)."""
+    items = sorted(expenses(p, "c.name = ?", (pr["category"],)), key=lambda e: e["amount_cents"])
+    low = items[0]["name"]
+    return low, next((e["name"] for e in items[1:] if e["amount_cents"] > items[0]["amount_cents"]
+                      and low.lower() not in e["name"].lower() and e["name"].lower() not in low.lower()), "Nothing")
+
+
+def _pricier(pr: dict) -> tuple[str, str]:
+    one = _cents(pr["amount1"]) > _cents(pr["amount2"])
+    return (pr["name1"], pr["name2"]) if one else (pr["name2"], pr["name1"])
+
+
+def _since(p: Phone, pr: dict, *, include_first: bool = True) -> int:
+    day = date.fromisoformat(pr["day"])
+    return sum(e["amount_cents"] for e in expenses(p)
+               if e["date"].date() > day or (include_first and e["date"].date() == day))
+
+
+NEW_QUERIES: dict[str, tuple[Callable[[Phone, dict], list[str]], Callable[[Phone, dict], list[str]]]] = {
+    "expenses_query_month_difference": (
+        lambda p, pr: [format_money(_gap(p, pr)), f"The gap is {_gap(p, pr) / 100:.2f} dollars"],
+        lambda p, pr: [format_money(_month_cents(p, pr["year"], pr["month1_num"])),  # a month's total
+                       format_money(_gap(p, pr) + 1), "I don't know"]),
+    "expenses_query_category_average": (
+        lambda p, pr: [format_money(int(_avg(p, pr)[0] / _avg(p, pr)[1] + 0.5)),
+                       f"about {_avg(p, pr)[0] // _avg(p, pr)[1] / 100:.2f}"],  # truncated to the cent
+        lambda p, pr: [format_money(_avg(p, pr)[0]),  # the category total, not the average
+                       format_money(_avg(p, pr)[0] // _avg(p, pr)[1] + 3)]),
+    "expenses_query_cheapest_in_category": (
+        lambda p, pr: [_cheap(p, pr)[0], f"It was {_cheap(p, pr)[0]}."],
+        lambda p, pr: [_cheap(p, pr)[1], f"{_cheap(p, pr)[0]} or {_cheap(p, pr)[1]}"]),
+    "expenses_query_which_cost_more": (
+        lambda p, pr: [_pricier(pr)[0], f"\"{_pricier(pr)[0]}\" cost more"],
+        lambda p, pr: [_pricier(pr)[1], f"{pr['name1']} or {pr['name2']}"]),
+    "expenses_query_spent_since": (
+        lambda p, pr: [format_money(_since(p, pr)), f"{_since(p, pr) / 100:.2f}"],
+        lambda p, pr: [format_money(_since(p, pr, include_first=False)),  # the first day left out
+                       format_money(_since(p, pr) + 1)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_QUERIES))
+def test_more_query_checkers_success_and_near_misses(name: str) -> None:
+    good, bad = NEW_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in range(3):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        for a in good(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+def test_cheapest_follows_the_data_and_swap_checks_both_rows() -> None:
+    """Answers follow the current data (a cheaper planted row wins); a swap that also renames fails."""
+    task = registry.get_template("expenses_query_cheapest_in_category").instantiate(4)
+    env = fresh(task, 4)
+    add_expense(env.phone, "Tiny thing", 1, task.params["category"], _today(env.phone))
+    assert task.is_successful(env.phone, "Tiny thing") == 1.0
+    task = registry.get_template("expenses_swap_amounts").instantiate(4)
+    env = fresh(task, 4)
+    _swap()(env.phone, task.params)
+    env.phone.execute("UPDATE expense SET name=? WHERE name=?", (task.params["name1"] + " x", task.params["name1"]))
+    assert task.is_successful(env.phone, None) == 0.0

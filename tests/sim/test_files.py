@@ -363,3 +363,169 @@ def test_delete_confirm_and_new_folder_and_search() -> None:
     assert len(hits) == 1 and "Internal storage > Documents > Work" in hits[0]
     obs = env.step(Action(action_type="input_text", index=find(obs, resource_id="search_src_text"), text="nothing"))
     assert find(obs, text="No matches") is not None
+
+
+# ---- housekeeping, reorganisation, search and comparison templates ----------------------------------
+def _docs(pr: dict, *parts: str) -> str:
+    return "/".join((f"{ROOT}/Documents", *parts))
+
+
+def _merge(p: Phone, pr: dict, *, delete_src: bool = True) -> None:
+    for f in pr["src_files"]:
+        storage.move(p, _docs(pr, pr["src_name"], f), _docs(pr, pr["dest_name"]))
+    if delete_src:
+        storage.delete(p, _docs(pr, pr["src_name"]))
+
+
+def _replace(p: Phone, pr: dict) -> None:
+    storage.delete(p, _src(pr))
+    storage.rename(p, f"{ROOT}/{pr['folder']}/{pr['new_file']}", pr["name"])
+
+
+def _sort_downloads(p: Phone, pr: dict, *, video_too: bool = False) -> None:
+    for e in _download_files(p):
+        major = e.mime.split("/")[0]
+        if major in ("image", "audio"):
+            storage.move(p, e.path, f"{ROOT}/{'Pictures' if major == 'image' else 'Music'}")
+        elif video_too and major == "video":
+            storage.move(p, e.path, f"{ROOT}/Movies")
+
+
+def _keyword_files(p: Phone, pr: dict) -> list[str]:
+    dest = _docs(pr, pr["dest_name"])
+    return [e.path for e in storage.search(p, pr["keyword"]) if not e.is_dir and e.parent != dest]
+
+
+def _gather(p: Phone, pr: dict, fn: Callable = storage.move) -> None:
+    for path in _keyword_files(p, pr):
+        fn(p, path, _docs(pr, pr["dest_name"]))
+
+
+def _move_rename(p: Phone, pr: dict, fn: Callable = storage.move) -> None:
+    fn(p, _src(pr), f"{ROOT}/{pr['dest']}")
+    storage.rename(p, f"{ROOT}/{pr['dest']}/{pr['name']}", pr["new_name"])
+
+
+def _tree(p: Phone, pr: dict, *, nested: bool = True) -> None:
+    top = f"{ROOT}/{pr['parent']}/{pr['folder_name']}"
+    storage.mkdir(p, top)
+    for sub in (pr["sub1"], pr["sub2"]):
+        storage.mkdir(p, f"{top}/{sub}" if nested else f"{ROOT}/{pr['parent']}/{sub}")
+
+
+def _camera_photo(pr: dict, key: str) -> str:
+    return f"{ROOT}/DCIM/Camera/IMG_{datetime.fromisoformat(pr[key]):%Y%m%d_%H%M%S}.jpg"
+
+
+HOUSEKEEPING_OPS: dict[str, tuple[Callable, Callable]] = {
+    "files_delete_empty_folders": (
+        lambda p, pr: [storage.delete(p, _docs(pr, f)) for f in pr["empty"]],
+        lambda p, pr: [storage.delete(p, _docs(pr, f), recursive=True)  # a folder with a file went too
+                       for f in [*pr["empty"], pr["full"][0][0]]]),
+    "files_merge_folders": (_merge, lambda p, pr: _merge(p, pr, delete_src=False)),  # empty folder left behind
+    "files_replace_old_version": (
+        _replace,
+        lambda p, pr: storage.delete(p, f"{ROOT}/{pr['folder']}/{pr['new_file']}")),  # the new version deleted
+    "files_sort_downloads_by_type": (_sort_downloads, lambda p, pr: _sort_downloads(p, pr, video_too=True)),
+    "files_gather_by_keyword": (_gather, lambda p, pr: _gather(p, pr, storage.copy)),  # copies, originals stay
+    "files_move_and_rename": (_move_rename, lambda p, pr: _move_rename(p, pr, storage.copy)),
+    "files_create_folder_with_subfolders": (_tree, lambda p, pr: _tree(p, pr, nested=False)),  # side by side
+    "files_rename_photo_from_date": (
+        lambda p, pr: storage.rename(p, _camera_photo(pr, "taken"), pr["new_name"]),
+        lambda p, pr: storage.rename(p, _camera_photo(pr, "decoy"), pr["new_name"])),  # the day before/after
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOUSEKEEPING_OPS))
+def test_housekeeping_checker_success_and_near_miss(name: str) -> None:
+    good, bad = HOUSEKEEPING_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        env2 = fresh(task, seed)
+        bad(env2.phone, task.params)
+        assert task.is_successful(env2.phone, None) == 0.0, (name, seed)
+
+
+def test_housekeeping_partial_work_fails() -> None:
+    task = registry.get_template("files_delete_empty_folders").instantiate(0)
+    env = fresh(task, 0)
+    storage.delete(env.phone, _docs(task.params, task.params["empty"][0]))  # one empty folder left
+    assert task.is_successful(env.phone, None) == 0.0
+    task = registry.get_template("files_replace_old_version").instantiate(1)
+    env = fresh(task, 1)
+    storage.delete(env.phone, _src(task.params))  # old one deleted, new one not renamed yet
+    assert task.is_successful(env.phone, None) == 0.0
+    task = registry.get_template("files_gather_by_keyword").instantiate(2)
+    env = fresh(task, 2)
+    storage.move(env.phone, _keyword_files(env.phone, task.params)[0], _docs(task.params, task.params["dest_name"]))
+    assert task.is_successful(env.phone, None) == 0.0
+    task = registry.get_template("files_create_folder_with_subfolders").instantiate(3)
+    env = fresh(task, 3)
+    _tree(env.phone, task.params)
+    storage.mkdir(env.phone, f"{ROOT}/{task.params['parent']}/{task.params['folder_name']}/Extra")  # one too many
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+def test_photo_date_names_the_planted_photo() -> None:
+    for seed in range(4):
+        task = registry.get_template("files_rename_photo_from_date").instantiate(seed)
+        env = fresh(task, seed)
+        e = storage.stat(env.phone, _camera_photo(task.params, "taken"))
+        assert short_date(e.modified).split(",")[0] == task.params["date_text"][:3] + " " + str(e.modified_dt.day)
+        same_day = [x for x in _entries(env.phone, "DCIM/Camera") if x.modified_dt.date() == e.modified_dt.date()]
+        assert len(same_day) == 1
+
+
+def _search_total(p: Phone, pr: dict, *, dirs: bool = False) -> int:
+    return sum(1 for e in storage.search(p, pr["keyword"]) if dirs or not e.is_dir)
+
+
+def _bigger(pr: dict, big: bool) -> str:
+    pair = sorted([(pr["size_a"], pr["name_a"]), (pr["size_b"], pr["name_b"])])
+    return pair[1 if big else 0][1]
+
+
+def _pictures_counts(p: Phone) -> list[tuple[int, str]]:
+    return sorted((len(storage.list_dir(p, e.path)), e.name) for e in _entries(p, "Pictures") if e.is_dir)
+
+
+def _total_mb(p: Phone, pr: dict, skip_smallest: bool = False) -> float:
+    sizes = sorted(e.size for e in _entries(p, pr["folder"]) if not e.is_dir)
+    return sum(sizes[1:] if skip_smallest else sizes) / 1_000_000
+
+
+HOUSEKEEPING_QUERIES: dict[str, tuple[Callable[[Phone, dict], list[str]], Callable[[Phone, dict], list[str]]]] = {
+    "files_query_search_count": (
+        lambda p, pr: [str(_search_total(p, pr)), f"{_search_total(p, pr)} files"],
+        lambda p, pr: [str(_search_total(p, pr, dirs=True)),  # the matching folder counted too
+                       str(_search_total(p, pr) - 1)]),
+    "files_query_bigger_file": (
+        lambda p, pr: [_bigger(pr, True), f"{_bigger(pr, True)} is bigger"],
+        lambda p, pr: [_bigger(pr, False), f"{pr['name_a']} or {pr['name_b']}"]),
+    "files_query_fullest_folder": (
+        lambda p, pr: [_pictures_counts(p)[-1][1], f"The {_pictures_counts(p)[-1][1]} folder"],
+        lambda p, pr: [_pictures_counts(p)[-2][1], "Screenshots",
+                       " and ".join(n for _, n in _pictures_counts(p))]),
+    "files_query_folder_total_size": (
+        lambda p, pr: [f"{_total_mb(p, pr):.1f} MB", f"{_total_mb(p, pr):.1f}", f"about {_total_mb(p, pr):.2f} MB",
+                       f"{_total_mb(p, pr) / 1000:.4f} GB"],
+        lambda p, pr: [f"{_total_mb(p, pr, skip_smallest=True):.1f} MB",  # one file left out
+                       f"{_total_mb(p, pr):.1f} GB", "big"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOUSEKEEPING_QUERIES))
+def test_housekeeping_query_success_and_near_miss(name: str) -> None:
+    good, bad = HOUSEKEEPING_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in range(4):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        for a in good(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)

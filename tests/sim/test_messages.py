@@ -23,6 +23,7 @@ from droidverify.env.sim.apps.messages import (
     thread_for,
 )
 from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.timeutil import from_ms
 from droidverify.tasks import registry
 from droidverify.tasks.oracle_utils import find
 
@@ -399,3 +400,111 @@ def test_tap_failed_message_retries_unless_airplane_mode() -> None:
     _click(env, text="Not sent · Tap to retry", resource_id="message_content")
     assert p.query_one("SELECT type FROM sms ORDER BY _id DESC")[0] == TYPE_SENT
     assert find(_obs(env), text="Not sent · Tap to retry") is None
+
+
+# ---- checker cases for the later templates (bulk/conditional actions, other apps, dates, counts) ------
+def _short_code_threads(p: Phone) -> list[int]:
+    return [t["_id"] for t in p.query("SELECT _id, recipient_ids FROM threads")
+            if normalize_number(t["recipient_ids"]).isdigit() and len(normalize_number(t["recipient_ids"])) <= 6]
+
+
+def _delete_codes(p: Phone, _q: dict) -> None:
+    for tid in _short_code_threads(p):
+        delete_thread(p, tid)
+
+
+def _reply_people(people: Callable[[dict], list]) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for who in people(q):
+            add_sms(p, who["number"], q["body"], kind=TYPE_SENT)
+    return go
+
+
+def _delete_failed(p: Phone, q: dict) -> None:
+    p.execute("DELETE FROM sms WHERE thread_id=? AND type=?", (_tid(p, q["number"]), TYPE_FAILED))
+    refresh_thread(p, _tid(p, q["number"]))
+
+
+def _all_read_but(p: Phone, q: dict) -> None:
+    _mark_all_read(p, q)
+    mark_thread_read(p, _tid(p, q["number"]), read=False)
+
+
+def _airplane_off(p: Phone, _q: dict) -> None:
+    p.put_setting("global", "airplane_mode_on", 0)
+
+
+NEW_CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "messages_delete_code_sender_chats": (_delete_codes,  # near miss: the friend who mentions a code goes too
+                                          _both(_delete_codes, lambda p, q: delete_thread(p, _tid(p, q["number"])))),
+    "messages_reply_to_all_unread": (_reply_people(lambda q: q["people"]),
+                                     _reply_people(lambda q: q["people"][:-1])),  # one unread person forgotten
+    "messages_text_contact_work_number": (_send("work", "body"), _send("number", "body")),  # the mobile
+    "messages_delete_unsent_texts": (_delete_failed, _retry),  # resent instead of deleted
+    "messages_mark_all_read_except_one": (_all_read_but, _mark_all_read),  # the exception read too
+    "messages_resend_after_airplane_off": (_both(_airplane_off, _retry), _retry),  # airplane mode left on
+    "messages_text_number_from_message": (_send("cell", "body"), _send("office", "body")),  # the office line
+}
+
+
+def _their_last_day(p: Phone, q: dict) -> str:
+    row = p.query_one("SELECT MAX(date) FROM sms WHERE thread_id=? AND type=1", (_tid(p, q["number"]),))
+    return from_ms(row[0]).strftime("%B %d").replace(" 0", " ")
+
+
+def _my_reply_day(p: Phone, q: dict) -> str:
+    row = p.query_one("SELECT MAX(date) FROM sms WHERE thread_id=? AND type=2", (_tid(p, q["number"]),))
+    return from_ms(row[0]).strftime("%b %d").replace(" 0", " ")
+
+
+NEW_QUERIES: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
+    "messages_query_texts_received_count": lambda p, q: (f"{q['count']} texts", str(len(q["lines"]))),  # all
+    "messages_query_last_text_date": lambda p, q: (_their_last_day(p, q), _my_reply_day(p, q)),  # my reply's
+    "messages_query_unknown_texter_number": lambda p, q: (f"It was {q['number']}", q["other"]),  # other stranger
+    "messages_query_did_i_reply": lambda p, q: ("Yes" if q["replied"] else "No, you didn't",
+                                                "No" if q["replied"] else "Yes"),
+    "messages_query_quietest_conversation": lambda p, q: (q["name"], q["name_b"]),  # the second-quietest
+}
+CASES.update(NEW_CASES)
+QUERY_ANSWERS.update(NEW_QUERIES)
+
+
+@pytest.mark.parametrize("name", sorted(NEW_CASES))
+def test_new_checker_success_and_near_miss(name: str) -> None:
+    test_checker_success_and_near_miss(name)
+
+
+@pytest.mark.parametrize("name", sorted(NEW_QUERIES))
+def test_new_query_checker_success_and_near_miss(name: str) -> None:
+    test_query_checker_success_and_near_miss(name)
+
+
+def test_delete_unsent_texts_also_deleting_a_delivered_one_fails() -> None:
+    task = registry.get_template("messages_delete_unsent_texts").instantiate(0)
+    env = fresh(task, 0)
+    _delete_failed(env.phone, task.params)
+    env.phone.execute("DELETE FROM sms WHERE _id=?", (_sms_id(env.phone, task.params["number"],
+                                                              task.params["delivered"]),))
+    assert env.is_successful() == 0.0
+
+
+def test_reply_to_all_unread_with_an_extra_reply_fails() -> None:
+    task = registry.get_template("messages_reply_to_all_unread").instantiate(1)
+    env = fresh(task, 1)
+    _reply_people(lambda q: q["people"] + q["people"][:1])(env.phone, task.params)  # someone got it twice
+    assert env.is_successful() == 0.0
+
+
+def test_resend_after_airplane_off_needs_both_texts() -> None:
+    task = registry.get_template("messages_resend_after_airplane_off").instantiate(2)
+    env = fresh(task, 2)
+    _airplane_off(env.phone, task.params)
+    sid = _sms_id(env.phone, task.params["number"], task.params["bodies"][0])
+    env.phone.execute("UPDATE sms SET type=? WHERE _id=?", (TYPE_SENT, sid))  # only the first one resent
+    assert env.is_successful() == 0.0
+
+
+def test_did_i_reply_hedged_answer_fails() -> None:
+    task = registry.get_template("messages_query_did_i_reply").instantiate(0)
+    env = fresh(task, 0)
+    assert task.is_successful(env.phone, "Yes or no, I can't tell") == 0.0

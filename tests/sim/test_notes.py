@@ -315,3 +315,107 @@ def test_sort_menu_and_long_listing_scrolls() -> None:
     rows = st.list_dir(env.phone, MARKOR_DIR, sort="size", dirs_first=True)
     assert rows[0].is_dir
     assert env.phone.query_one("SELECT value FROM markor_prefs WHERE name='sort'")["value"] == "size"
+
+
+# ---- checklist clean-up, nested folders, archiving by date, search and reading: success + near misses -----
+def _unticked_too(p: Phone, pr: dict) -> None:  # the ticked lines removed, and one open item with them
+    lines = [line for line in pr["body"].splitlines() if not line.startswith("- [x]")]
+    lines.remove(f"- [ ] {pr['open'][0]}")
+    st.write_file(p, note_path(pr["note"] + ".md"), "\n".join(lines))
+
+
+def _subfolder_note(where: Callable[[dict], str]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        st.mkdir(p, note_path(f"{pr['parent']}/{pr['child']}"), exist_ok=True)
+        st.write_file(p, note_path(pr["note"] + ".md", where(pr)), pr["text"], parents=True)
+    return f
+
+
+def _archive(which: Callable[[dict], list[str]]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        for name in which(pr):
+            st.move(p, note_path(name + ".md", pr["folder"]), note_path(pr["dest"]))
+    return f
+
+
+ROUND3_OPS: dict[str, tuple[Callable[[Phone, dict], object], Callable[[Phone, dict], object]]] = {
+    "notes_remove_checked_items": (
+        _write("note", lambda pr: "\n".join(x for x in pr["body"].splitlines() if not x.startswith("- [x]"))),
+        _unticked_too),
+    "notes_create_subfolder_note": (_subfolder_note(lambda pr: f"{pr['parent']}/{pr['child']}"),
+                                    _subfolder_note(lambda pr: pr["parent"])),  # note one level too high
+    "notes_archive_old_notes": (_archive(lambda pr: pr["old"]),
+                                _archive(lambda pr: [n for n, _ in pr["notes"]])),  # newer notes moved too
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND3_OPS))
+def test_round3_operation_checker_success_and_near_miss(name: str) -> None:
+    good, bad = ROUND3_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone) == 0.0, (name, seed)  # the start is not the goal
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone) == 1.0, (name, seed)
+        env = fresh(task, seed)
+        bad(env.phone, task.params)
+        assert task.is_successful(env.phone) == 0.0, (name, seed)
+
+
+def test_round3_more_near_misses() -> None:
+    task = registry.get_template("notes_archive_old_notes").instantiate(3)
+    env = fresh(task, 3)
+    _archive(lambda pr: pr["old"][:1])(env.phone, task.params)  # only one of the old notes
+    assert task.is_successful(env.phone) == 0.0
+    task = registry.get_template("notes_create_subfolder_note").instantiate(3)
+    env = fresh(task, 3)
+    st.write_file(env.phone, note_path(task.params["note"] + ".md", task.params["child"]),
+                  task.params["text"], parents=True)  # "{child}" made at the top level
+    assert task.is_successful(env.phone) == 0.0
+    task = registry.get_template("notes_remove_checked_items").instantiate(3)
+    env = fresh(task, 3)
+    body = task.params["body"].replace("- [x] ", "- [ ] ")  # unticked instead of removed
+    st.write_file(env.phone, note_path(task.params["note"] + ".md"), body)
+    assert task.is_successful(env.phone) == 0.0
+
+
+ROUND3_QUERIES: dict[str, tuple[Callable[..., list[str]], Callable[..., list[str]]]] = {
+    "notes_query_open_checklist_items": (
+        lambda t, env: ["; ".join(t.params["open"]), "Still open: " + ", ".join(reversed(t.params["open"]))],
+        lambda t, env: [", ".join(t.params["open"][:-1]),  # one open item missing
+                   ", ".join(t.params["open"] + t.params["done"][:1])]),  # a ticked one listed too
+    "notes_query_search_count": (
+        lambda t, env: [t.template.expected(env.phone, t.params),
+                        f"{t.template.expected(env.phone, t.params)} notes"],
+        lambda t, env: [str(int(t.template.expected(env.phone, t.params)) + 1)]),  # the folder counted too
+    "notes_query_note_mentioning": (
+        lambda t, env: [t.params["note"], t.params["note"] + ".md",
+                        f"{t.params['folder']}/{t.params['note']}.md"],
+        lambda t, env: [next(n for n, _ in t.params["notes"] if n != t.params["note"]),
+                   ", ".join(n for n, _ in t.params["notes"])]),  # listing every note
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND3_QUERIES))
+def test_round3_query_checker_success_and_near_miss(name: str) -> None:
+    good, bad = ROUND3_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        for a in good(task, env):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(task, env) + [None, ""]:
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+def test_search_count_matches_the_search_results_minus_the_folder() -> None:
+    task = registry.get_template("notes_query_search_count").instantiate(0)
+    env = fresh(task, 0)
+    w = task.params["word"]
+    hits = [e for e in st.walk(env.phone, MARKOR_DIR) if w in e.name.lower()]
+    assert len([e for e in hits if e.is_dir]) == 1
+    want = str(len(task.params["notes"]))
+    assert str(len(hits) - 1) == task.template.expected(env.phone, task.params) == want

@@ -11,7 +11,7 @@ from simhelpers import fresh
 
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv
-from droidverify.env.sim.apps.settings import TIME_ZONES, set_brightness_pct
+from droidverify.env.sim.apps.settings import TIME_ZONES, _bt_address, set_brightness_pct
 from droidverify.env.sim.phone import Phone
 from droidverify.tasks import registry
 from droidverify.tasks.oracle_utils import find
@@ -231,3 +231,181 @@ def test_time_zone_row_opens_picker_only_when_automatic_zone_is_off() -> None:
     _click(env, text=TIME_ZONES[4], class_contains="RadioButton")
     assert p.get_setting("global", "time_zone") == TIME_ZONES[4]
     assert find(env.observe(), text=TIME_ZONES[4]) is not None
+
+
+# ---- templates added later: bulk Bluetooth, relative edits, read-then-write, more queries ------------
+def _sql(*stmts: str | tuple[str, ...]) -> Callable[[Phone, dict], None]:
+    """Run statements; a tuple is (sql, param keys...) with ? placeholders filled from the params."""
+    def f(p: Phone, pr: dict) -> None:
+        for st in stmts:
+            sql, keys = (st, ()) if isinstance(st, str) else (st[0], st[1:])
+            p.execute(sql, tuple(pr[k] for k in keys))
+    return f
+
+
+def _setting(table: str, name: str, value: Callable[[dict], object]) -> Callable[[Phone, dict], None]:
+    return lambda p, pr: p.put_setting(table, name, value(pr))
+
+
+def _both(*fs: Callable[[Phone, dict], None]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        for g in fs:
+            g(p, pr)
+    return f
+
+
+def _clock(hm: Callable[[dict], tuple[int, int]], auto: int = 0,
+           day_shift: int = 0) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        h, m = hm(pr)
+        p.put_setting("global", "auto_time", auto)
+        p.now = p.now.replace(hour=h, minute=m, day=p.now.day + day_shift)
+    return f
+
+
+def _other_model(p: Phone) -> str:
+    model = p.query_one("SELECT value FROM device_info WHERE name='model'")[0]
+    return "Pixel 6" if model != "Pixel 6" else "Pixel 7"
+
+
+_FORGET_OTHERS = ("UPDATE bluetooth_devices SET paired=0, connected=0 WHERE name <> ?", "device")
+_JOIN_OPEN = ("UPDATE wifi_networks SET connected = (ssid = ?)", "ssid")
+_FIRST_CONNECTED = "(SELECT _id FROM bluetooth_devices WHERE connected=1 ORDER BY name LIMIT 1)"
+NEW_OPS: dict[str, tuple[Callable[[Phone, dict], None], list[Callable[[Phone, dict], None]]]] = {
+    "settings_disconnect_all_bluetooth": (_sql("UPDATE bluetooth_devices SET connected=0"), [
+        _both(_sql("UPDATE bluetooth_devices SET connected=0"),
+              _setting("global", "bluetooth_on", lambda pr: 0)),  # Bluetooth switched off
+        _sql(f"UPDATE bluetooth_devices SET connected=0 WHERE _id <> {_FIRST_CONNECTED}"),  # one left
+        _sql("UPDATE bluetooth_devices SET paired=0 WHERE connected=1",  # forgotten instead of disconnected
+             "UPDATE bluetooth_devices SET connected=0"),
+    ]),
+    "settings_forget_bluetooth_except": (_sql(_FORGET_OTHERS), [
+        _sql("UPDATE bluetooth_devices SET paired=0, connected=0"),  # the one to keep went too
+        _sql(("UPDATE bluetooth_devices SET paired=0, connected=0 WHERE name NOT IN (?, ?)",
+              "device", "decoy")),  # the look-alike kept as well
+        _sql(("DELETE FROM bluetooth_devices WHERE name <> ?", "device")),
+        _sql(_FORGET_OTHERS,
+             ("UPDATE bluetooth_devices SET connected=1 WHERE name = ?", "device")),  # the kept one touched
+    ]),
+    "settings_fix_clock_offset": (_clock(lambda pr: tuple(pr["target"])), [
+        _clock(lambda pr: tuple(pr["target"]), auto=1),  # automatic time would undo it
+        _clock(lambda pr: tuple(pr["start"])),  # automatic off, time unchanged
+        _clock(lambda pr: divmod(2 * (pr["start"][0] * 60 + pr["start"][1])
+                                 - (pr["target"][0] * 60 + pr["target"][1]), 60)),  # the wrong direction
+        _clock(lambda pr: tuple(pr["target"]), day_shift=1),  # date changed as well
+    ]),
+    "settings_alarm_volume_like_ring": (_setting("system", "volume_alarm", lambda pr: pr["ring"]), [
+        _setting("system", "volume_ring", lambda pr: pr["alarm"]),  # ring matched to alarm instead
+        _setting("system", "volume_alarm", lambda pr: pr["ring"] + (1 if pr["ring"] < 7 else -1)),
+        _both(_setting("system", "volume_alarm", lambda pr: pr["ring"]),
+              _setting("system", "volume_music", lambda pr: pr["media"] + 1)),  # extra change
+    ]),
+    "settings_join_open_wifi": (_both(_setting("global", "wifi_on", lambda pr: 1), _sql(_JOIN_OPEN)), [
+        _both(_setting("global", "wifi_on", lambda pr: 0), _sql(_JOIN_OPEN)),  # Wi-Fi left off
+        _both(_setting("global", "wifi_on", lambda pr: 1),  # a password-protected one (forced in SQL)
+              lambda p, pr: p.execute("UPDATE wifi_networks SET connected = (ssid = ?)", (pr["locked"][0],))),
+        _setting("global", "wifi_on", lambda pr: 1),  # still on the old network
+    ]),
+    "settings_device_name_with_model": (
+        lambda p, pr: p.put_setting("global", "device_name", f"{pr['prefix']} " + p.query_one(
+            "SELECT value FROM device_info WHERE name='model'")[0]), [
+            lambda p, pr: p.put_setting("global", "device_name", p.query_one(
+                "SELECT value FROM device_info WHERE name='model'")[0]),
+            lambda p, pr: p.put_setting("global", "device_name", f"{pr['prefix']}" + p.query_one(
+                "SELECT value FROM device_info WHERE name='model'")[0]),  # no space
+            lambda p, pr: p.put_setting("global", "device_name", f"{pr['prefix']} {_other_model(p)}"),
+        ]),
+    "settings_double_screen_timeout": (_setting("system", "screen_off_timeout", lambda pr: pr["ms"]), [
+        _setting("system", "screen_off_timeout", lambda pr: pr["start"]),
+        _setting("system", "screen_off_timeout", lambda pr: pr["ms"] * 2),
+        _setting("system", "screen_off_timeout", lambda pr: pr["start"] // 2),
+    ]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_OPS))
+def test_new_operation_checker_success_and_near_misses(name: str) -> None:
+    good, misses = NEW_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        for k, bad in enumerate(misses):
+            env = fresh(task, seed)
+            bad(env.phone, task.params)
+            assert task.is_successful(env.phone, None) == 0.0, (name, seed, k)
+
+
+def _addr(p: Phone, name: str) -> str:
+    return _bt_address(p.query_one("SELECT _id FROM bluetooth_devices WHERE name=?", (name,))[0])
+
+
+def _q_address(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    a, d = _addr(p, pr["device"]), _addr(p, pr["decoy"])
+    return [a, f"It's {a.lower()}."], [d, f"{a} or {d}", a[:-1] + ("0" if a[-1] != "0" else "1")]
+
+
+VOLUME_NAMES = {"media": "Media volume", "call": "Call volume", "ring": "Ring & notification volume",
+                "alarm": "Alarm volume"}
+
+
+def _q_muted(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    right = VOLUME_NAMES[pr["muted"]]
+    wrong = next(v for k, v in VOLUME_NAMES.items() if k != pr["muted"])
+    return [right, f"The {pr['muted']} volume is at 0."], [wrong, f"{right} or {wrong}", "none of them"]
+
+
+def _q_switch(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    right, wrong = ("On", "Off") if pr["on"] else ("Off", "On")
+    return [right, f"It is {right.lower()}."], [wrong, "on or off", "I don't know"]
+
+
+def _q_storage(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    free, used = 100 - pr["used"], pr["used"]
+    total = p.query_one("SELECT value FROM device_info WHERE name='storage_total'")[0]
+    return ([f"{free}%", f"{free} percent of the {total} is free"],
+            [f"{used}%", f"{free + 1}%", f"{free}% or {used}%", f"{used}% used, so {free}% free"])
+
+
+def _q_location(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    path = pr["path"]
+    wrong = "System" if path == "About phone" else "About phone"
+    return [path, f"Settings > {path}", path.replace(" > ", ", then ")], [wrong, f"{path} or Battery", ""]
+
+
+NEW_QUERIES: dict[str, Callable[[Phone, dict], tuple[list[str], list[str]]]] = {
+    "settings_query_bluetooth_address": _q_address,
+    "settings_query_muted_volume": _q_muted,
+    "settings_query_switch_state": _q_switch,
+    "settings_query_free_storage": _q_storage,
+    "settings_query_setting_location": _q_location,
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_QUERIES))
+def test_new_query_checker_success_and_near_misses(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        good, bad = NEW_QUERIES[name](env.phone, task.params)
+        for a in good:
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad:
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+        assert task.is_successful(env.phone, None) == 0.0
+
+
+def test_settings_search_shows_the_menu_path_and_opens_the_setting() -> None:
+    env = _settings()
+    obs = _click(env, resource_id="search_action_bar")
+    assert env.phone.location == "settings/search"
+    i = find(obs, editable=True, resource_id="search_src_text")
+    assert i is not None
+    obs = env.step(Action(action_type="input_text", index=i, text="Time zone"))
+    assert find(obs, text="System > Date & time", resource_id="search_result") is not None
+    _click(env, text="Time zone", resource_id="search_result")
+    assert env.phone.location == "settings/datetime"

@@ -11,6 +11,7 @@ from simhelpers import run_oracle
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
+from droidverify.env.sim import SimEnv
 from droidverify.env.sim.phone import DEFAULT_NOW, ORIGIN_KEY, Phone
 from droidverify.env.sim.state import decode_phone, encode_phone
 from droidverify.errors import PhoneStateError
@@ -156,3 +157,26 @@ def test_helpers_have_one_public_home() -> None:
         assert getattr(oracle_utils, name) is getattr(helpers, name)
     assert set(helpers.__all__) <= set(dir(helpers))
 
+
+
+def test_type_into_an_empty_value_clears_the_field() -> None:
+    # input_text cannot write "": an oracle that must leave a field blank gets clear_text on that field
+    task = registry.get_template("clock_add_world_city").instantiate(28)
+    env = SimEnv(task, 28)
+    obs = env.reset()
+    for _ in range(task.max_steps):
+        if env.phone.screen is not None and env.phone.screen.name == "city_search":
+            break
+        obs = env.step(task.oracle_action(env.phone, obs))
+    typed = helpers.type_into(obs, "Rome", resource_id="search_src_text")
+    cleared = helpers.type_into(obs, "", resource_id="search_src_text")
+    assert typed is not None and cleared is not None
+    assert cleared.action_type == "clear_text" and cleared.index == typed.index
+
+
+def test_world_city_oracle_picks_the_result_row_for_a_four_letter_city() -> None:
+    # "Rome" fills the search box itself; the oracle must click the result row, not the box (it looped)
+    task = registry.get_template("clock_add_world_city").instantiate(28)
+    assert task.params["city"] == "Rome"
+    env, steps = run_oracle(task, 28)
+    assert env.is_successful() == 1.0 and steps <= task.max_steps

@@ -34,7 +34,7 @@ NAMES = [t.name for t in TEMPLATES]
 
 
 def test_enough_templates_with_both_kinds_and_phrasings() -> None:
-    assert 12 <= len(NAMES) <= 14
+    assert 18 <= len(NAMES) <= 20
     assert {t.kind for t in TEMPLATES} == {"operation", "query"}
     assert all(2 <= len(t.goal_phrasings) <= 3 for t in TEMPLATES)
 
@@ -504,3 +504,97 @@ def test_oracle_solves_unseen_seeds() -> None:
         for seed in (1000, 1001):
             env, steps = run_oracle(tmpl.instantiate(seed), seed)
             assert env.is_successful() == 1.0 and steps <= tmpl.max_steps, (tmpl.name, seed)
+
+
+# ---- overdue sweep, relative reschedule, same-title twins, bulk moves, questions: success + near miss ----
+def _complete_ids(ids: Callable[[Phone, dict], set[int]]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        for tid in ids(p, pr):
+            p.execute("UPDATE todo_tasks SET completed=1 WHERE _id=?", (tid,))
+    return f
+
+
+def _overdue(p: Phone, pr: dict) -> set[int]:
+    return registry.get_template("todo_complete_overdue_tasks").overdue_ids(p, pr)
+
+
+def _twin(notes_key: str) -> Callable[[Phone, dict], set[int]]:
+    return lambda p, pr: {t["_id"] for t in tasks(p, "t.title = ? AND t.notes = ?",
+                                                  (pr["title"], pr[notes_key]))}
+
+
+def _move_ids(ids: Callable[[Phone, dict], set[int]]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        for tid in ids(p, pr):
+            p.execute("UPDATE todo_tasks SET list_id=? WHERE _id=?", (list_id(p, pr["dest"]), tid))
+    return f
+
+
+def _high(p: Phone, pr: dict) -> set[int]:
+    return registry.get_template("todo_move_high_priority_tasks").high_ids(p, pr)
+
+
+def _new_due(pr: dict) -> date:
+    return date.fromisoformat(pr["due"]) + timedelta(days=pr["shift"])
+
+
+ROUND3_OPS: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "todo_complete_overdue_tasks": (
+        _complete_ids(_overdue),
+        _complete_ids(lambda p, pr: _overdue(p, pr) | {_id(p, pr["fine"][0][0])})),  # a task not yet due too
+    "todo_postpone_task": (
+        _set("title", due=lambda p, pr: due_ms(_new_due(pr))),
+        _set("title", due=lambda p, pr: due_ms(TODAY + timedelta(days=pr["shift"])))),  # counted from today
+    "todo_complete_twin_by_description": (_complete_ids(_twin("notes")), _complete_ids(_twin("decoy_notes"))),
+    "todo_move_high_priority_tasks": (
+        _move_ids(_high),
+        _move_ids(lambda p, pr: _high(p, pr) | {_id(p, pr["done_high"])})),  # the completed one moved too
+}
+
+ROUND3_QUERIES: dict[str, tuple[Callable, Callable]] = {
+    "todo_query_busiest_list": (lambda task, env: f"The {task.params['list']} list",
+                                lambda task, env: task.params["decoy"]),  # most tasks counting completed ones
+    "todo_query_description_code": (lambda task, env: f"Reference number {task.params['code']}",
+                                    lambda task, env: task.params["decoy_code"]),  # the look-alike's number
+}
+OPS.update(ROUND3_OPS)  # test_every_template_has_a_near_miss_case covers these too
+QUERIES.update(ROUND3_QUERIES)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND3_OPS))
+def test_round3_operation_checker_success_and_near_miss(name: str) -> None:
+    test_operation_checker_success_and_near_miss(name)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND3_QUERIES))
+def test_round3_query_checker_success_and_near_miss(name: str) -> None:
+    test_query_checker_success_and_near_miss(name)
+
+
+def test_round3_more_near_misses() -> None:
+    task = registry.get_template("todo_complete_overdue_tasks").instantiate(4)
+    env = fresh(task, 4)
+    _complete_ids(lambda p, pr: {min(_overdue(p, pr))})(env.phone, task.params)  # only one of them
+    assert task.is_successful(env.phone) == 0.0
+    task = registry.get_template("todo_postpone_task").instantiate(4)
+    env = fresh(task, 4)
+    both = _both(_set("title", due=lambda p, pr: due_ms(_new_due(pr))),
+                 _set("decoy", due=lambda p, pr: due_ms(_new_due(pr))))
+    both(env.phone, task.params)  # the look-alike postponed as well
+    assert task.is_successful(env.phone) == 0.0
+    task = registry.get_template("todo_move_high_priority_tasks").instantiate(4)
+    env = fresh(task, 4)
+    _move_ids(lambda p, pr: set(sorted(_high(p, pr))[:1]))(env.phone, task.params)  # only the first one
+    assert task.is_successful(env.phone) == 0.0
+
+
+def test_busiest_list_set_up_has_a_unique_winner_and_a_completed_heavy_decoy() -> None:
+    tmpl = registry.get_template("todo_query_busiest_list")
+    for seed in range(6):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        open_counts = {n: len(tasks(env.phone, "l.name = ? AND t.completed = 0", (n,))) for n in LISTS}
+        all_counts = {n: len(tasks(env.phone, "l.name = ?", (n,))) for n in LISTS}
+        best = task.params["list"]
+        assert all(open_counts[best] > c for n, c in open_counts.items() if n != best), (seed, open_counts)
+        assert all_counts[task.params["decoy"]] > all_counts[best], (seed, all_counts)

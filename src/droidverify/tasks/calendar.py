@@ -13,17 +13,20 @@ from typing import Any, ClassVar
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
-from droidverify.env.sim.apps.calendar import KEY, add_event, event_by_title, events_on, fmt_day
+from droidverify.env.sim.apps.calendar import KEY, add_event, event_by_title, events_on, fmt_day, time_range
 from droidverify.env.sim.phone import DEFAULT_NOW, Phone
 from droidverify.env.sim.timeutil import MONTHS, WEEKDAYS, day_label, from_ms, to_ms
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
+    NUMBER,
     answer,
     answer_matches,
+    baseline_rows,
     click,
     click_or_scroll,
+    find,
     navigate,
     scroll_toward,
     type_into,
@@ -1069,3 +1072,676 @@ __all__ = [
     "to_day",
     "to_search_result",
 ]
+
+
+# ---- more kinds of task: read-then-edit, bulk edits with look-alikes, questions that compare events -----
+# Checkers of these compare the whole ``events`` table with the starting rows (``baseline_rows``): only
+# the changes the goal asks for may happen. Oracles repair from any state: extra events a detour saved
+# are deleted, rows that differ from what they should be are reopened and refilled.
+EVENT_ROWS = "SELECT _id, title, eventLocation, description, dtstart, dtend, allDay FROM events ORDER BY _id"
+
+
+def form_values(row: tuple) -> dict[str, Any]:
+    """An ``EVENT_ROWS`` row as the ``fill_form`` values that reproduce it (all-day ends are inclusive)."""
+    all_day = bool(row[6])
+    end = from_ms(row[5]) - (timedelta(days=1) if all_day else timedelta(0))
+    return {"title": row[1] or "", "location": row[2] or "", "description": row[3] or "", "all_day": all_day,
+            "start": from_ms(row[4]), "end": end}
+
+
+def start_rows(phone: Phone, tmpl: TaskTemplate, params: dict[str, Any]) -> dict[int, tuple]:
+    return {r[0]: r for r in baseline_rows(phone, tmpl, params, EVENT_ROWS)}
+
+
+def rows_now(phone: Phone) -> dict[int, tuple]:
+    return {r[0]: tuple(r) for r in phone.query(EVENT_ROWS)}
+
+
+def state_is(phone: Phone, base: dict[int, tuple], deleted: set[int], edits: dict[int, dict[str, Any]]) -> bool:
+    """Exactly the starting events minus ``deleted``, each as it was except ``edits`` (full form values).
+
+    Compared as a multiset of values: an event deleted and saved again identically is the same event."""
+    def key(v: dict[str, Any]) -> tuple:
+        return tuple(sorted((k, str(x)) for k, x in v.items()))
+
+    want = sorted(key(edits.get(i, form_values(r))) for i, r in base.items() if i not in deleted)
+    return want == sorted(key(form_values(r)) for r in rows_now(phone).values())
+
+
+def same_event(a: Any, b: Any) -> bool:
+    cols = ("title", "eventLocation", "description", "dtstart", "dtend", "allDay")
+    return all(a[c] == b[c] for c in cols)
+
+
+def open_row(phone: Phone, obs: Observation, ev: Any) -> Action | None:
+    """Next step toward the form of the event row ``ev`` (or of an identical twin), picked in the search
+    results by its title, date and times; None once it is open."""
+    scr = phone.screen
+    if phone.foreground == KEY and scr is not None and scr.name == "edit" and scr.args.get("event_id") is not None:
+        cur = event_row(phone, scr.args["event_id"])
+        if cur is not None and (cur["_id"] == ev["_id"] or same_event(cur, ev)):
+            return None
+    step = to_search_result(phone, obs, ev["title"])
+    if step is not None:
+        return step
+    when = f"{day_label(from_ms(ev['dtstart']).date())} · {time_range(phone, ev)}"
+    for i, el in enumerate(obs.elements):
+        if (el.resource_id or "").endswith("search_result") and (el.text or "").split(" | ")[0] == ev["title"] \
+                and when in (el.text or ""):
+            return Action(action_type="click", index=i)
+    return scroll_toward(phone, obs, text_contains=when, resource_id="search_result") or BACK
+
+
+def delete_row(phone: Phone, obs: Observation, ev: Any) -> Action:
+    step = open_row(phone, obs, ev)
+    if step is not None:
+        return step
+    dlg = phone.dialog
+    if dlg is not None and dlg.name == "confirm":
+        return click(obs, text="Delete") or BACK
+    return BACK if dlg is not None else (click(obs, desc="Delete") or BACK)
+
+
+def refill(phone: Phone, obs: Observation, want: dict[str, Any]) -> Action:
+    """``fill_form``, first emptying a text field that must end up blank (a detour typed into it)."""
+    scr = phone.screen
+    if phone.dialog is None and not phone.menu_open and scr is not None:
+        for key, rid in (("title", "event_title"), ("location", "event_location"),
+                         ("description", "event_description")):
+            if want.get(key) == "" and scr.fields.get(key, ""):
+                i = find(obs, editable=True, resource_id=rid)
+                if i is not None:
+                    return Action(action_type="clear_text", index=i)
+    return fill_form(phone, obs, want)
+
+
+def event_row(phone: Phone, ev_id: int):  # -> sqlite3.Row | None
+    return phone.query_one("SELECT * FROM events WHERE _id=?", (ev_id,))
+
+
+def repair_step(phone: Phone, obs: Observation, base: dict[int, tuple], deleted: set[int],
+                edits: dict[int, dict[str, Any]], keep_new: int = 0) -> Action | None:
+    """Next step toward ``state_is(...)``: delete events added by a detour (all but the first ``keep_new``)
+    and the ``deleted`` ones, then refill every event that differs from what it should be; None when
+    nothing is left to do (an event deleted by mistake cannot come back)."""
+    cur = rows_now(phone)
+    alias: dict[int, int] = {}  # a new row identical to a starting row that is gone stands for it
+    for j in sorted(i for i in cur if i not in base):
+        for i in sorted(i for i in base if i not in cur and i not in alias.values()):
+            if cur[j][1:] == base[i][1:]:
+                alias[j] = i
+                break
+    added = sorted(i for i in cur if i not in base and i not in alias)
+    if len(added) > keep_new:
+        return delete_row(phone, obs, event_row(phone, added[-1]))
+    for j in sorted(cur):
+        if alias.get(j, j) in deleted:
+            return delete_row(phone, obs, event_row(phone, j))
+    for j, row in sorted(cur.items()):
+        i = alias.get(j, j)
+        if i in base:
+            want = edits.get(i, form_values(base[i]))
+            if form_values(row) != want:
+                return open_row(phone, obs, event_row(phone, j)) or refill(phone, obs, want)
+    return None
+
+
+def clear_day(phone: Phone, d: date) -> None:
+    for ev in events_on(phone, d):
+        phone.execute("DELETE FROM events WHERE _id=?", (ev["_id"],))
+
+
+def ids_titled(base: dict[int, tuple], title: str) -> list[int]:
+    return sorted(i for i, r in base.items() if r[1] == title)
+
+
+class StateTemplate(TaskTemplate):
+    """An action on planted events whose goal state is ``deleted`` + ``edits`` over the starting rows."""
+
+    apps = ("Calendar",)
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        raise NotImplementedError
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        base = start_rows(phone, self, params)
+        deleted, edits = self.goal_state(base, params)
+        return 1.0 if state_is(phone, base, deleted, edits) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        base = start_rows(phone, self, params)
+        deleted, edits = self.goal_state(base, params)
+        if state_is(phone, base, deleted, edits):
+            return COMPLETE
+        return repair_step(phone, obs, base, deleted, edits) or COMPLETE
+
+
+@register_task
+class ResolveOverlap(StateTemplate):
+    name = "calendar_resolve_overlap"
+    complexity = 2
+    optimal_steps = 10
+    goal_template = ("On {date_text}, \"{second}\" clashes with \"{first}\". Move \"{second}\" so it starts right "
+                     "when \"{first}\" ends, keeping its length; don't touch \"{first}\".")
+    goal_phrasings = (
+        ("\"{first}\" and \"{second}\" overlap on {date_text}. Could you push \"{second}\" back to begin exactly "
+         "when \"{first}\" finishes? Same duration, and leave \"{first}\" where it is."),
+        ("Fix the double booking on {date_text}: \"{second}\" should start at the end time of \"{first}\" and last "
+         "as long as before (\"{first}\" stays unchanged)."),
+        ("Calendar, {date_text}: shift \"{second}\" to right after \"{first}\" (start when it ends, same length); "
+         "\"{first}\" itself doesn't change."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 20)
+        first, second = rng.sample(TITLES, 2)
+        dur = rng.choice((60, 90, 120))
+        return {"date": d.isoformat(), "date_text": date_text(d), "first": first, "second": second,
+                "hour": rng.randint(9, 14), "minute": rng.choice((0, 30)), "duration": dur,
+                "offset": rng.choice(range(15, dur, 15)), "second_duration": rng.choice((30, 45, 60, 90))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for t in (params["first"], params["second"]):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+        s = at(date.fromisoformat(params["date"]), params["hour"], params["minute"])
+        add_event(phone, params["first"], s, s + timedelta(minutes=params["duration"]), location=rng_free_place(s))
+        s2 = s + timedelta(minutes=params["offset"])
+        add_event(phone, params["second"], s2, s2 + timedelta(minutes=params["second_duration"]),
+                  description="Added by you.")
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (second,) = ids_titled(base, params["second"])
+        end = at(date.fromisoformat(params["date"]), params["hour"], params["minute"]) + \
+            timedelta(minutes=params["duration"])
+        want = {**form_values(base[second]), "start": end, "end": end + timedelta(minutes=params["second_duration"])}
+        return set(), {second: want}
+
+
+def rng_free_place(s: datetime) -> str:
+    """A location picked from the start time (no randomness needed for a detail nobody asks about)."""
+    return LOCATIONS[(s.day + s.hour) % len(LOCATIONS)]
+
+
+@register_task
+class SwapEventSlots(StateTemplate):
+    name = "calendar_swap_event_slots"
+    complexity = 3
+    optimal_steps = 25
+    goal_template = ("Swap the time slots of \"{first}\" and \"{second}\" on {date_text}: each should take the "
+                     "other's start and end time.")
+    goal_phrasings = (
+        ("On {date_text}, could you trade the times of \"{first}\" and \"{second}\"? \"{first}\" gets the slot "
+         "\"{second}\" has now, and the other way round."),
+        ("Exchange \"{first}\" and \"{second}\" on {date_text} in my calendar - each one moves to the other's "
+         "start and end time."),
+        ("{date_text}: \"{first}\" and \"{second}\" need to switch places in the schedule (start and end times "
+         "swapped, same day)."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 20)
+        first, second = rng.sample(TITLES, 2)
+        h1 = rng.randint(8, 11)
+        h2 = rng.randint(h1 + 3, 17)
+        return {"date": d.isoformat(), "date_text": date_text(d), "first": first, "second": second,
+                "slots": [[h1, rng.choice((0, 30)), rng.choice((30, 60, 90))],
+                          [h2, rng.choice((0, 15, 45)), rng.choice((45, 60, 120))]],
+                "locations": rng.sample(LOCATIONS, 2)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["date"])
+        for t, (h, m, dur), loc in zip((params["first"], params["second"]), params["slots"], params["locations"],
+                                       strict=True):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+            add_event(phone, t, at(d, h, m), at(d, h, m) + timedelta(minutes=dur), location=loc)
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (a,) = ids_titled(base, params["first"])
+        (b,) = ids_titled(base, params["second"])
+        fa, fb = form_values(base[a]), form_values(base[b])
+        return set(), {a: {**fa, "start": fb["start"], "end": fb["end"]},
+                       b: {**fb, "start": fa["start"], "end": fa["end"]}}
+
+
+@register_task
+class DeleteSessionsAfter(StateTemplate):
+    name = "calendar_delete_sessions_after"
+    complexity = 3
+    optimal_steps = 13
+    goal_template = ("My last \"{title}\" session is on {date_text}. Delete every \"{title}\" event after that "
+                     "day; keep that one and the earlier ones.")
+    goal_phrasings = (
+        ("I'm quitting \"{title}\" after {date_text}. Could you remove all of its later sessions from my calendar? "
+         "The {date_text} one and everything before stay."),
+        ("Cancel the \"{title}\" events that come after {date_text} (not the one on {date_text}, not the earlier "
+         "ones)."),
+        "Calendar clean-up: drop every \"{title}\" scheduled later than {date_text}; earlier sessions remain.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first = TODAY + timedelta(days=rng.randint(-6, 3))
+        n_before, n_after = rng.randint(2, 3), rng.randint(2, 3)
+        cutoff = first + timedelta(days=7 * (n_before - 1))
+        return {"title": rng.choice(RECURRING), "first_date": first.isoformat(), "sessions": n_before + n_after,
+                "date": cutoff.isoformat(), "date_text": date_text(cutoff), "hour": rng.choice((7, 17, 18, 19)),
+                "social_week": rng.randint(n_before, n_before + n_after - 1)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t = params["title"]
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE ?", (f"%{t.lower()}%",))
+        first, h = date.fromisoformat(params["first_date"]), params["hour"]
+        for w in range(params["sessions"]):
+            d = first + timedelta(days=7 * w)
+            add_event(phone, t, at(d, h), at(d, h + 1), location="Community Center")
+        d = first + timedelta(days=7 * params["social_week"] + 2)  # a look-alike after the cut-off that stays
+        add_event(phone, f"{t} social", at(d, h), at(d, h + 2), location="Harbor View Restaurant")
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        cutoff = to_ms(at(date.fromisoformat(params["date"]) + timedelta(days=1), 0))
+        return {i for i in ids_titled(base, params["title"]) if base[i][4] >= cutoff}, {}
+
+
+ALL_DAY_TITLES = ("Team offsite", "Open house", "Charity fun run", "Garage sale", "Science fair", "Career fair")
+
+
+@register_task
+class AllDayToTimed(StateTemplate):
+    name = "calendar_all_day_to_timed"
+    complexity = 2
+    optimal_steps = 15
+    goal_template = ("\"{title}\" on {date_text} isn't an all-day event after all: make it run from {start_text} "
+                     "to {end_text} that day.")
+    goal_phrasings = (
+        "Could you turn the all-day \"{title}\" on {date_text} into a timed event, {start_text} to {end_text}?",
+        ("\"{title}\" ({date_text}) only takes {start_text}-{end_text}, not the whole day. Please fix the event."),
+        "Change my {date_text} \"{title}\" from all-day to {start_text} until {end_text}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 25)
+        h, m = rng.randint(8, 15), rng.choice((0, 15, 30, 45))
+        end = at(d, h, m) + timedelta(minutes=rng.choice((90, 120, 180, 240)))
+        return {"title": rng.choice(ALL_DAY_TITLES), "date": d.isoformat(), "date_text": date_text(d),
+                "start": at(d, h, m).isoformat(), "end": end.isoformat(), "start_text": time_text(h, m),
+                "end_text": time_text(end.hour, end.minute)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t = params["title"]
+        phone.execute("DELETE FROM events WHERE title=?", (t,))
+        d = date.fromisoformat(params["date"])
+        add_event(phone, t, at(d, 0), at(d, 0), all_day=True, location="Oak Street Library")
+        other = d + timedelta(days=7)  # the same event a week later stays all-day
+        add_event(phone, t, at(other, 0), at(other, 0), all_day=True, location="Oak Street Library")
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        day = to_ms(at(date.fromisoformat(params["date"]), 0))
+        (i,) = [i for i in ids_titled(base, params["title"]) if base[i][4] == day]
+        want = {**form_values(base[i]), "all_day": False, "start": datetime.fromisoformat(params["start"]),
+                "end": datetime.fromisoformat(params["end"])}
+        return set(), {i: want}
+
+
+CLUB_PLACES = ("Riverside Sports Hall", "Oak Street Library", "Community Center", "Studio 5")
+
+
+@register_task
+class FillMissingLocations(StateTemplate):
+    name = "calendar_fill_missing_locations"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("Some of my \"{title}\" events have no location. Set the location of those to \"{location}\"; "
+                     "leave the ones that already have a location as they are.")
+    goal_phrasings = (
+        ("Every \"{title}\" session without a location should say \"{location}\". Could you fill those in? Don't "
+         "change the sessions that already list a place."),
+        ("Fill in \"{location}\" as the location of each \"{title}\" event where it's blank; the others keep their "
+         "location."),
+        ("In my calendar, the \"{title}\" events missing a place are at \"{location}\" - add it to just those."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        n = rng.randint(4, 5)
+        blanks = sorted(rng.sample(range(n), rng.randint(2, 3)))
+        location, other = rng.sample(CLUB_PLACES, 2)
+        return {"title": rng.choice(RECURRING), "location": location, "other_location": other,
+                "first_day": rng.randint(-5, 10), "sessions": n, "blank": blanks, "hour": rng.choice((7, 17, 18))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t = params["title"]
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE ?", (f"%{t.lower()}%",))
+        h = params["hour"]
+        for w in range(params["sessions"]):
+            d = TODAY + timedelta(days=params["first_day"] + 7 * w)
+            loc = "" if w in params["blank"] else params["other_location"]
+            add_event(phone, t, at(d, h), at(d, h + 1), location=loc)
+        d = TODAY + timedelta(days=params["first_day"] + 3)  # a look-alike without a place that stays blank
+        add_event(phone, f"{t} (cancelled)", at(d, h), at(d, h + 1))
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        return set(), {i: {**form_values(base[i]), "location": params["location"]}
+                       for i in ids_titled(base, params["title"]) if not base[i][2]}
+
+
+BIRTHDAY_PEOPLE = ("Zoe", "Oscar", "Isla", "Felix", "Nora", "Hugo")
+
+
+@register_task
+class EventOnBirthday(TaskTemplate):
+    name = "calendar_event_on_birthday"
+    apps = ("Calendar",)
+    complexity = 3
+    optimal_steps = 15
+    goal_template = ("Add \"{title}\" from {start_text} to {end_text} on {who}'s birthday (the date is in my "
+                     "calendar).")
+    goal_phrasings = (
+        ("Could you schedule \"{title}\" on the day of {who}'s birthday, {start_text} to {end_text}? Look the "
+         "birthday up in my calendar."),
+        "{who}'s birthday is in my calendar. Put \"{title}\" on that day, {start_text}-{end_text}.",
+        ("New event \"{title}\", {start_text} until {end_text}, on whatever day {who}'s birthday is in the "
+         "calendar."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        who, other = rng.sample(BIRTHDAY_PEOPLE, 2)
+        d = future_day(rng, 3, 40)
+        h = rng.randint(12, 19)
+        dur = rng.choice((60, 120, 180))
+        return {"who": who, "other": other, "date": d.isoformat(), "other_date": future_day(rng, 3, 40).isoformat(),
+                "title": rng.choice((f"Surprise party for {who}", f"Cake and drinks for {who}",
+                                     f"Dinner out with {who}")),
+                "hour": h, "duration": dur, "start_text": time_text(h, 0),
+                "end_text": time_text((h + dur // 60) % 24, 0)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for who in (params["who"], params["other"]):
+            phone.execute("DELETE FROM events WHERE title LIKE ?", (f"%{who}%",))
+        for who, key in ((params["who"], "date"), (params["other"], "other_date")):
+            d = date.fromisoformat(params[key])
+            add_event(phone, f"{who}'s birthday", at(d, 0), at(d, 0), all_day=True, description="Don't forget a card!")
+
+    def want(self, params: dict[str, Any]) -> dict[str, Any]:
+        s = at(date.fromisoformat(params["date"]), params["hour"])
+        return {"title": params["title"], "location": "", "description": "", "all_day": False, "start": s,
+                "end": s + timedelta(minutes=params["duration"])}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        base, cur = start_rows(phone, self, params), rows_now(phone)
+        new = [r for i, r in cur.items() if i not in base]
+        if len(new) != 1 or not set(base) <= set(cur):
+            return 0.0
+        got = {**form_values(new[0]), "location": "", "description": ""}  # a place or note on it is fine
+        same = all(cur[i] == r for i, r in base.items())
+        return 1.0 if same and got == self.want(params) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        base = start_rows(phone, self, params)
+        want = {k: v for k, v in self.want(params).items() if k not in ("location", "description")}
+        step = repair_step(phone, obs, base, set(), {}, keep_new=1)
+        if step is not None:
+            return step
+        new = sorted(i for i in rows_now(phone) if i not in base)
+        if new:
+            return open_row(phone, obs, event_row(phone, new[0])) or fill_form(phone, obs, want)
+        return open_new_form(phone, obs) or fill_form(phone, obs, want)
+
+
+@register_task
+class MoveDayEvents(StateTemplate):
+    name = "calendar_move_day_events"
+    complexity = 3
+    optimal_steps = 15
+    goal_template = ("Everything on {date_text} has moved to {new_date_text}. Move each event of {date_text} to "
+                     "{new_date_text}, keeping their times.")
+    goal_phrasings = (
+        ("Could you shift all my events from {date_text} over to {new_date_text}? Same times, just the other "
+         "day."),
+        "My {date_text} plans are now on {new_date_text}: reschedule every event of that day, same times.",
+        ("Calendar: the whole of {date_text} moves to {new_date_text} - each event keeps its start and end "
+         "time."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 20)
+        new = d + timedelta(days=rng.choice((1, 2, 3, 7, 14)))
+        titles = rng.sample(TITLES, 2)
+        return {"date": d.isoformat(), "date_text": date_text(d), "new_date": new.isoformat(),
+                "new_date_text": date_text(new), "titles": titles, "hours": sorted(rng.sample(range(8, 19), 2))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["date"])
+        clear_day(phone, d)
+        for t, h in zip(params["titles"], params["hours"], strict=True):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+            add_event(phone, t, at(d, h, 30), at(d, h + 1), location=rng_free_place(at(d, h)))
+        nxt = d + timedelta(days=1)  # the next day's first event stays where it is
+        add_event(phone, "Breakfast with Sam", at(nxt, 8), at(nxt, 9), location="Blue Door Cafe")
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        shift = date.fromisoformat(params["new_date"]) - date.fromisoformat(params["date"])
+        ids = [i for t in params["titles"] for i in ids_titled(base, t)]
+        return set(), {i: {**form_values(base[i]), "start": form_values(base[i])["start"] + shift,
+                           "end": form_values(base[i])["end"] + shift} for i in ids}
+
+
+RENAMED = {"Spanish class": "Spanish conversation group", "Choir rehearsal": "Choir practice",
+           "Swim practice": "Swim training", "Physio session": "Rehab session", "Chess club": "Chess meetup",
+           "Pottery class": "Ceramics workshop"}
+
+
+@register_task
+class RenameAllOccurrences(StateTemplate):
+    name = "calendar_rename_all_occurrences"
+    complexity = 3
+    optimal_steps = 13
+    goal_template = ("\"{title}\" is now called \"{new_title}\". Rename every \"{title}\" event in my calendar; "
+                     "leave other events alone.")
+    goal_phrasings = (
+        "Could you retitle all my \"{title}\" events as \"{new_title}\"? Nothing else should change.",
+        "Every event named \"{title}\" should be named \"{new_title}\" from now on - please update each one.",
+        "Calendar: rename each \"{title}\" occurrence to \"{new_title}\" (only events with exactly that title).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title = rng.choice(sorted(RENAMED))
+        return {"title": title, "new_title": RENAMED[title], "days": sorted(rng.sample(range(-8, 25), 4)),
+                "sessions": rng.randint(2, 3), "hour": rng.choice((7, 17, 18, 19))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t, h = params["title"], params["hour"]
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE ? OR title=?", (f"%{t.lower()}%", params["new_title"]))
+        for i, off in enumerate(params["days"]):
+            d = TODAY + timedelta(days=off)
+            add_event(phone, t if i < params["sessions"] else f"{t} sign-up", at(d, h), at(d, h + 1))
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        return set(), {i: {**form_values(base[i]), "title": params["new_title"]}
+                       for i in ids_titled(base, params["title"])}
+
+
+# ---- questions that compare events ---------------------------------------------------------------------
+def no_other(answer: str | None, others: list[str]) -> bool:
+    """The answer names none of the wrong choices (listing every title is not an answer)."""
+    return not any(answer_matches(answer, o) for o in others)
+
+
+@register_task
+class QueryOverlappingEvent(TaskTemplate):
+    name = "calendar_query_overlapping_event"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "Which event on {date_text} overlaps with my \"{title}\"? Answer with its title."
+    goal_phrasings = (
+        "Something on {date_text} clashes with \"{title}\". What is it called?",
+        ("Could you check {date_text} for an event that overlaps \"{title}\" and tell me its title? Events that "
+         "just touch it don't count."),
+        "\"{title}\" on {date_text} has a conflict - which event?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 20)
+        title, clash, before, after = rng.sample(TITLES, 4)
+        return {"date": d.isoformat(), "date_text": date_text(d), "title": title, "clash": clash, "before": before,
+                "after": after, "hour": rng.randint(10, 14), "duration": rng.choice((60, 90, 120)),
+                "clash_offset": rng.choice((-45, -30, 15, 30, 45))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["date"])
+        clear_day(phone, d)
+        for k in ("title", "clash", "before", "after"):
+            phone.execute("DELETE FROM events WHERE title=?", (params[k],))
+        s = at(d, params["hour"])
+        e = s + timedelta(minutes=params["duration"])
+        add_event(phone, params["title"], s, e)
+        c = s + timedelta(minutes=params["clash_offset"])
+        add_event(phone, params["clash"], c, c + timedelta(minutes=60))
+        add_event(phone, params["before"], s - timedelta(minutes=60), s)  # touches it, no overlap
+        add_event(phone, params["after"], e, e + timedelta(minutes=45))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["clash"]) and no_other(answer, [params["before"], params["after"]])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_day(phone, obs, date.fromisoformat(params["date"])) or answer(params["clash"])
+
+
+@register_task
+class QueryGapBetweenEvents(TaskTemplate):
+    name = "calendar_query_gap_between_events"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = ("How much free time do I have between \"{first}\" and \"{second}\" on {date_text}? Answer in "
+                     "minutes.")
+    goal_phrasings = (
+        "On {date_text}, how many minutes are there from the end of \"{first}\" to the start of \"{second}\"?",
+        ("Could you work out the break between \"{first}\" and \"{second}\" on {date_text}? Give it in "
+         "minutes."),
+        "{date_text}: gap between \"{first}\" ending and \"{second}\" starting, in minutes?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 20)
+        first, second, early = rng.sample(TITLES, 3)
+        return {"date": d.isoformat(), "date_text": date_text(d), "first": first, "second": second, "early": early,
+                "hour": rng.randint(9, 12), "minute": rng.choice((0, 15, 30, 45)),
+                "duration": rng.choice((30, 45, 60, 90)), "gap": rng.choice(range(15, 181, 15))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["date"])
+        clear_day(phone, d)
+        for k in ("first", "second", "early"):
+            phone.execute("DELETE FROM events WHERE title=?", (params[k],))
+        add_event(phone, params["early"], at(d, 7), at(d, 8))  # a pair to leave out
+        s = at(d, params["hour"], params["minute"])
+        e = s + timedelta(minutes=params["duration"])
+        add_event(phone, params["first"], s, e)
+        s2 = e + timedelta(minutes=params["gap"])
+        add_event(phone, params["second"], s2, s2 + timedelta(minutes=60))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        nums = {n.replace(",", "") for n in NUMBER.findall(answer or "")}
+        return 1.0 if nums == {str(params["gap"])} else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_day(phone, obs, date.fromisoformat(params["date"])) or answer(f"{params['gap']} minutes")
+
+
+@register_task
+class QueryFreeDay(TaskTemplate):
+    name = "calendar_query_free_day"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = ("Which day from {start_text} to {end_text} has nothing at all in my calendar? Answer with the "
+                     "date.")
+    goal_phrasings = (
+        "Between {start_text} and {end_text}, on which day am I completely free? Tell me the date.",
+        ("Could you find the one day from {start_text} through {end_text} with no events scheduled and give me "
+         "its date?"),
+        "Free day between {start_text} and {end_text} (no events at all) - which date is it?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        start = future_day(rng, 2, 30)
+        end = start + timedelta(days=4)
+        return {"start": start.isoformat(), "start_text": date_text(start), "end_text": date_text(end),
+                "free": rng.randint(0, 4)}
+
+    def days(self, params: dict[str, Any]) -> list[date]:
+        return [date.fromisoformat(params["start"]) + timedelta(days=i) for i in range(5)]
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, d in enumerate(self.days(params)):
+            if i == params["free"]:
+                clear_day(phone, d)
+            elif not events_on(phone, d):
+                add_event(phone, "Errands", at(d, 10), at(d, 11), description="Post office and pharmacy.")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        days = self.days(params)
+        free = days[params["free"]]
+        others = [o for d in days if d != free for o in date_answers(d)]
+        return 1.0 if matches_any(answer, date_answers(free)) and no_other(answer, others) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        free = self.days(params)[params["free"]]
+        step = navigate(phone, obs, KEY, [("main", None)])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        scr = phone.screen
+        assert scr is not None
+        y, m = scr.state.get("month", (phone.now.year, phone.now.month))
+        delta = (free.year * 12 + free.month) - (int(y) * 12 + int(m))
+        if delta:
+            return click(obs, desc="Next month" if delta > 0 else "Previous month") or BACK
+        return answer(f"{MONTHS[free.month - 1]} {free.day}")
+
+
+VENUES = ("Lakeside Pavilion", "Rooftop Garden Bar", "Maple Street Hall", "Riverside Amphitheater",
+          "Old Town Bookshop", "Northgate Climbing Gym")
+
+
+@register_task
+class QueryEventAtLocation(TaskTemplate):
+    name = "calendar_query_event_at_location"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 1
+    optimal_steps = 5
+    goal_template = "What do I have scheduled at {venue}? Answer with the event's title."
+    goal_phrasings = (
+        "Which event in my calendar takes place at {venue}? Just the title, please.",
+        "Could you look up the event whose location is {venue} and tell me what it's called?",
+        "Event at {venue} - what's its name?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, decoy = rng.sample(TITLES, 2)
+        return {"venue": rng.choice(VENUES), "title": title, "decoy": decoy, "day": rng.randint(2, 30),
+                "decoy_day": rng.randint(2, 30), "hour": rng.randint(9, 18)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        v = params["venue"]
+        phone.execute("DELETE FROM events WHERE eventLocation LIKE ? OR description LIKE ? OR title IN (?, ?)",
+                      (f"%{v}%", f"%{v}%", params["title"], params["decoy"]))
+        d, h = TODAY + timedelta(days=params["day"]), params["hour"]
+        add_event(phone, params["title"], at(d, h), at(d, h + 1), location=v)
+        d = TODAY + timedelta(days=params["decoy_day"])  # mentions the place but happens elsewhere
+        add_event(phone, params["decoy"], at(d, h), at(d, h + 1), location="City Hall",
+                  description=f"Last year's was at {v}.")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["title"]) and no_other(answer, [params["decoy"]])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_search_result(phone, obs, params["venue"]) or answer(params["title"])

@@ -22,6 +22,7 @@ from droidverify.env.sim.apps.clock import (
     WEEKDAYS_MASK,
     WEEKEND_MASK,
     fmt_duration,
+    next_fire,
 )
 from droidverify.env.sim.phone import Phone
 from droidverify.tasks.base import TaskTemplate
@@ -33,6 +34,7 @@ from droidverify.tasks.helpers import (
     baseline_rows,
     click,
     click_or_scroll,
+    diff_rows,
     dismiss_popups,
     find,
     navigate,
@@ -471,7 +473,8 @@ class AddWorldCity(TaskTemplate):
             query = params["city"][:4]
             if scr.fields.get("query", "") != query:
                 return type_into(obs, query, resource_id="search_src_text") or BACK
-            return click_or_scroll(phone, obs, text=params["city"])
+            # the result row, not the search box (which holds "Rome" when the city is Rome)
+            return click_or_scroll(phone, obs, text=params["city"], resource_id="city_name")
         step = navigate(phone, obs, APP, [("clock", {"desc": "Add city"}), ("city_search", None)])
         if step is not None and phone.foreground == APP and phone.screen is not None \
                 and phone.screen.name in ("alarms", "timer", "stopwatch"):
@@ -918,3 +921,687 @@ class RecordStopwatchLaps(TaskTemplate):
         if not running:
             return click(obs, desc="Start") or COMPLETE
         return click(obs, resource_id="lap_button") or COMPLETE
+
+
+# ---- 2026-11-28: more kinds of Clock task ----------------------------------------------------------
+def _plain_cities() -> list[str]:
+    """World-clock cities whose names are plain ASCII (answers and searches stay unambiguous)."""
+    return [c for c, off, _ in CITIES if c.isascii() and off != HOME_OFFSET]
+
+
+def _insert_timer(phone: Phone, length: int, state: str, remaining: int | None = None) -> int:
+    """Plant a timer: running (ends ``remaining`` seconds from now), paused, or expired."""
+    remaining = length if remaining is None else remaining
+    end = (phone.now + timedelta(seconds=remaining)).isoformat() if state == "running" else None
+    return phone.execute("INSERT INTO timers(length_s, remaining_s, state, end_time, label) VALUES(?,?,?,?,?)",
+                         (length, 0 if state == "expired" else remaining, state, end, ""))
+
+
+def _timer_button(phone: Phone, obs: Observation, length: int, rid: str) -> Action | None:
+    """A click on the ``rid`` button of the card of the timer of ``length`` seconds (scrolling to it first);
+    None when there is no such card."""
+    label = find(obs, text=f"{fmt_duration(length)} timer", resource_id="timer_label")
+    if label is None:
+        return scroll_toward(phone, obs, text=f"{fmt_duration(length)} timer")
+    i = next((j for j in range(label + 1, len(obs.elements))
+              if (obs.elements[j].resource_id or "").endswith(rid)), None)
+    return None if i is None else Action(action_type="click", index=i)
+
+
+def _on_timer_list(phone: Phone, obs: Observation) -> Action | None:
+    """Next step toward the Timer tab showing the list of timers (not the keypad); None once there."""
+    step = to_tab(phone, obs, "timer")
+    if step is not None:
+        return step
+    scr = phone.screen
+    if scr is not None and scr.state.get("setup"):
+        return to_tab(phone, obs, "alarms")  # leaving the tab drops the half-typed keypad
+    return None
+
+
+TIMER_SQL = "SELECT _id, length_s, state FROM timers ORDER BY _id"
+
+
+@register_task
+class ExtendTimer(TaskTemplate):
+    name = "clock_extend_running_timer"
+    apps = ("Clock",)
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "Give my {duration_text} timer {extra} more minutes; don't change the other timer."
+    goal_phrasings = (
+        "Could you add {extra} minutes to the {duration_text} timer that's running? Leave the other one alone.",
+        "The {duration_text} timer needs {extra} extra minutes - add them in the Clock app (other timer unchanged).",
+        "Timer {duration_text}: +{extra} minutes. Don't touch the other timer.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        mins = rng.choice((3, 5, 8, 10, 15, 20, 25, 30))
+        extra = rng.randint(2, 3)
+        other = rng.choice([m for m in (4, 6, 12, 18, 40, 45, 50, 60) if not mins <= m <= mins + extra])
+        return {"seconds": mins * 60, "other_seconds": other * 60, "extra": extra,
+                "duration_text": f"{mins}-minute", "target_first": rng.random() < 0.5}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM timers")
+        order = [params["seconds"], params["other_seconds"]]
+        for length in order if params["target_first"] else order[::-1]:
+            _insert_timer(phone, length, "running")
+
+    def _ids(self, phone: Phone, params: dict[str, Any]) -> tuple[int, int]:
+        base = {r[1]: r[0] for r in baseline_rows(phone, self, params, TIMER_SQL)}
+        return base[params["seconds"]], base[params["other_seconds"]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        tid, oid = self._ids(phone, params)
+        rows = {r[0]: (r[1], r[2]) for r in phone.query(TIMER_SQL)}
+        want = {tid: (params["seconds"] + 60 * params["extra"], "running"), oid: (params["other_seconds"], "running")}
+        return 1.0 if rows == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = _on_timer_list(phone, obs)
+        if step is not None:
+            return step
+        tid, oid = self._ids(phone, params)
+        t = phone.query_one("SELECT length_s, state FROM timers WHERE _id=?", (tid,))
+        o = phone.query_one("SELECT length_s, state FROM timers WHERE _id=?", (oid,))
+        if t is None or o is None or t["length_s"] > params["seconds"] + 60 * params["extra"]:
+            return COMPLETE  # deleted or overshot: nothing left to fix
+        if o["state"] != "running":
+            return _timer_button(phone, obs, o["length_s"], "timer_toggle") or COMPLETE
+        if t["state"] != "running":
+            return _timer_button(phone, obs, t["length_s"], "timer_toggle") or COMPLETE
+        return _timer_button(phone, obs, t["length_s"], "timer_add_time") or COMPLETE
+
+
+@register_task
+class DeleteFinishedTimer(TaskTemplate):
+    name = "clock_delete_finished_timer"
+    apps = ("Clock",)
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "One of my timers has already gone off. Delete that one and keep the other timers as they are."
+    goal_phrasings = (
+        "Could you remove the timer that has finished? The others should stay untouched.",
+        "A timer in the Clock app says its time is up - delete it, but leave my other timers alone.",
+        "Finished timer: delete. Other timers: keep.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        done, running, paused = rng.sample((2, 3, 5, 10, 15, 20, 30, 45), 3)
+        order = ["expired", "running", "paused"]
+        rng.shuffle(order)
+        return {"expired": done * 60, "running": running * 60, "paused": paused * 60, "order": order}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM timers")
+        for state in params["order"]:
+            length = params[state]
+            _insert_timer(phone, length, state, length // 2 if state == "paused" else None)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = [r for r in baseline_rows(phone, self, params, TIMER_SQL) if r[2] != "expired"]
+        return 1.0 if [tuple(r) for r in phone.query(TIMER_SQL)] == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = _on_timer_list(phone, obs)
+        if step is not None:
+            return step
+        base = baseline_rows(phone, self, params, TIMER_SQL)
+        now = {r[0]: (r[1], r[2]) for r in phone.query(TIMER_SQL)}
+        for tid, length, state in base:  # a detour paused or started a timer to keep: switch it back
+            if state != "expired" and tid in now and now[tid][1] != state:
+                return _timer_button(phone, obs, now[tid][0], "timer_toggle") or COMPLETE
+        gone = next((r for r in base if r[2] == "expired"), None)
+        if gone is None or gone[0] not in now:
+            return COMPLETE
+        return _timer_button(phone, obs, now[gone[0]][0], "timer_delete") or COMPLETE
+
+
+def _says_duration(answer: str | None, seconds: int) -> bool:
+    """Whether ``answer`` states ``seconds`` as "6:35" or "6 minutes 35 seconds" (only that duration)."""
+    if answer is None:
+        return False
+    m, s = divmod(seconds, 60)
+    if answer_matches(answer, fmt_duration(seconds)):
+        return True
+    text = answer.lower()
+    mins = re.search(r"(\d+)\s*(?:minutes?|mins?|m)\b", text)
+    secs = re.search(r"(\d+)\s*(?:seconds?|secs?|s)\b", text)
+    got_m = int(mins.group(1)) if mins else 0
+    got_s = int(secs.group(1)) if secs else 0
+    return (mins is not None or secs is not None) and (got_m, got_s) == (m, s)
+
+
+@register_task
+class QueryTimerRemaining(TaskTemplate):
+    name = "clock_query_paused_timer_left"
+    apps = ("Clock",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "How much time is left on my paused {duration_text} timer?"
+    goal_phrasings = (
+        "I paused the {duration_text} timer a while ago - how much of it remains?",
+        "Could you check the Clock app and tell me the time remaining on the {duration_text} timer?",
+        "Paused {duration_text} timer: time left?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        mins, other = rng.sample((5, 10, 12, 15, 20, 25, 30, 45), 2)
+        left = rng.randint(30, mins * 60 - 20)
+        return {"seconds": mins * 60, "left": left, "other_seconds": other * 60, "other_left": other * 30 + 7,
+                "duration_text": f"{mins}-minute", "target_first": rng.random() < 0.5}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM timers")
+        plan = [(params["seconds"], "paused", params["left"]), (params["other_seconds"], "running",
+                                                               params["other_left"])]
+        for length, state, left in plan if params["target_first"] else plan[::-1]:
+            _insert_timer(phone, length, state, left)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if _says_duration(answer, params["left"]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = _on_timer_list(phone, obs)
+        if step is not None:
+            return step
+        if find(obs, text=f"{fmt_duration(params['seconds'])} timer", resource_id="timer_label") is None:
+            act = scroll_toward(phone, obs, text=f"{fmt_duration(params['seconds'])} timer")
+            if act is not None:
+                return act
+        return answer(fmt_duration(params["left"]))
+
+
+@register_task
+class ResetStopwatch(TaskTemplate):
+    name = "clock_reset_stopwatch"
+    apps = ("Clock",)
+    complexity = 1
+    optimal_steps = 5
+    goal_template = "Stop the running stopwatch and reset it to zero, clearing its {laps} laps."
+    goal_phrasings = (
+        "Could you stop my stopwatch and reset it? The {laps} laps can go.",
+        "I'm done timing: pause the stopwatch, then reset it so the {laps} recorded laps are cleared.",
+        "Stopwatch: stop, reset, clear the {laps} laps.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        laps = rng.randint(2, 5)
+        return {"laps": laps, "lap_times": [round(rng.uniform(40, 90), 2) for _ in range(laps)],
+                "tail": round(rng.uniform(5, 30), 2)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM laps")
+        total = 0.0
+        for lap in params["lap_times"]:
+            total += lap
+            phone.execute("INSERT INTO laps(lap_s, total_s) VALUES(?, ?)", (lap, round(total, 2)))
+        started = phone.now - timedelta(seconds=total + params["tail"])
+        phone.execute("UPDATE stopwatch SET state='running', accumulated_s=0, started_at=? WHERE _id=1",
+                      (started.isoformat(),))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        sw = phone.query_one("SELECT state, accumulated_s FROM stopwatch WHERE _id=1")
+        n = phone.query_one("SELECT COUNT(*) FROM laps")[0]
+        return 1.0 if sw is not None and sw["state"] == "reset" and sw["accumulated_s"] == 0 and n == 0 else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = to_tab(phone, obs, "stopwatch")
+        if step is not None:
+            return step
+        running = phone.query_one("SELECT state FROM stopwatch WHERE _id=1")["state"] == "running"
+        return (click(obs, desc="Pause") if running else click(obs, resource_id="reset")) or COMPLETE
+
+
+@register_task
+class QueryFastestLap(TaskTemplate):
+    name = "clock_query_fastest_lap"
+    apps = ("Clock",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "My stopwatch is paused after a run of {laps} laps. Which lap was the fastest? Answer with " \
+                    "the lap number."
+    goal_phrasings = (
+        "I ran {laps} laps with the stopwatch (it's paused now). Which lap did I run quickest? Give the lap number.",
+        "Looking at the {laps} laps on my stopwatch, which one had the shortest lap time? Just the number.",
+        "Stopwatch, {laps} laps: number of the fastest lap?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        laps = rng.randint(4, 6)
+        times = sorted(rng.sample(range(5200, 8800, 7), laps))  # hundredths of a second, all distinct
+        best = rng.randrange(laps)
+        order = times[1:]
+        rng.shuffle(order)
+        order.insert(best, times[0])
+        return {"laps": laps, "lap_times": [t / 100 for t in order], "fastest": best + 1}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM laps")
+        total = 0.0
+        for lap in params["lap_times"]:
+            total = round(total + lap, 2)
+            phone.execute("INSERT INTO laps(lap_s, total_s) VALUES(?, ?)", (lap, total))
+        phone.execute("UPDATE stopwatch SET state='paused', accumulated_s=?, started_at=NULL WHERE _id=1",
+                      (round(total + 11.37, 2),))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        n = str(params["fastest"])
+        words = ("first", "second", "third", "fourth", "fifth", "sixth")
+        ok = re.fullmatch(r"\s*(?:lap\s*)?#?\s*" + n + r"\s*\.?\s*", answer.lower()) is not None or \
+            answer_matches(answer, f"lap {n}") or answer_matches(answer, f"{words[params['fastest'] - 1]} lap")
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_tab(phone, obs, "stopwatch")
+        if step is not None:
+            return step
+        want = f"Lap {params['fastest']}"
+        if find(obs, text=want) is None:
+            act = scroll_toward(phone, obs, text=want)
+            if act is not None:
+                return act
+        return answer(want)
+
+
+ALARM_SQL = "SELECT _id, hour, minutes, days_of_week, enabled, vibrate, label FROM alarm_templates ORDER BY _id"
+
+
+def _add_alarm_step(phone: Phone, obs: Observation, base: list[tuple], h: int, m: int, days: int | None,
+                    label: str) -> Action:
+    """Oracle step of a task that adds one alarm (h:m, ``days`` or any, ``label``) and changes nothing else.
+
+    Recovers from detours: switches flipped by mistake go back, wrong or extra new alarms are deleted.
+    """
+    added, _, changed = diff_rows(base, [tuple(r) for r in phone.query(ALARM_SQL)])
+
+    def right(r: tuple) -> bool:
+        return (r[1], r[2], r[4]) == (h, m, 1) and (days is None or r[3] == days) and \
+            (r[6] or "").strip().lower() == label.lower()
+
+    good = [r for r in added if right(r)]
+    bad = {r[0] for r in added if not right(r)} | {r[0] for r in good[1:]}
+    flipped = [new for old, new in changed if old[:4] + old[5:] == new[:4] + new[5:]]
+    dlg = phone.dialog
+    if dlg is not None and dlg.data.get("on_ok") == "delete_alarm":
+        return click(obs, resource_id="android:id/button1") if dlg.data.get("args", {}).get("alarm_id") in bad \
+            else BACK
+    if not added and not flipped and _on_editor_of(phone, None):
+        return edit_draft(phone, obs, h, m, days, label)
+    if flipped:
+        a = phone.query_one("SELECT * FROM alarm_templates WHERE _id=?", (flipped[0][0],))
+        return to_tab(phone, obs, "alarms") or click_or_scroll(
+            phone, obs, desc=f"{phone.format_time(a['hour'], a['minutes'])} alarm", class_contains="Switch")
+    if bad:
+        target = min(bad)
+        if _on_editor_of(phone, target) and dlg is None:
+            return click(obs, resource_id="delete") or BACK
+        return open_alarm_editor(phone, obs, phone.query_one("SELECT * FROM alarm_templates WHERE _id=?", (target,)))
+    if not good:
+        return to_tab(phone, obs, "alarms") or click(obs, desc="Add alarm") or COMPLETE
+    return COMPLETE  # done, or an alarm was deleted or edited: nothing this task can put back
+
+
+def _fires_at(phone: Phone, a: Any) -> Any:
+    return next_fire(phone.now, a["hour"], a["minutes"], a["days_of_week"])
+
+
+@register_task
+class QueryNextAlarm(AlarmTemplate):
+    name = "clock_query_next_alarm"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 3
+    goal_template = "Which of my alarms will go off next? Answer with its time."
+    goal_phrasings = (
+        "When is the next alarm that will actually ring? Tell me its time.",
+        "Could you check my alarms and tell me the time of the next one that's going to ring?",
+        "Next alarm to ring - what time?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        # minutes after the phone's clock (rounded up to 5): a switched-off alarm soonest, then one that
+        # repeats on other days of the week, then the answer
+        off = rng.choice((10, 15, 20))
+        other_days = rng.choice((25, 30, 40, 45))
+        target = rng.choice((50, 55, 65, 80, 95, 110, 125, 140))
+        labels = rng.sample(LABELS, 3)
+        return {"off": off, "other_days": other_days, "target": target, "labels": labels,
+                "other_mask": rng.choice((WEEKEND_MASK, 0b0010101, 0b0100000, 0b1000000))}
+
+    def _at(self, phone: Phone, minutes: int) -> tuple[int, int]:
+        base = phone.now.replace(second=0, microsecond=0)
+        base += timedelta(minutes=(5 - base.minute % 5) % 5 + minutes)
+        return base.hour, base.minute
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t = insert_alarm(phone, *self._at(phone, params["target"]), label=params["labels"][0], enabled=1)
+        insert_alarm(phone, *self._at(phone, params["off"]), label=params["labels"][1], enabled=0)
+        today = 1 << phone.now.weekday()
+        insert_alarm(phone, *self._at(phone, params["other_days"]), label=params["labels"][2], enabled=1,
+                     days=params["other_mask"] & ~today)
+        target = phone.query_one("SELECT * FROM alarm_templates WHERE _id=?", (t,))
+        for a in alarms(phone, enabled=1):  # the planted alarm is the next one: earlier ones are switched off
+            if a["_id"] != t and _fires_at(phone, a) <= _fires_at(phone, target):
+                phone.execute("UPDATE alarm_templates SET enabled=0 WHERE _id=?", (a["_id"],))
+
+    def expected(self, phone: Phone) -> Any:
+        on = alarms(phone, enabled=1)
+        return min(on, key=lambda a: _fires_at(phone, a)) if on else None
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        a = self.expected(phone)
+        if a is None:
+            return 0.0
+        return 1.0 if read_time(answer, a["hour"]) == (a["hour"], a["minutes"]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_tab(phone, obs, "alarms")
+        if step is not None:
+            return step
+        a = self.expected(phone)
+        if a is None:
+            return answer("none")
+        if find(obs, desc=alarm_desc(phone, a)) is None:
+            act = scroll_toward(phone, obs, desc=alarm_desc(phone, a))
+            if act is not None:
+                return act
+        return answer(say_time(a["hour"], a["minutes"]))
+
+
+@register_task
+class DisableWeekdayAlarms(AlarmTemplate):
+    name = "clock_switch_off_weekday_alarms"
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("I'm on holiday this week. Switch off every alarm that repeats on weekdays (Monday to "
+                     "Friday) without deleting it, and leave my other alarms as they are.")
+    goal_phrasings = (
+        "Vacation mode: turn off all my Monday-to-Friday alarms (keep them, just off); don't change any other alarm.",
+        "Could you disable each alarm set to repeat on weekdays? Keep them in the list and leave the rest alone.",
+        "Weekday alarms (Mon-Fri): all off, none deleted. Other alarms: unchanged.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        times = rng.sample(TIMES, 4)
+        return {"weekday": [list(t) for t in times[:2]], "decoys": [list(t) for t in times[2:]],
+                "decoy_masks": [EVERY_DAY, rng.choice((0b0010101, 0b0001010, 0b0011110))],
+                "labels": rng.sample(NEW_LABELS, 4)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for (h, m), label in zip(params["weekday"], params["labels"]):
+            insert_alarm(phone, h, m, label=label, days=WEEKDAYS_MASK, enabled=1)
+        for (h, m), mask, label in zip(params["decoys"], params["decoy_masks"], params["labels"][2:]):
+            insert_alarm(phone, h, m, label=label, days=mask, enabled=1)
+
+    @staticmethod
+    def _want(row: tuple) -> tuple:
+        return (*row[:4], 0, *row[5:]) if row[3] == WEEKDAYS_MASK else row
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = [self._want(r) for r in baseline_rows(phone, self, params, ALARM_SQL)]
+        return 1.0 if [tuple(r) for r in phone.query(ALARM_SQL)] == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = to_tab(phone, obs, "alarms")
+        if step is not None:
+            return step
+        want = {r[0]: self._want(r) for r in baseline_rows(phone, self, params, ALARM_SQL)}
+        order = sorted(alarms(phone), key=lambda a: (a["hour"], a["minutes"], a["_id"]))
+        for a in order:  # the switch is all this task uses: flip each alarm whose on/off is wrong
+            w = want.get(a["_id"])
+            if w is not None and a["enabled"] != w[4]:
+                return click_or_scroll(phone, obs, desc=f"{phone.format_time(a['hour'], a['minutes'])} alarm",
+                                       class_contains="Switch")
+        return COMPLETE  # an alarm was deleted or edited: nothing the switches can fix
+
+
+@register_task
+class CopyAlarm(AlarmTemplate):
+    name = "clock_copy_alarm_settings"
+    complexity = 3
+    optimal_steps = 11
+    goal_template = ("Add a new alarm at {new_time} with the same label and the same repeat days as my {time} "
+                     "alarm. Keep the {time} alarm as it is.")
+    goal_phrasings = (
+        ("Could you create a {new_time} alarm that copies the label and repeat days of the {time} alarm? Don't "
+         "change the {time} one."),
+        ("I want a second alarm like the one at {time} - same label, same days - but ringing at {new_time}. "
+         "Leave the {time} alarm alone."),
+        "New alarm {new_time}: label and repeat days copied from the {time} alarm (which stays unchanged).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        h, m = rng.choice(TIMES)
+        nh, nm = rng.choice([t for t in TIMES if t not in ((h, m), ((h + 12) % 24, m))])
+        label, decoy = rng.sample(LABELS, 2)
+        masks = [mask for _, mask in DAY_SETS]
+        mask, decoy_mask = rng.sample(masks, 2)
+        return {"hour": h, "minute": m, "time": say_time(h, m), "new_hour": nh, "new_minute": nm,
+                "new_time": say_time(nh, nm), "label": label, "days": mask, "decoy_label": decoy,
+                "decoy_days": decoy_mask}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM alarm_templates WHERE hour=? AND minutes=?", (params["new_hour"],
+                                                                                 params["new_minute"]))
+        # the decoy rings at the same digits in the other half of the day
+        insert_alarm(phone, (params["hour"] + 12) % 24, params["minute"], label=params["decoy_label"],
+                     days=params["decoy_days"], enabled=1)
+        insert_alarm(phone, params["hour"], params["minute"], label=params["label"], days=params["days"], enabled=1)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = diff_rows(baseline_rows(phone, self, params, ALARM_SQL),
+                                            [tuple(r) for r in phone.query(ALARM_SQL)])
+        if removed or changed or len(added) != 1:
+            return 0.0
+        _, h, m, days, enabled, _, label = added[0]
+        ok = (h, m, days, enabled) == (params["new_hour"], params["new_minute"], params["days"], 1) and \
+            (label or "").strip().lower() == params["label"].lower()
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return _add_alarm_step(phone, obs, baseline_rows(phone, self, params, ALARM_SQL), params["new_hour"],
+                               params["new_minute"], params["days"], params["label"])
+
+
+@register_task
+class QuerySilentAlarm(AlarmTemplate):
+    name = "clock_query_alarm_without_vibration"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 4
+    goal_template = "Exactly one of my alarms is set not to vibrate. Which one is it? Answer with its label."
+    goal_phrasings = (
+        "One alarm has vibration switched off - could you find it and tell me its label?",
+        "Which of my alarms doesn't vibrate? Give me the alarm's label.",
+        "Alarm with vibrate off: its label?",
+    )
+    KEEP: ClassVar[int] = 3  # seeded alarms kept besides the planted ones, so the search stays short
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        times = rng.sample(TIMES, 3)
+        return {"times": [list(t) for t in times], "labels": rng.sample(NEW_LABELS, 3)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        ids = [r[0] for r in phone.query("SELECT _id FROM alarm_templates ORDER BY _id")]
+        for aid in ids[self.KEEP:]:
+            phone.execute("DELETE FROM alarm_templates WHERE _id=?", (aid,))
+        for (h, m), label in zip(params["times"], params["labels"]):
+            insert_alarm(phone, h, m, label=label, enabled=1)
+        phone.execute("UPDATE alarm_templates SET vibrate=1")
+        phone.execute("UPDATE alarm_templates SET vibrate=0 WHERE label=?", (params["labels"][0],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        others = [a["label"] for a in alarms(phone) if a["label"] and a["label"] != params["labels"][0]]
+        ok = answer_matches(answer, params["labels"][0]) and not any(answer_matches(answer, o) for o in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        hits = labelled(phone, params["labels"][0])
+        if not hits or _on_editor_of(phone, hits[0]["_id"]):
+            return answer(params["labels"][0])
+        return open_alarm_editor(phone, obs, hits[0])
+
+
+@register_task
+class AlarmForCityTime(AlarmTemplate):
+    name = "clock_alarm_for_city_time"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("I have a call at {city_time} {city} time. Set an alarm labelled \"{label}\" for that moment "
+                     "in my own time zone (the world clock shows {city}).")
+    goal_phrasings = (
+        ("My call is at {city_time} in {city}. Could you add an alarm called \"{label}\" that rings then, in "
+         "my local time? {city} is on my world clock."),
+        "Use the world clock to convert {city_time} {city} time to my time, and set a \"{label}\" alarm for it.",
+        "Alarm \"{label}\" at the local time matching {city_time} in {city} (see world clock).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        city = rng.choice(_plain_cities())
+        diff = CITY_INFO[city][0] - HOME_OFFSET
+        while True:
+            ch, cm = rng.randint(0, 23), rng.choice((0, 15, 30, 45))
+            total = round((ch * 60 + cm) - diff * 60) % 1440
+            h, m = divmod(total, 60)
+            if 5 <= h <= 22:  # a time a person would set an alarm for
+                break
+        return {"city": city, "city_time": say_time(ch, cm), "hour": h, "minute": m,
+                "label": rng.choice(NEW_LABELS)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        _add_city(phone, params["city"])
+        phone.execute("DELETE FROM alarm_templates WHERE (hour=? AND minutes=?) OR lower(label)=?",
+                      (params["hour"], params["minute"], params["label"].lower()))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = diff_rows(baseline_rows(phone, self, params, ALARM_SQL),
+                                            [tuple(r) for r in phone.query(ALARM_SQL)])
+        if removed or changed or len(added) != 1:
+            return 0.0
+        _, h, m, _, enabled, _, label = added[0]
+        ok = (h, m, enabled) == (params["hour"], params["minute"], 1) and \
+            (label or "").strip().lower() == params["label"].lower()
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return _add_alarm_step(phone, obs, baseline_rows(phone, self, params, ALARM_SQL), params["hour"],
+                               params["minute"], None, params["label"])
+
+
+# ---- world clock, again ----------------------------------------------------------------------------
+WORLD_SQL = "SELECT city FROM world_cities ORDER BY city"
+
+
+@register_task
+class ReplaceWorldCity(TaskTemplate):
+    name = "clock_replace_world_city"
+    apps = ("Clock",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = "On my world clock, replace {old_city} with {new_city}."
+    goal_phrasings = (
+        "I moved my trip from {old_city} to {new_city}: swap {old_city} for {new_city} on the world clock.",
+        "Could you take {old_city} off the world clock and put {new_city} there instead?",
+        "World clock: {old_city} out, {new_city} in.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        old, new = rng.sample(_plain_cities(), 2)
+        return {"old_city": old, "new_city": new}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM world_cities WHERE city=?", (params["new_city"],))
+        _add_city(phone, params["old_city"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = sorted({r[0] for r in baseline_rows(phone, self, params, WORLD_SQL)} - {params["old_city"]}
+                      | {params["new_city"]})
+        return 1.0 if [r[0] for r in phone.query(WORLD_SQL)] == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        keep = {r[0] for r in baseline_rows(phone, self, params, WORLD_SQL)} - {params["old_city"]}
+        have = {r["city"]: r["_id"] for r in phone.query("SELECT _id, city FROM world_cities")}
+        extra = sorted(c for c in have if c not in keep and c != params["new_city"])
+        scr = phone.screen
+        if extra:  # the old city (or a wrong one a detour added) goes first
+            city = params["old_city"] if params["old_city"] in extra else extra[0]
+            dlg = phone.dialog
+            if dlg is not None and dlg.data.get("on_ok") == "remove_city":
+                if dlg.data.get("args", {}).get("city_id") == have[city]:
+                    return click(obs, resource_id="android:id/button1") or BACK
+                return BACK
+            step, i = _to_city_row(phone, obs, city)
+            return step or Action(action_type="long_press", index=i)
+        if params["new_city"] in have:
+            return COMPLETE  # a city to keep was removed: nothing to put back from here
+        if phone.foreground == APP and scr is not None and scr.name == "city_search":
+            query = params["new_city"][:4]
+            if scr.fields.get("query", "") != query:
+                return type_into(obs, query, resource_id="search_src_text") or BACK
+            # the result row, not the search box (which holds "Rome" when the city is Rome)
+            return click_or_scroll(phone, obs, text=params["new_city"], resource_id="city_name")
+        return to_tab(phone, obs, "clock") or click(obs, desc="Add city") or COMPLETE
+
+
+@register_task
+class QueryFarthestCity(TaskTemplate):
+    name = "clock_query_farthest_city"
+    apps = ("Clock",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = ("Of the cities on my world clock, which one has the biggest time difference from my own "
+                     "time? Answer with the city name.")
+    goal_phrasings = (
+        "Which world clock city is the most hours away from me (ahead or behind)? Just the city.",
+        "Could you look at my world clock and tell me the city whose time differs most from mine?",
+        "World clock: city with the largest time difference from here?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        while True:
+            cities = rng.sample(_plain_cities(), rng.randint(3, 4))
+            gaps = sorted((abs(CITY_INFO[c][0] - HOME_OFFSET), c) for c in cities)
+            if gaps[-1][0] > gaps[-2][0]:
+                return {"cities": sorted(cities), "farthest": gaps[-1][1]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM world_cities")
+        for c in params["cities"]:
+            _add_city(phone, c)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        others = [c for c in params["cities"] if c != params["farthest"]]
+        ok = answer_matches(answer, params["farthest"]) and not any(answer_matches(answer, c) for c in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_tab(phone, obs, "clock")
+        if step is not None:
+            return step
+        last = params["cities"][-1]
+        if find(obs, text=last, resource_id="city_item") is None:
+            act = scroll_toward(phone, obs, text=last, resource_id="city_item")
+            if act is not None:
+                return act
+        return answer(params["farthest"])

@@ -42,6 +42,7 @@ from droidverify.tasks.helpers import (
     baseline_rows,
     click,
     click_or_scroll,
+    find,
     find_all,
     navigate,
     scroll_toward,
@@ -1069,3 +1070,610 @@ class QueryWorkNumber(ContactQuery):
         ok = number_answer_matches(answer, params["work_number"]) and not number_answer_matches(answer,
                                                                                                 params["number"])
         return 1.0 if ok else 0.0
+
+
+# ---- nameless entries, moving and merging details, bulk by company, number look-ups ---------------
+def nameless(phone: Phone) -> list[Any]:
+    """Live contacts saved without a first or last name (the list shows just their number)."""
+    infos = ((c, contact_info(phone, c["_id"])) for c in live_contacts(phone))
+    return [c for c, info in infos if not (info["first"] or info["last"])]
+
+
+def add_nameless(phone: Phone, number: str) -> int:
+    """Set-up: a contact saved with only a phone number (no other contact keeps that number)."""
+    remove_contacts_with_number(phone, number)
+    return add_contact(phone, "", "", number=number)
+
+
+def starred_map(phone: Phone) -> dict[int, int]:
+    return {r["_id"]: r["starred"] for r in live_contacts(phone)}
+
+
+def stars_wrong(phone: Phone, template: TaskTemplate, params: dict[str, Any], want: dict[int, int]) -> list[Any]:
+    """Live contacts whose star differs from the start (``want`` overrides it for the targets)."""
+    before = dict(baseline_rows(phone, template, params, "SELECT _id, starred FROM raw_contacts WHERE deleted=0"))
+    return [c for c in live_contacts(phone) if c["starred"] != want.get(c["_id"], before.get(c["_id"], c["starred"]))]
+
+
+def fix_stars(phone: Phone, obs: Observation, wrong: list[Any]) -> Action:
+    """Toggle the star of the first contact in ``wrong`` (reached through search by name)."""
+    c = wrong[0]
+    step = leave_edit(phone, obs) or to_entry(phone, obs, c["display_name"], c["_id"])
+    if step is not None:
+        return step
+    if phone.dialog is not None or phone.menu_open:
+        return BACK
+    return click(obs, desc="Remove from favorites" if c["starred"] else "Add to favorites") or BACK
+
+
+def people(rng: random.Random, n: int) -> list[tuple[str, str]]:
+    """``n`` people whose first names differ and whose last names differ."""
+    out: list[tuple[str, str]] = []
+    while len(out) < n:
+        p = person(rng)
+        if all(p[0] != q[0] and p[1] != q[1] for q in out):
+            out.append(p)
+    return out
+
+
+def to_entry(phone: Phone, obs: Observation, name: str, cid: int, query: str | None = None) -> Action | None:
+    """Next action toward the detail screen of contact ``cid`` (called ``name``), found through a search
+    for ``query`` (default: the name); None once there. Dialogs and menus are left to the caller."""
+    scr = phone.screen
+    if phone.foreground == APP and scr is not None and scr.name == "detail":
+        return None if scr.args.get("contact_id") == cid else BACK
+    step = to_search(phone, obs, query or name)
+    if step is not None:
+        return step
+    return open_result(phone, obs, name, cid)
+
+
+def confirm_delete_of(phone: Phone, obs: Observation, ids: set[int]) -> Action | None:
+    """On a "Delete this contact?" dialog: confirm when it is about one of ``ids``, else cancel."""
+    dlg = phone.dialog
+    if dlg is not None and dlg.data.get("on_ok") == "delete_contact":
+        if dlg.data.get("args", {}).get("contact_id") in ids:
+            return click(obs, text="Delete") or BACK
+        return BACK
+    return None
+
+
+def put_company(phone: Phone, cid: int, company: str) -> None:
+    phone.execute("DELETE FROM data WHERE mimetype=? AND raw_contact_id=?", (MIME_ORG, cid))
+    phone.execute("INSERT INTO data(raw_contact_id, mimetype, data1) VALUES(?,?,?)", (cid, MIME_ORG, company))
+
+
+def with_company(phone: Phone, company: str) -> list[Any]:
+    return [c for c in live_contacts(phone) if contact_info(phone, c["_id"])["company"] == company]
+
+
+@register_task
+class DeleteNamelessNumbers(TaskTemplate):
+    name = "contacts_delete_nameless_numbers"
+    apps = ("Contacts",)
+    complexity = 2
+    optimal_steps = 12
+    goal_template = "Delete every contact that has no name and is saved only as a phone number."
+    goal_phrasings = ("Clean up my contacts: remove all the entries that show just a number instead of a name.",
+                      "Could you delete the unnamed contacts (the ones listed only by their phone number)?",
+                      "Get rid of every nameless, number-only contact in Contacts.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"numbers": [random_number(rng) for _ in range(rng.randint(2, 3))]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for number in params["numbers"]:
+            add_nameless(phone, number)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        gone = deleted_ids(phone)
+        ok = not nameless(phone) and len(gone) == len(params["numbers"])
+        # only the nameless entries were deleted (none given a name instead, no named contact removed)
+        ok = ok and all(not (contact_info(phone, i)["first"] or contact_info(phone, i)["last"]) for i in gone)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        todo = nameless(phone)
+        if not todo:
+            return COMPLETE
+        ids = {c["_id"] for c in todo}
+        step = confirm_delete_of(phone, obs, ids)
+        if step is not None:
+            return step
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "detail" and scr.args.get("contact_id") in ids:
+            if phone.dialog is not None:
+                return BACK
+            return menu_item(phone, obs, "Delete")
+        return to_detail(phone, obs, todo[0]["display_name"]) or BACK
+
+
+@register_task
+class NameUnknownNumber(TaskTemplate):
+    name = "contacts_name_number_only_contact"
+    apps = ("Contacts",)
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "The contact saved only as the number {number} is {name}. Add that name to it."
+    goal_phrasings = ("I have an unnamed contact with the number {number}; it's {name}. Please name it.",
+                      "Could you give the number-only contact {number} the name {name}? Keep it as one contact.",
+                      "{number} in my contacts has no name. It belongs to {name}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        number = random_number(rng)
+        return {"first": first, "last": last, "name": f"{first} {last}", "number": number,
+                "decoy_number": similar_number(rng, number)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        remove_contacts_named(phone, params["name"])
+        add_nameless(phone, params["decoy_number"])  # a look-alike unnamed number that stays as it is
+        add_nameless(phone, params["number"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c = only(phone, params["name"])
+        ok = c is not None and c["first"] == params["first"] and c["last"] == params["last"] and \
+            len(c["phones"]) == 1 and same_number(c["phones"][0][0], params["number"])
+        rest = nameless(phone)
+        ok = ok and len(rest) == 1 and same_number(contact_info(phone, rest[0]["_id"])["phones"][0][0],
+                                                   params["decoy_number"])
+        return 1.0 if ok and not deleted_ids(phone) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return edit_contact(phone, obs, params["number"], {"first": params["first"], "last": params["last"]})
+
+
+@register_task
+class MoveEmail(TaskTemplate):
+    name = "contacts_move_email_to_other_contact"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 14
+    goal_template = ("I put the email {email} on {name_a}'s contact by mistake; it belongs to {name_b}. "
+                     "Move it to {name_b}'s contact.")
+    goal_phrasings = ("Move the email address {email} from {name_a} to {name_b} in Contacts.",
+                      ("Could you fix my contacts? {email} is {name_b}'s email, not {name_a}'s: take it off "
+                       "{name_a} and add it to {name_b}."),
+                      "{email} is saved under {name_a} but it's {name_b}'s. Please move it over.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (a1, a2), (b1, b2) = two_people(rng)
+        return {"name_a": f"{a1} {a2}", "name_b": f"{b1} {b2}", "num_a": random_number(rng),
+                "num_b": random_number(rng), "email": email_for(rng, b1, b2)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for who in ("a", "b"):
+            first, last = params[f"name_{who}"].split(" ", 1)
+            put_contact(phone, first, last, number=params[f"num_{who}"],
+                        email=params["email"] if who == "a" else None)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        a, b = only(phone, params["name_a"]), only(phone, params["name_b"])
+        if a is None or b is None or deleted_ids(phone):
+            return 0.0
+        ok = not a["emails"] and [e.lower() for e in b["emails"]] == [params["email"].lower()]
+        ok = ok and all(len(c["phones"]) == 1 and same_number(c["phones"][0][0], params[k])
+                        for c, k in ((a, "num_a"), (b, "num_b")))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        b = only(phone, params["name_b"])
+        if b is not None and [e.lower() for e in b["emails"]] != [params["email"].lower()]:
+            return edit_contact(phone, obs, params["name_b"], {"email": params["email"]})
+        return edit_contact(phone, obs, params["name_a"], {"email": ""})
+
+
+@register_task
+class MergeSplitEntries(TaskTemplate):
+    name = "contacts_merge_split_entries"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 13
+    goal_template = ("{name} is saved twice: one entry has only the phone number, the other only the email. "
+                     "Merge them into a single {name} contact with both.")
+    goal_phrasings = (("I have two {name} contacts, one with just the number and one with just the email. "
+                       "Combine them so one contact has both and the other is gone."),
+                      ("Could you merge my two entries for {name}? Keep one contact that has the number "
+                       "and the email, and delete the leftover."),
+                      "Two half-filled {name} contacts (number / email): merge into one.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        return {"first": first, "last": last, "name": f"{first} {last}", "number": random_number(rng),
+                "email": email_for(rng, first, last), "phone_first": rng.random() < 0.5}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        remove_contacts_named(phone, params["name"])
+        entries = [{"number": params["number"]}, {"email": params["email"]}]
+        for kw in entries if params["phone_first"] else entries[::-1]:
+            add_contact(phone, params["first"], params["last"], **kw)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c = only(phone, params["name"])
+        ok = c is not None and len(c["phones"]) == 1 and same_number(c["phones"][0][0], params["number"]) and \
+            [e.lower() for e in c["emails"]] == [params["email"].lower()]
+        return 1.0 if ok and len(deleted_ids(phone)) == 1 else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        ids = find_contacts(phone, params["name"])
+        infos = [contact_info(phone, i) for i in ids]
+        keep = next((c for c in infos if c["phones"]), infos[0])
+        scr = phone.screen
+        if keep["emails"] != [params["email"]] or not keep["phones"]:
+            # 1. put the missing detail on the entry that keeps living
+            if phone.foreground == APP and scr is not None and scr.name == "edit" and \
+                    scr.args.get("contact_id") == keep["id"]:
+                values = {"email": params["email"], "phone": keep["phones"][0][0] if keep["phones"]
+                          else params["number"]}
+                return fill_form(phone, obs, values, None)
+            step = leave_edit(phone, obs) or to_entry(phone, obs, params["name"], keep["id"])
+            if step is not None:
+                return step
+            if phone.dialog is not None or phone.menu_open:
+                return BACK
+            return click(obs, desc="Edit contact") or BACK
+        # 2. delete the other entry
+        others = {c["id"] for c in infos if c["id"] != keep["id"]}
+        step = confirm_delete_of(phone, obs, others)
+        if step is not None:
+            return step
+        step = leave_edit(phone, obs) or to_entry(phone, obs, params["name"], min(others))
+        if step is not None:
+            return step
+        if phone.dialog is not None:
+            return BACK
+        return menu_item(phone, obs, "Delete")
+
+
+@register_task
+class DeleteCompanyExcept(TaskTemplate):
+    name = "contacts_delete_company_contacts_except_one"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 14
+    goal_template = ("I've left {company}. Delete all my contacts who work at {company}, except {keep}, "
+                     "who is still a friend.")
+    goal_phrasings = ("Remove everyone from {company} from my contacts, but keep {keep}.",
+                      ("Could you delete the {company} people in Contacts? Only {keep} should stay; "
+                       "the other {company} contacts can go."),
+                      "Delete all {company} contacts except {keep}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        team = [f"{f} {la}" for f, la in people(rng, rng.randint(3, 4))]
+        return {"company": rng.choice(COMPANIES), "team": team, "keep": rng.choice(team),
+                "numbers": [random_number(rng) for _ in team]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM data WHERE mimetype=? AND data1=?", (MIME_ORG, params["company"]))
+        for name, number in zip(params["team"], params["numbers"], strict=True):
+            first, last = name.split(" ", 1)
+            put_contact(phone, first, last, number=number, company=params["company"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        left = [c["display_name"] for c in with_company(phone, params["company"])]
+        ok = left == [params["keep"]] and len(deleted_ids(phone)) == len(params["team"]) - 1
+        ok = ok and all(not find_contacts(phone, n) for n in params["team"] if n != params["keep"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        todo = [c for c in with_company(phone, params["company"]) if c["display_name"] != params["keep"]]
+        if not todo:
+            return COMPLETE
+        ids = {c["_id"] for c in todo}
+        step = confirm_delete_of(phone, obs, ids)
+        if step is not None:
+            return step
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "detail" and scr.args.get("contact_id") in ids:
+            if phone.dialog is not None:
+                return BACK
+            return menu_item(phone, obs, "Delete")
+        return to_entry(phone, obs, todo[0]["display_name"], todo[0]["_id"], params["company"]) or BACK
+
+
+@register_task
+class StarByNumber(TaskTemplate):
+    name = "contacts_favorite_by_phone_number"
+    apps = ("Contacts",)
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "Add whoever has the phone number {number} to my favorites."
+    goal_phrasings = ("Star the contact whose number is {number}.",
+                      "Could you find the contact with the phone number {number} and mark them as a favorite?",
+                      "Favorite the person with number {number}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (a1, a2), (b1, b2) = two_people(rng)
+        number = random_number(rng)
+        return {"name": f"{a1} {a2}", "number": number, "decoy": f"{b1} {b2}",
+                "decoy_number": similar_number(rng, number)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key, num in (("decoy", "decoy_number"), ("name", "number")):
+            remove_contacts_with_number(phone, params[num])
+            remove_contacts_named(phone, params[key])
+        for key, num in (("decoy", "decoy_number"), ("name", "number")):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=params[num])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c = only(phone, params["name"])
+        if c is None or not c["starred"]:
+            return 0.0
+        before = dict(baseline_rows(phone, self, params, "SELECT _id, starred FROM raw_contacts WHERE deleted=0"))
+        now = starred_map(phone)
+        ok = set(now) == set(before) and all(now[i] == before[i] for i in now if i != c["id"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        cid = find_contacts(phone, params["name"])[0]
+        if contact_info(phone, cid)["starred"]:  # done, but another star changed on the way: put it back
+            return fix_stars(phone, obs, stars_wrong(phone, self, params, {cid: 1}))
+        step = leave_edit(phone, obs) or to_entry(phone, obs, params["name"], cid, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return click(obs, desc="Add to favorites") or BACK
+
+
+@register_task
+class SwapFavorite(TaskTemplate):
+    name = "contacts_swap_favorite"
+    apps = ("Contacts",)
+    complexity = 2
+    optimal_steps = 10
+    goal_template = "Replace {old} with {new} in my favorites: unstar {old} and star {new}."
+    goal_phrasings = ("{new} should take {old}'s place in my favorite contacts.",
+                      "Could you swap a favorite for me? Take {old} off my favorites and add {new}.",
+                      "Favorites: out with {old}, in with {new}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (a1, a2), (b1, b2) = two_people(rng)
+        return {"old": f"{a1} {a2}", "new": f"{b1} {b2}", "old_number": random_number(rng),
+                "new_number": random_number(rng)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key, starred in (("old", True), ("new", False)):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=params[f"{key}_number"], starred=starred)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        old, new = only(phone, params["old"]), only(phone, params["new"])
+        if old is None or new is None or old["starred"] or not new["starred"]:
+            return 0.0
+        before = dict(baseline_rows(phone, self, params, "SELECT _id, starred FROM raw_contacts WHERE deleted=0"))
+        now = starred_map(phone)
+        ok = set(now) == set(before) and all(now[i] == before[i] for i in now if i not in (old["id"], new["id"]))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        old, new = only(phone, params["old"]), only(phone, params["new"])
+        if old is not None and new is not None and not old["starred"] and new["starred"]:
+            return fix_stars(phone, obs, stars_wrong(phone, self, params, {old["id"]: 0, new["id"]: 1}))
+        name, want = (params["old"], False) if old is not None and old["starred"] else (params["new"], True)
+        step = to_detail(phone, obs, name)
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return click(obs, desc="Add to favorites" if want else "Remove from favorites") or BACK
+
+
+# ---- queries ------------------------------------------------------------------------------------------
+def initial_of(name: str) -> str:
+    return name[:1].upper() if name[:1].isalpha() else "#"
+
+
+INITIALS = sorted({n[0] for n in FIRST_NAMES})
+
+
+@register_task
+class QueryLetterCount(TaskTemplate):
+    name = "contacts_query_count_by_initial"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "How many of my contacts have a name starting with the letter {letter}? Answer with a number."
+    goal_phrasings = ("Count the contacts listed under {letter} in Contacts and tell me the number.",
+                      "Could you check how many people in my contacts have names beginning with {letter}?",
+                      "Number of contacts under the letter {letter}?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        letter = rng.choice(INITIALS)
+        firsts = [n for n in FIRST_NAMES if n[0] == letter]
+        added = []
+        for _ in range(rng.randint(1, 2)):
+            added.append(f"{rng.choice(firsts)} {rng.choice(LAST_NAMES)}")
+        return {"letter": letter, "added": sorted(set(added)), "numbers": [random_number(rng) for _ in added]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for name, number in zip(params["added"], params["numbers"], strict=False):
+            first, last = name.split(" ", 1)
+            put_contact(phone, first, last, number=number)
+
+    def count(self, phone: Phone, letter: str) -> int:
+        return sum(1 for c in live_contacts(phone) if initial_of(c["display_name"]) == letter)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer_matches(answer, str(self.count(phone, params["letter"]))) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_main(phone, obs)
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        group = [c["display_name"] for c in live_contacts(phone) if initial_of(c["display_name"]) == params["letter"]]
+        if find(obs, text=group[-1], resource_id="contact_row") is None:  # read down to the group's end
+            return click_or_scroll(phone, obs, text=group[-1], resource_id="contact_row")
+        return answer(str(self.count(phone, params["letter"])))
+
+
+@register_task
+class QueryPhoneCount(ExistingContactTemplate):
+    name = "contacts_query_how_many_numbers"
+    kind = "query"
+    complexity = 1
+    optimal_steps = 7
+    goal_template = "How many phone numbers do I have saved for {name}? Answer with a number."
+    goal_phrasings = ("Count the phone numbers on {name}'s contact and tell me how many there are.",
+                      "Could you check how many different numbers {name} has in my contacts?",
+                      "Number of phone numbers for {name}?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base_params(rng)
+        extra = [[random_number(rng), rng.choice((1, 3, 7))] for _ in range(rng.randint(0, 2))]
+        return dict(p, extra=extra, decoy_extra=[[random_number(rng), 3]] if not extra else [])
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        super().setup(phone, params)
+        for key, extra in (("name", "extra"), ("decoy", "decoy_extra")):
+            cid = find_contacts(phone, params[key])[0]
+            for number, ptype in params[extra]:
+                phone.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,?)",
+                              (cid, MIME_PHONE, number, ptype))
+
+    def count(self, phone: Phone, params: dict[str, Any]) -> int:
+        c = only(phone, params["name"])
+        return len(c["phones"]) if c else -1
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer_matches(answer, str(self.count(phone, params))) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_detail(phone, obs, params["name"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        c = only(phone, params["name"])
+        assert c is not None
+        last = c["phones"][-1][0]
+        if find(obs, text=last) is None:
+            return click_or_scroll(phone, obs, text=last)
+        return answer(str(self.count(phone, params)))
+
+
+@register_task
+class QueryFavoriteAtCompany(TaskTemplate):
+    name = "contacts_query_favorite_at_company"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Which of my favorite contacts works at {company}? Answer with their name."
+    goal_phrasings = ("Among the people at {company} in my contacts, who is starred?",
+                      "Could you tell me which {company} contact I marked as a favorite?",
+                      "Starred contact at {company}?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        team = [f"{f} {la}" for f, la in people(rng, 3)]
+        return {"company": rng.choice(COMPANIES), "team": team, "favorite": rng.choice(team),
+                "numbers": [random_number(rng) for _ in team]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM data WHERE mimetype=? AND data1=?", (MIME_ORG, params["company"]))
+        for name, number in zip(params["team"], params["numbers"], strict=True):
+            first, last = name.split(" ", 1)
+            put_contact(phone, first, last, number=number, company=params["company"],
+                        starred=name == params["favorite"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["favorite"]) and \
+            not any(answer_matches(answer, n) for n in params["team"] if n != params["favorite"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_search(phone, obs, params["company"])
+        if step is not None:
+            return step
+        if find(obs, text=params["favorite"], resource_id="contact_row") is None:
+            return click_or_scroll(phone, obs, text=params["favorite"], resource_id="contact_row")
+        return answer(params["favorite"])
+
+
+@register_task
+class QueryTotalCount(TaskTemplate):
+    name = "contacts_query_total_count"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 1
+    optimal_steps = 3
+    goal_template = "How many contacts do I have in total? Answer with a number."
+    goal_phrasings = ("Tell me the total number of contacts on this phone.",
+                      "Could you check how many contacts are saved in my Contacts app?",
+                      "Total contact count?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"removed": rng.randint(0, 4)}
+
+    def setup(self, phone: Phone, params: dict[str, Any], rng: random.Random | None = None) -> None:
+        # a few contacts were deleted earlier: still rows in raw_contacts, but not contacts any more
+        assert rng is not None
+        ids = [c["_id"] for c in live_contacts(phone)]
+        for cid in rng.sample(ids, params["removed"]):
+            phone.execute("UPDATE raw_contacts SET deleted=1 WHERE _id=?", (cid,))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer_matches(answer, str(len(live_contacts(phone)))) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_main(phone, obs)
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return answer(str(len(live_contacts(phone))))
+
+
+@register_task
+class QueryCompanyByNumber(TaskTemplate):
+    name = "contacts_query_company_by_number"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "I got a call from {number}. Which company does that contact work for?"
+    goal_phrasings = ("Look up who has the number {number} in my contacts and tell me their company.",
+                      "Could you check which company the contact with phone number {number} is from?",
+                      "Company of the contact with number {number}?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (a1, a2), (b1, b2) = two_people(rng)
+        number = random_number(rng)
+        company, decoy_company = rng.sample(COMPANIES, 2)
+        return {"name": f"{a1} {a2}", "number": number, "company": company, "decoy": f"{b1} {b2}",
+                "decoy_number": similar_number(rng, number), "decoy_company": decoy_company}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key, num in (("decoy", "decoy_number"), ("name", "number")):
+            remove_contacts_with_number(phone, params[num])
+            remove_contacts_named(phone, params[key])
+        for key, num, company in (("decoy", "decoy_number", "decoy_company"), ("name", "number", "company")):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=params[num], company=params[company])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["company"]) and not answer_matches(answer, params["decoy_company"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        cid = find_contacts(phone, params["name"])[0]
+        step = leave_edit(phone, obs) or to_entry(phone, obs, params["name"], cid, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return answer(params["company"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import re
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 from typing import Any, ClassVar
 
 from droidverify.actions.model import Action
@@ -1112,3 +1113,689 @@ class QueryLatestInCategory(TaskTemplate):
             return Action(action_type="scroll", direction="up")
         names = self._latest(phone, params)
         return answer(names[0] if names else "none")
+
+
+# ---- more kinds of task: bulk and comparative edits, read-then-act, merges, ranges, comparisons ---------
+def items_in(category: str) -> list[str]:
+    """The planted item names of one category (ITEMS order)."""
+    return [n for n, c in ITEMS if c == category]
+
+
+def row_of(name: str, cents: int) -> dict[str, Any]:
+    """Criteria of the list row of one expense (its label ends with the amount)."""
+    return {"text": name, "text_contains": f"| {format_money(cents)}", "resource_id": "expense_item"}
+
+
+def on_screen(phone: Phone, name: str, **args: Any) -> bool:
+    """Whether the Expenses app shows screen ``name`` (with these args) and no dialog or menu."""
+    scr = phone.screen
+    return (phone.foreground == APP and scr is not None and scr.name == name and phone.dialog is None
+            and not phone.menu_open and all(scr.args.get(k) == v for k, v in args.items()))
+
+
+def confirming(phone: Phone, expense_ids: Any) -> bool:
+    """Whether the delete-confirmation dialog of one of ``expense_ids`` is open."""
+    dlg = phone.dialog
+    return phone.foreground == APP and dlg is not None and dlg.name == "confirm" \
+        and dlg.data.get("args", {}).get("expense_id") in expense_ids
+
+
+def filtered_list(phone: Phone, obs: Observation, category: str) -> Action | None:
+    """Next action toward the main list filtered by ``category``; None once there."""
+    dlg, scr = phone.dialog, phone.screen
+    if phone.foreground == APP and dlg is not None and dlg.name == "choice" and scr is not None \
+            and scr.name == "main":
+        return click_in(obs, "dialog", text=category) or BACK
+    step = navigate(phone, obs, APP, [("main", None)]) or dismiss_popups(phone)
+    if step is not None:
+        return step
+    assert scr is not None
+    if scr.state.get("category") != category:
+        return click(obs, desc="Filter") or BACK
+    return None
+
+
+def same_but(old: tuple, new: tuple, **changed: Any) -> bool:
+    """Whether EXPENSE_SQL row ``new`` equals ``old`` except for the named columns, which hold these values."""
+    cols = {"name": 1, "cents": 2, "category": 3, "note": 4, "day": 5}
+    want = list(old)
+    for col, value in changed.items():
+        want[cols[col]] = value
+    got = list(new)
+    got[1], want[1] = got[1].strip(), want[1].strip()
+    got[4], want[4] = got[4].strip(), want[4].strip()
+    return got == want
+
+
+@register_task
+class RecategorizeAllNamed(TaskTemplate):
+    name = "expenses_recategorize_all_named"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 19
+    goal_template = ("Every expense named exactly \"{name}\" is in the wrong category. Move all of them to "
+                     "{new_category} in Expenses.")
+    goal_phrasings = (
+        "Could you recategorise each \"{name}\" entry in the Expenses app as {new_category}? Only that exact name.",
+        "All my \"{name}\" expenses belong under {new_category}; please fix every one of them.",
+        "Expenses: set the category of every \"{name}\" to {new_category}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        n = rng.randint(2, 3)
+        cents = rng.sample([c for c in (parse_money(a) for a in AMOUNTS) if c is not None], n + 1)
+        days = [(TODAY - timedelta(days=d)).isoformat() for d in sorted(rng.sample(range(21), n))]
+        return {"name": name, "category": cat, "new_category": rng.choice([c for c in CATEGORIES if c != cat]),
+                "amounts": [dollars(c) for c in cents[:n]], "days": days,
+                "decoy": name + rng.choice(DECOY_SUFFIXES), "decoy_amount": dollars(cents[n])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM expense WHERE name IN (?, ?)", (params["name"], params["decoy"]))
+        for amount, day in zip(params["amounts"], params["days"]):
+            add_expense(phone, params["name"], parse_money(amount) or 0, params["category"],
+                        datetime.fromisoformat(day).replace(hour=12, minute=30))
+        plant(phone, params["decoy"], parse_money(params["decoy_amount"]) or 0, params["category"],
+              params["days"][-1])
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        return {r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[1] == params["name"]}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not removed and {old[0] for old, _ in changed} == self.targets(phone, params) and all(
+            same_but(old, new, category=params["new_category"]) for old, new in changed)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        ids, new = self.targets(phone, params), params["new_category"]
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "edit" and scr.args.get("expense_id") in ids:
+            return fill_form(phone, obs, category=new)
+        todo = [e for e in expenses(phone, "e.name = ?", (params["name"],))
+                if e["expense_id"] in ids and e["category"] != new]
+        if not todo:
+            return COMPLETE
+        if any(on_screen(phone, "detail", expense_id=e["expense_id"]) for e in todo):
+            return click(obs, resource_id="btn_edit") or BACK
+        e = todo[0]
+        return open_expense(phone, obs, e["expense_id"], e["name"], e["amount_cents"]) or \
+            click(obs, resource_id="btn_edit") or BACK
+
+
+@register_task
+class MergeTwoEntries(TaskTemplate):
+    name = "expenses_merge_two_entries"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 11
+    goal_template = ("I paid for \"{name}\" in two parts and logged both. Merge them in Expenses: give the one "
+                     "dated {day_text} the total of both amounts and delete the other one.")
+    goal_phrasings = (
+        ("Could you combine my two \"{name}\" expenses into one? Keep the {day_text} entry with the sum of the "
+         "two, and remove the second entry."),
+        ("\"{name}\" shows up twice because I paid in two instalments. Make the {day_text} one the full amount "
+         "and delete the other."),
+        "Expenses: merge the two \"{name}\" entries into the one from {day_text} (amount = both added up).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        c1 = pick_cents(rng)
+        c2 = pick_cents(rng, avoid=c1)
+        d1, d2 = (TODAY - timedelta(days=d) for d in rng.sample(range(1, 21), 2))
+        return {"name": name, "category": cat, "amount": dollars(c1), "day": d1.isoformat(), "day_text": day_text(d1),
+                "other_amount": dollars(c2), "other_day": d2.isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM expense WHERE name=?", (params["name"],))
+        for amount, day in ((params["amount"], params["day"]), (params["other_amount"], params["other_day"])):
+            add_expense(phone, params["name"], parse_money(amount) or 0, params["category"],
+                        datetime.fromisoformat(day).replace(hour=12, minute=30))
+
+    def ids(self, phone: Phone, params: dict[str, Any]) -> tuple[int, int]:
+        rows = [r for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[1] == params["name"]]
+        keep = next(r[0] for r in rows if r[5] == params["day"])
+        other = next(r[0] for r in rows if r[5] == params["other_day"])
+        return keep, other
+
+    def total(self, params: dict[str, Any]) -> int:
+        return (parse_money(params["amount"]) or 0) + (parse_money(params["other_amount"]) or 0)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        keep, other = self.ids(phone, params)
+        ok = not added and [r[0] for r in removed] == [other] and len(changed) == 1 and changed[0][0][0] == keep \
+            and same_but(changed[0][0], changed[0][1], cents=self.total(params))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        keep, other = self.ids(phone, params)
+        total, name = self.total(params), params["name"]
+        if confirming(phone, (other,)):
+            return click_in(obs, "dialog", text="Delete", resource_id="button1") or BACK
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "edit" and scr.args.get("expense_id") == keep:
+            return fill_form(phone, obs, cents=total)
+        rows = {e["expense_id"]: e for e in expenses(phone, "e.name = ?", (name,))}
+        if keep in rows and rows[keep]["amount_cents"] != total:
+            return open_expense(phone, obs, keep, name, rows[keep]["amount_cents"]) or \
+                click(obs, resource_id="btn_edit") or BACK
+        if other in rows:
+            return open_expense(phone, obs, other, name, rows[other]["amount_cents"]) or \
+                click(obs, resource_id="btn_delete") or BACK
+        return COMPLETE
+
+
+FIX_NOTES = ("actual charge was ${real}", "refund applied, paid ${real}", "correct amount: ${real}",
+             "receipt says ${real}")
+
+
+@register_task
+class FixAmountFromNote(DecoyTemplate):
+    name = "expenses_fix_amount_from_note"
+    complexity = 2
+    optimal_steps = 8
+    goal_template = ("The note on my \"{name}\" expense says what I was really charged. Set its amount to that "
+                     "figure and clear the note.")
+    goal_phrasings = (
+        ("Could you open \"{name}\" in Expenses, change the amount to the one written in its note, and then "
+         "delete the note text?"),
+        "My \"{name}\" expense has the right price in its note. Put that price in the amount field and empty the note.",
+        "Expenses: \"{name}\" amount := the figure in its note; note := empty.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = super().generate_params(rng)
+        real = pick_cents(rng, avoid=parse_money(p["amount"]))
+        other = pick_cents(rng, avoid=real)
+        p.update(real_amount=dollars(real), note=rng.choice(FIX_NOTES).format(real=dollars(real)),
+                 decoy_note=rng.choice(FIX_NOTES).format(real=dollars(other)))
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        day = (date.fromisoformat(params["day"]) - timedelta(days=1)).isoformat()
+        plant(phone, params["decoy"], parse_money(params["decoy_amount"]) or 0, params["category"], day,
+              params["decoy_note"])
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"],
+              params["note"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        eid, _ = self.target(phone, params)
+        ok = not added and not removed and len(changed) == 1 and changed[0][0][0] == eid and same_but(
+            changed[0][0], changed[0][1], cents=parse_money(params["real_amount"]), note="")
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        eid, name = self.target(phone, params)
+        real = parse_money(params["real_amount"])
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "edit" and scr.args.get("expense_id") == eid \
+                and phone.dialog is None and parse_money(scr.fields.get("amount", "")) == real \
+                and scr.fields.get("note", "").strip():
+            i = find(obs, editable=True, resource_id="edt_note")
+            return Action(action_type="clear_text", index=i) if i is not None else BACK
+        return edit_form(phone, obs, eid, name, cents=real)
+
+
+@register_task
+class DeleteLargestInCategory(TaskTemplate):
+    name = "expenses_delete_largest_in_category"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("My most expensive {category} purchase this month was refunded. Delete that expense from "
+                     "Expenses, and nothing else.")
+    goal_phrasings = (
+        "Could you find the priciest {category} expense of this month in the Expenses app and delete it?",
+        "Remove this month's largest {category} expense; I got my money back for it.",
+        "Expenses: delete the biggest {category} entry from the current month.",
+    )
+    CATS: ClassVar[tuple[str, ...]] = tuple(c for c in CATEGORIES if len(items_in(c)) >= 2)
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cat = rng.choice(self.CATS)
+        name, decoy = rng.sample(items_in(cat), 2)
+        day = TODAY - timedelta(days=rng.randint(1, 13))
+        old = date(2024, 9, rng.randint(3, 28))
+        return {"category": cat, "name": name, "amount": rng.choice(("89.90", "120.00", "145.60", "64.00")),
+                "day": day.isoformat(), "decoy": decoy, "decoy_amount": rng.choice(("239.00", "265.50", "299.99")),
+                "decoy_day": old.isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # a bigger one last month: "largest ever" is not "largest this month"
+        plant(phone, params["decoy"], parse_money(params["decoy_amount"]) or 0, params["category"],
+              params["decoy_day"])
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> list[tuple]:
+        month = TODAY.isoformat()[:7]
+        rows = [r for r in baseline_rows(phone, self, params, EXPENSE_SQL)
+                if r[3] == params["category"] and r[5][:7] == month]
+        top = max(r[2] for r in rows)
+        return [r for r in rows if r[2] == top]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not changed and len(removed) == 1 and removed[0][0] in {
+            r[0] for r in self.targets(phone, params)}
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        row = self.targets(phone, params)[0]
+        eid = row[0]
+        if confirming(phone, (eid,)):
+            return click_in(obs, "dialog", text="Delete", resource_id="button1") or BACK
+        if on_screen(phone, "detail", expense_id=eid):
+            return click(obs, resource_id="btn_delete") or BACK
+        return filtered_list(phone, obs, params["category"]) or click_or_scroll(phone, obs, **row_of(row[1], row[2]))
+
+
+@register_task
+class AddOnSameDayAs(TaskTemplate):
+    name = "expenses_add_on_same_day_as"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 14
+    goal_template = ("I also bought \"{name}\" for ${amount} ({category}) on the same day as my \"{ref}\" expense. "
+                     "Add it to Expenses with that date.")
+    goal_phrasings = (
+        "Could you log \"{name}\", ${amount}, {category}, dated the same day as the \"{ref}\" expense?",
+        ("Add a {category} expense \"{name}\" of ${amount}. It happened on the day I bought \"{ref}\", so use "
+         "that date."),
+        "Expenses: new \"{name}\" ${amount} ({category}), same date as \"{ref}\".",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (name, cat), (ref, ref_cat) = rng.sample(ITEMS, 2)
+        day = TODAY - timedelta(days=rng.randint(3, 40))
+        return {"name": name, "amount": dollars(pick_cents(rng)), "category": cat, "ref": ref,
+                "ref_category": ref_cat, "ref_amount": dollars(pick_cents(rng)), "ref_day": day.isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM expense WHERE name=?", (params["name"],))
+        plant(phone, params["ref"], parse_money(params["ref_amount"]) or 0, params["ref_category"],
+              params["ref_day"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = len(added) == 1 and not removed and not changed and row_is(
+            added[0], params["name"], parse_money(params["amount"]) or 0, params["category"], params["ref_day"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "edit" and scr.args.get("expense_id") is None:
+            return fill_form(phone, obs, name=params["name"], cents=parse_money(params["amount"]),
+                             category=params["category"], day=date.fromisoformat(params["ref_day"]))
+        step = main_screen(phone, obs)
+        if step is not None:
+            return step
+        ref = {"text": params["ref"], "resource_id": "expense_item"}  # read its day off the list first
+        if find(obs, **ref) is None:
+            return scroll_toward(phone, obs, **ref) or click(obs, desc="Add expense") or BACK
+        return click(obs, desc="Add expense") or BACK
+
+
+@register_task
+class DeleteCategoryOnDay(TaskTemplate):
+    name = "expenses_delete_category_on_day"
+    apps = ("Expenses",)
+    complexity = 2
+    optimal_steps = 7
+    goal_template = ("Delete all my {category} expenses from {day_text} in Expenses; keep that day's other "
+                     "expenses and every other day as they are.")
+    goal_phrasings = (
+        "Could you remove every {category} entry dated {day_text}? Nothing else should be deleted.",
+        "The {category} purchases I logged for {day_text} were all mistakes. Please delete just those.",
+        "Expenses: delete {day_text}'s {category} expenses (only that category, only that day).",
+    )
+    CATS: ClassVar[tuple[str, ...]] = tuple(c for c in CATEGORIES if len(items_in(c)) >= 3)
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cat = rng.choice(self.CATS)
+        names = rng.sample(items_in(cat), 3)
+        other, other_cat = rng.choice([(n, c) for n, c in ITEMS if c != cat])
+        cents = rng.sample([c for c in (parse_money(a) for a in AMOUNTS) if c is not None], 4)
+        day = TODAY - timedelta(days=rng.randint(2, 20))
+        return {"category": cat, "day": day.isoformat(), "day_text": day_text(day), "names": names[:2],
+                "amounts": [dollars(c) for c in cents[:2]], "neighbour": names[2], "neighbour_amount": dollars(cents[2]),
+                "neighbour_day": (day - timedelta(days=rng.choice((-1, 1)))).isoformat(), "other": other,
+                "other_category": other_cat, "other_amount": dollars(cents[3])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        p = params
+        plant(phone, p["neighbour"], parse_money(p["neighbour_amount"]) or 0, p["category"], p["neighbour_day"])
+        plant(phone, p["other"], parse_money(p["other_amount"]) or 0, p["other_category"], p["day"])
+        for name, amount in zip(p["names"], p["amounts"]):
+            plant(phone, name, parse_money(amount) or 0, p["category"], p["day"])
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        return {r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL)
+                if r[3] == params["category"] and r[5] == params["day"]}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not changed and {r[0] for r in removed} == self.targets(phone, params) \
+            and len(removed) == len(self.targets(phone, params))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        ids = self.targets(phone, params)
+        if confirming(phone, ids):
+            return click_in(obs, "dialog", text="Delete", resource_id="button1") or BACK
+        if any(on_screen(phone, "detail", expense_id=i) for i in ids):
+            return click(obs, resource_id="btn_delete") or BACK
+        step = main_screen(phone, obs)
+        if step is not None:
+            return step
+        left = [e for e in expenses(phone) if e["expense_id"] in ids]
+        if not left:
+            return COMPLETE
+        # a row told apart by name and amount (prefer one no other expense shares)
+        left.sort(key=lambda e: len(expenses(phone, "e.name = ? AND e.amount_cents = ?",
+                                             (e["name"], e["amount_cents"]))))
+        crit = row_of(left[0]["name"], left[0]["amount_cents"])
+        i = find(obs, **crit)
+        if i is not None:
+            return Action(action_type="long_press", index=i)  # delete straight from the list
+        return click_or_scroll(phone, obs, **crit)
+
+
+@register_task
+class SwapAmounts(TaskTemplate):
+    name = "expenses_swap_amounts"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("I mixed up the amounts of \"{name1}\" and \"{name2}\" in Expenses: each shows the other's "
+                     "price. Swap their amounts.")
+    goal_phrasings = (
+        "Could you swap the prices of my \"{name1}\" and \"{name2}\" expenses? I typed them the wrong way round.",
+        "\"{name2}\" has the amount that belongs to \"{name1}\" and vice versa. Please exchange them.",
+        "Expenses: exchange the amounts of \"{name1}\" and \"{name2}\".",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (n1, c1), (n2, c2) = rng.sample(ITEMS, 2)
+        a1 = pick_cents(rng)
+        a2 = pick_cents(rng, avoid=a1)
+        d1, d2 = (TODAY - timedelta(days=d) for d in rng.sample(range(25), 2))
+        return {"name1": n1, "category1": c1, "amount1": dollars(a1), "day1": d1.isoformat(),
+                "name2": n2, "category2": c2, "amount2": dollars(a2), "day2": d2.isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i in (1, 2):
+            plant(phone, params[f"name{i}"], parse_money(params[f"amount{i}"]) or 0, params[f"category{i}"],
+                  params[f"day{i}"])
+
+    def wants(self, phone: Phone, params: dict[str, Any]) -> list[tuple[int, str, int]]:
+        """(id, name, wanted cents) of both."""
+        base = {r[1]: r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL)}
+        return [(base[params["name1"]], params["name1"], parse_money(params["amount2"]) or 0),
+                (base[params["name2"]], params["name2"], parse_money(params["amount1"]) or 0)]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        want = {eid: cents for eid, _, cents in self.wants(phone, params)}
+        ok = not added and not removed and len(changed) == 2 and all(
+            old[0] in want and same_but(old, new, cents=want[old[0]]) for old, new in changed)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        wants = self.wants(phone, params)
+        scr = phone.screen
+        for eid, name, cents in wants:
+            if phone.foreground == APP and scr is not None and scr.name == "edit" and scr.args.get("expense_id") == eid:
+                return fill_form(phone, obs, cents=cents)
+        for eid, name, cents in wants:
+            e = expenses(phone, "expense_id = ?", (eid,))
+            if e and e[0]["amount_cents"] != cents:
+                return edit_form(phone, obs, eid, name, cents=cents)
+        return COMPLETE
+
+
+# ---- more queries ---------------------------------------------------------------------------------------
+@register_task
+class QueryMonthDifference(TaskTemplate):
+    name = "expenses_query_month_difference"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("What is the difference between my total spending in {month1} {year} and in {month2} {year}? "
+                     "Use the Expenses app.")
+    goal_phrasings = (
+        "By how much did my {month2} {year} spending differ from {month1} {year}?",
+        "Could you compare my {month1} and {month2} {year} totals in Expenses and tell me the gap between them?",
+        "Spending gap, {month1} {year} vs {month2} {year}?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        m1, m2 = rng.choice(((7, 8), (7, 9), (8, 9)))
+        return {"month1": _month_name(m1), "month1_num": m1, "month2": _month_name(m2), "month2_num": m2,
+                "year": 2024}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        pass
+
+    def _diff(self, phone: Phone, params: dict[str, Any]) -> int:
+        a, b = (sum(e["amount_cents"] for e in month_expenses(phone, params["year"], params[k]))
+                for k in ("month1_num", "month2_num"))
+        return abs(a - b)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if money_matches(answer, self._diff(phone, params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        # Statistics opens on this month; going back to the earlier month passes the later one
+        return stats_screen(phone, obs, params["year"], params["month1_num"]) or \
+            answer(format_money(self._diff(phone, params)))
+
+
+@register_task
+class QueryCategoryAverage(StatsQuery):
+    name = "expenses_query_category_average"
+    optimal_steps = 6
+    goal_template = ("On average, how much did one {category} expense cost me in {month} {year}? Use the "
+                     "Expenses app.")
+    goal_phrasings = (
+        "What was the average amount of my {category} expenses in {month} {year}?",
+        "Could you work out from Expenses my mean {category} purchase in {month} {year}?",
+        "Average {category} expense, {month} {year}?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        m = rng.choice(self.months)
+        cat = rng.choice([c for c in CATEGORIES if len(items_in(c)) >= 2])
+        names = rng.sample(items_in(cat), 2)
+        return {"month": _month_name(m), "month_num": m, "year": 2024, "category": cat, "names": names,
+                "amounts": [dollars(pick_cents(rng)) for _ in names], "days": sorted(rng.sample(range(1, 29), 2))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # two purchases in that category that month, so there is something to average
+        for name, amount, d in zip(params["names"], params["amounts"], params["days"]):
+            plant(phone, name, parse_money(amount) or 0, params["category"],
+                  date(params["year"], params["month_num"], d).isoformat())
+
+    def _sum_count(self, phone: Phone, params: dict[str, Any]) -> tuple[int, int]:
+        items = self.items(phone, params, params["category"])
+        return sum(e["amount_cents"] for e in items), len(items)
+
+    def check(self, phone: Phone, params: dict[str, Any], text: str) -> bool:
+        total, n = self._sum_count(phone, params)
+        nums = [n_.replace(",", "") for n_ in NUMBER.findall(text)]
+        if not n or not nums or len(nums) > 3:
+            return False
+        # rounded, truncated or rounded up to the cent (|answer - total / n| under one cent)
+        return any(abs(Decimal(x) * 100 * n - total) < n for x in nums)
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        total, n = self._sum_count(phone, params)
+        return format_money(int(total / n + 0.5))
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = stats_screen(phone, obs, params["year"], params["month_num"])
+        if step is not None:
+            return step
+        row = {"text": params["category"], "resource_id": "category_total"}
+        if find(obs, **row) is None:
+            return scroll_toward(phone, obs, **row) or answer(self.expected(phone, params))
+        return answer(self.expected(phone, params))
+
+
+@register_task
+class QueryCheapestInCategory(TaskTemplate):
+    name = "expenses_query_cheapest_in_category"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "What is the cheapest {category} expense I have logged in Expenses? Answer with its name."
+    goal_phrasings = (
+        "Which of my {category} expenses cost the least? Give its name.",
+        "Could you look through my {category} purchases in the Expenses app and tell me which one was the cheapest?",
+        "Lowest-priced {category} expense (name)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cat = rng.choice(CATEGORIES)
+        day = TODAY - timedelta(days=rng.randint(1, 60))
+        return {"category": cat, "name": rng.choice(items_in(cat)), "amount": dollars(pick_cents(rng)),
+                "day": day.isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # at least one expense in the category; whether it is the cheapest depends on the seed
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def _ranked(self, phone: Phone, params: dict[str, Any]) -> tuple[list[dict], list[dict]]:
+        """(cheapest expenses, the others) in the category, newest first."""
+        items = expenses(phone, "c.name = ?", (params["category"],))
+        low = min(e["amount_cents"] for e in items)
+        return [e for e in items if e["amount_cents"] == low], [e for e in items if e["amount_cents"] != low]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        low, rest = self._ranked(phone, params)
+        right = {e["name"] for e in low}
+        if answer is None or not any(answer_matches(answer, n) for n in right):
+            return 0.0
+        # naming pricier ones too (hedging) fails, unless that name is part of a right one
+        others = {e["name"] for e in rest} - right
+        others = {n for n in others if not any(answer_matches(r, n) for r in right)}
+        return 0.0 if any(answer_matches(answer, n) for n in others) else 1.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = filtered_list(phone, obs, params["category"])
+        if step is not None:
+            return step
+        e = self._ranked(phone, params)[0][-1]
+        crit = row_of(e["name"], e["amount_cents"])
+        if find(obs, **crit) is None:
+            return scroll_toward(phone, obs, **crit) or answer(e["name"])
+        return answer(e["name"])
+
+
+@register_task
+class QueryWhichCostMore(TaskTemplate):
+    name = "expenses_query_which_cost_more"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 1
+    optimal_steps = 7
+    goal_template = "Which cost me more, \"{name1}\" or \"{name2}\"? Check Expenses and answer with the expense name."
+    goal_phrasings = (
+        "Between \"{name1}\" and \"{name2}\", which expense was pricier?",
+        "Could you look up \"{name1}\" and \"{name2}\" in the Expenses app and tell me which was more expensive?",
+        "More expensive of \"{name1}\" / \"{name2}\"?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (n1, c1), (n2, c2) = rng.sample(ITEMS, 2)
+        a1 = pick_cents(rng)
+        a2 = pick_cents(rng, avoid=a1)
+        return {"name1": n1, "category1": c1, "amount1": dollars(a1),
+                "day1": (TODAY - timedelta(days=rng.randint(0, 10))).isoformat(),
+                "name2": n2, "category2": c2, "amount2": dollars(a2),
+                "day2": (TODAY - timedelta(days=rng.randint(15, 45))).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i in (1, 2):
+            plant(phone, params[f"name{i}"], parse_money(params[f"amount{i}"]) or 0, params[f"category{i}"],
+                  params[f"day{i}"])
+
+    def _ranked(self, phone: Phone, params: dict[str, Any]) -> list[str]:
+        """The two names, pricier first (as the app holds them now)."""
+        cents = {}
+        for i in (1, 2):
+            e = find_expense(phone, params[f"name{i}"])
+            cents[params[f"name{i}"]] = e["amount_cents"] if e else -1
+        return sorted(cents, key=lambda n: -cents[n])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        win, lose = self._ranked(phone, params)
+        return 1.0 if answer_matches(answer, win) and not answer_matches(answer, lose) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = main_screen(phone, obs)
+        if step is not None:
+            return step
+        older = {"text": params["name2"], "resource_id": "expense_item"}
+        if find(obs, **older) is None:
+            return scroll_toward(phone, obs, **older) or answer(self._ranked(phone, params)[0])
+        return answer(self._ranked(phone, params)[0])
+
+
+@register_task
+class QuerySpentSince(TaskTemplate):
+    name = "expenses_query_spent_since"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "How much have I spent in total since {day_text} (that day included)? Use the Expenses app."
+    goal_phrasings = (
+        "What do my expenses add up to from {day_text} through today?",
+        "Could you add up everything I've logged in Expenses since {day_text}, including that day?",
+        "Total spending {day_text} to today?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        day = TODAY - timedelta(days=rng.randint(5, 30))
+        return {"day": day.isoformat(), "day_text": day_text(day), "name": name, "category": cat,
+                "amount": dollars(pick_cents(rng))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # something on the first day, so its header marks where the range starts
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def _cents(self, phone: Phone, params: dict[str, Any]) -> int:
+        day = date.fromisoformat(params["day"])
+        return sum(e["amount_cents"] for e in expenses(phone) if e["date"].date() >= day)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if money_matches(answer, self._cents(phone, params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = main_screen(phone, obs)
+        if step is not None:
+            return step
+        header = {"text": day_label(date.fromisoformat(params["day"])), "resource_id": "date_header"}
+        if find(obs, **header) is None:
+            return scroll_toward(phone, obs, **header) or answer(format_money(self._cents(phone, params)))
+        return answer(format_money(self._cents(phone, params)))

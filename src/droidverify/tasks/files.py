@@ -989,3 +989,619 @@ class MoveFolder(TaskTemplate):
             return COMPLETE
         return transfer_action(phone, obs, [f"{ROOT}/{params['folder']}/{params['folder_name']}"],
                                f"{ROOT}/{params['dest']}", "move")
+
+
+# ---- folder housekeeping, multi-step reorganisation, search and comparison questions -------------------
+def files_in(phone: Phone, folder: str) -> list[storage.FileEntry]:
+    """The (non-hidden) files, not folders, directly in ``folder`` (absolute)."""
+    return [e for e in storage.list_dir(phone, folder) if not e.is_dir]
+
+
+def baseline_children(phone: Phone, template: TaskTemplate, params: dict[str, Any], folder: str,
+                      sql: str = FILES_SQL) -> list[tuple]:
+    """Starting rows of ``sql`` (path first) directly inside ``folder``."""
+    return [r for r in baseline_rows(phone, template, params, sql) if posixpath.dirname(r[0]) == folder]
+
+
+def searching(phone: Phone, obs: Observation, query: str) -> Action | None:
+    """Next action toward the search screen showing results for ``query``; None once there."""
+    if phone.foreground != APP:
+        return open_app(phone, APP)
+    scr = phone.screen
+    assert scr is not None
+    if phone.dialog is not None or phone.menu_open:
+        return BACK
+    if scr.name == "search":
+        if scr.fields.get("query", "") != query:
+            return type_in(obs, query, resource_id="search_src_text") or BACK
+        return None
+    if scr.name == "main" and not scr.state.get("selected"):
+        return click(obs, desc="Search") or BACK
+    return BACK
+
+
+@register_task
+class DeleteEmptyFolders(TaskTemplate):
+    name = "files_delete_empty_folders"
+    apps = ("Files",)
+    complexity = 2
+    optimal_steps = 8
+    goal_template = ("Using Files, delete every empty folder (0 items) directly inside Documents; folders "
+                     "that contain anything must stay.")
+    goal_phrasings = (
+        "Clean up Documents: remove the folders in it that are empty, and keep every folder that has files.",
+        "Could you get rid of the empty folders in my Documents folder? Don't touch folders with stuff inside.",
+        "In the Files app, find the folders in Documents showing 0 items and delete them (only those).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        empty = rng.sample(("Temp", "New folder", "Untitled", "Old exports", "Camera uploads"), rng.randint(2, 3))
+        full = rng.sample(("Scans", "Contracts", "Letters", "Manuals"), 2)
+        return {"empty": sorted(empty), "full": [[f, rng.choice(("page_1.pdf", "notes.txt", "photo.jpg"))]
+                                                 for f in full]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for name in params["empty"]:
+            storage.mkdir(phone, f"{ROOT}/Documents/{name}", exist_ok=True)
+        for i, (folder, f) in enumerate(params["full"]):  # look-alike folders holding one file each
+            plant(phone, f"Documents/{folder}", f, 20_000 + 4_001 * i, days_ago=30 + i)
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> list[str]:
+        rows = baseline_rows(phone, self, params, FILES_SQL)
+        parents = {posixpath.dirname(r[0]) for r in rows}
+        return sorted(r[0] for r in baseline_children(phone, self, params, f"{ROOT}/Documents")
+                      if r[1] and r[0] not in parents)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = self.targets(phone, params)
+        return 1.0 if want and changed_exactly(phone, self, params, want, []) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return delete_action(phone, obs, [p for p in self.targets(phone, params) if storage.exists(phone, p)])
+
+
+MERGE_PAIRS = (("Scans", "Scans (2)"), ("Receipts", "Receipts old"), ("Wallpapers", "Wallpapers new"),
+               ("Contracts", "Contracts copy"))
+MERGE_FILES = ("page_01.pdf", "page_02.pdf", "page_03.pdf", "page_04.pdf", "summary.txt", "photo_front.jpg",
+               "photo_back.jpg")
+
+
+@register_task
+class MergeFolders(TaskTemplate):
+    name = "files_merge_folders"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 15
+    goal_template = ("In Documents, move everything from the folder \"{src_name}\" into the folder "
+                     "\"{dest_name}\", then delete the emptied \"{src_name}\" folder.")
+    goal_phrasings = (
+        ("Merge \"{src_name}\" into \"{dest_name}\" (both are in Documents): move its files over and delete "
+        "\"{src_name}\" once it's empty."),
+        ("Could you combine my Documents folders? Everything in \"{src_name}\" should go into \"{dest_name}\", "
+        "and \"{src_name}\" should be removed afterwards."),
+        "Using Files, empty \"{src_name}\" in Documents into \"{dest_name}\" and then delete \"{src_name}\".",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        dest, src = rng.choice(MERGE_PAIRS)
+        names = rng.sample(MERGE_FILES, 4)
+        n_src = rng.randint(1, 2)
+        return {"dest_name": dest, "src_name": src, "src_files": sorted(names[:n_src]),
+                "dest_files": sorted(names[n_src:])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, f in enumerate(params["dest_files"]):
+            plant(phone, f"Documents/{params['dest_name']}", f, 31_000 + 2_111 * i, days_ago=50 + i)
+        for i, f in enumerate(params["src_files"]):
+            plant(phone, f"Documents/{params['src_name']}", f, 47_000 + 3_917 * i, days_ago=10 + i)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        src, dst = f"{ROOT}/Documents/{params['src_name']}", f"{ROOT}/Documents/{params['dest_name']}"
+        rows = tree_rows(phone, self, params, src)
+        added = [(f"{dst}/{posixpath.basename(r[0])}", r[1], r[2]) for r in rows if r[0] != src]
+        return 1.0 if changed_exactly(phone, self, params, [r[0] for r in rows], added) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        src, dst = f"{ROOT}/Documents/{params['src_name']}", f"{ROOT}/Documents/{params['dest_name']}"
+        left = [f"{src}/{f}" for f in params["src_files"] if storage.exists(phone, f"{src}/{f}")]
+        if left:
+            return transfer_action(phone, obs, left, dst, "move")
+        return delete_action(phone, obs, [src])
+
+
+VERSIONED = (("Thesis_draft", ".docx", 40, 300), ("Lease_terms", ".pdf", 90, 900), ("Team_roster", ".xlsx", 10, 80),
+             ("Travel_plan", ".pdf", 60, 700), ("Wedding_speech", ".docx", 15, 120))
+
+
+@register_task
+class ReplaceOldVersion(TaskTemplate):
+    name = "files_replace_old_version"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 11
+    goal_template = ("In {folder}, replace {name} with its newer version {new_file}: delete the old {name}, "
+                     "then rename {new_file} to {name}.")
+    goal_phrasings = (
+        "{new_file} in {folder} is the updated {name}. Delete the old {name} and give {new_file} the name {name}.",
+        "Could you swap in the new version? In the {folder} folder, remove {name} and rename {new_file} to {name}.",
+        "Using Files: get rid of the outdated {name} in {folder}, then call {new_file} {name} instead.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        stem, ext, lo, hi = rng.choice(VERSIONED)
+        old = rng.randint(lo, hi) * 1000 + rng.randint(0, 999)
+        return {"folder": rng.choice(("Documents", "Download")), "name": stem + ext,
+                "new_file": f"{stem}_v2{ext}", "size": old, "new_size": old + rng.randint(3, 40) * 1000 + 517}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["folder"], params["name"], params["size"], days_ago=40)
+        plant(phone, params["folder"], params["new_file"], params["new_size"], days_ago=2)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        old, new = f"{ROOT}/{params['folder']}/{params['name']}", f"{ROOT}/{params['folder']}/{params['new_file']}"
+        new_size = next(r[2] for r in baseline_rows(phone, self, params, FILES_SQL) if r[0] == new)
+        # the old path is "removed" and "added" again, now with the new version's size: a changed row
+        a, r, c = files_diff(phone, self, params)
+        ok = not a and [x[0] for x in r] == [new] and [(o[0], n[2]) for o, n in c] == [(old, new_size)]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        old, new = f"{ROOT}/{params['folder']}/{params['name']}", f"{ROOT}/{params['folder']}/{params['new_file']}"
+        if storage.exists(phone, old) and storage.exists(phone, new):
+            return delete_action(phone, obs, [old])
+        return rename_action(phone, obs, new, params["name"])
+
+
+TYPED_SQL = "SELECT path, is_dir, size, mime FROM files ORDER BY path"
+
+
+@register_task
+class SortDownloadsByType(TaskTemplate):
+    name = "files_sort_downloads_by_type"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 17
+    goal_template = ("Tidy up Download with the Files app: move every image file to Pictures and every audio "
+                     "file to Music. Videos, documents and everything else stay in Download.")
+    goal_phrasings = (
+        ("Could you sort my downloads? Pictures (images) go to the Pictures folder, audio files go to Music, "
+        "and all other files remain in Download."),
+        ("In Files, move the images from Download into Pictures and the audio files from Download into Music; "
+        "leave the rest where it is."),
+        "Put each image in Download into Pictures and each sound/audio file into Music. Don't move anything else.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"image": [rng.choice(("scan_receipt.jpg", "meme.png", "ticket_qr.png", "profile_photo.jpg")),
+                          rng.randint(150, 2400) * 1000 + 37],
+                "audio": [rng.choice(("voice_note_0917.m4a", "ringtone_bells.mp3", "lecture_recording.mp3")),
+                          rng.randint(500, 9000) * 1000 + 81],
+                "video": [rng.choice(("birthday_video.mp4", "screen_recording.mp4", "dance_clip.mp4")),
+                          rng.randint(8, 60) * 1_000_000 + 5]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, key in enumerate(("image", "audio", "video")):
+            plant(phone, "Download", params[key][0], params[key][1], days_ago=3 + i)
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> list[tuple[str, str, int]]:
+        """(path, destination folder, size) of each starting image/audio file in Download."""
+        out = []
+        for r in baseline_children(phone, self, params, f"{ROOT}/Download", TYPED_SQL):
+            major = r[3].split("/")[0]
+            if not r[1] and major in ("image", "audio"):
+                out.append((r[0], f"{ROOT}/{'Pictures' if major == 'image' else 'Music'}", r[2]))
+        return out
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        t = self.targets(phone, params)
+        added = [(f"{d}/{posixpath.basename(p)}", 0, s) for p, d, s in t]
+        return 1.0 if t and changed_exactly(phone, self, params, [p for p, _, _ in t], added) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        for dest in (f"{ROOT}/Pictures", f"{ROOT}/Music"):
+            left = [p for p, d, _ in self.targets(phone, params) if d == dest and storage.exists(phone, p)]
+            if left:
+                return transfer_action(phone, obs, left, dest, "move")
+        return BACK
+
+
+GATHER = (("invoice", "Invoices", ("invoice_plumber.pdf", "Invoice_internet_May.pdf", "car_repair_invoice.jpg")),
+          ("ticket", "Tickets", ("ticket_museum.pdf", "bus_ticket.png", "Ferry_ticket_return.pdf")),
+          ("warranty", "Warranties", ("warranty_fridge.pdf", "Dishwasher_warranty.jpg", "laptop_warranty_card.pdf")))
+
+
+@register_task
+class GatherByKeyword(TaskTemplate):
+    name = "files_gather_by_keyword"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 19
+    goal_template = ("My {keyword} files are scattered over several folders. Move every file with \"{keyword}\" in "
+                     "its name into Documents/{dest_name}.")
+    goal_phrasings = (
+        ("Could you collect all files whose names contain \"{keyword}\", wherever they are, in the {dest_name} "
+        "folder inside Documents?"),
+        "Using Files, gather each file with \"{keyword}\" in the name (any folder) into Documents/{dest_name}.",
+        "Every file named with \"{keyword}\" belongs in Documents/{dest_name}; please move them all there.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        keyword, dest, names = rng.choice(GATHER)
+        picked = rng.sample(names, 2)
+        folders = rng.sample(("Download", "Pictures", "Documents"), 2)
+        return {"keyword": keyword, "dest_name": dest,
+                "plants": [[f, n, 70_000 + 20_011 * i] for i, (f, n) in enumerate(zip(folders, picked))]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        storage.mkdir(phone, f"{ROOT}/Documents/{params['dest_name']}", exist_ok=True)
+        for folder, name, size in params["plants"]:
+            plant(phone, folder, name, size, days_ago=14)
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> list[tuple]:
+        dest = f"{ROOT}/Documents/{params['dest_name']}"
+        return [r for r in baseline_rows(phone, self, params, FILES_SQL)
+                if not r[1] and params["keyword"] in posixpath.basename(r[0]).lower()
+                and not posixpath.basename(r[0]).startswith(".") and posixpath.dirname(r[0]) != dest]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        dest = f"{ROOT}/Documents/{params['dest_name']}"
+        rows = self.targets(phone, params)
+        added = [(f"{dest}/{posixpath.basename(r[0])}", 0, r[2]) for r in rows]
+        return 1.0 if rows and changed_exactly(phone, self, params, [r[0] for r in rows], added) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        left = sorted(r[0] for r in self.targets(phone, params) if storage.exists(phone, r[0]))
+        if not left:
+            return BACK
+        # one folder at a time: the one being browsed first, if it still holds some
+        scr = phone.screen
+        cur = scr.state.get("path") if phone.foreground == APP and scr is not None and scr.name == "main" else None
+        folder = cur if any(posixpath.dirname(p) == cur for p in left) else posixpath.dirname(left[0])
+        if phone.foreground == APP and scr is not None and scr.name == "picker":
+            folder = posixpath.dirname(scr.args.get("sources", left)[0])
+        group = [p for p in left if posixpath.dirname(p) == folder]
+        return transfer_action(phone, obs, group or left[:1], f"{ROOT}/Documents/{params['dest_name']}", "move")
+
+
+@register_task
+class MoveAndRename(PlantTemplate):
+    name = "files_move_and_rename"
+    complexity = 3
+    optimal_steps = 16
+    goal_template = "Move {name} from {folder} to {dest} and rename it to {new_name} there."
+    goal_phrasings = (
+        "Using Files, put {name} (currently in {folder}) into the {dest} folder, renamed to {new_name}.",
+        "Could you file {folder}/{name} under {dest} with the new name {new_name}?",
+        "{name} should end up in {dest} as {new_name}; it's in {folder} right now.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = super().generate_params(rng)
+        p["dest"] = rng.choice([d for d in DESTS if d != p["folder"]])
+        stem, ext = posixpath.splitext(p["name"])
+        p["new_name"] = stem.split("_")[0].lower() + rng.choice(("_archived", "_2024", "_signed", "_keep")) + ext
+        return p
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = (f"{ROOT}/{params['dest']}/{params['new_name']}", 0, params["size"])
+        return 1.0 if changed_exactly(phone, self, params, [self.src(params)], [want]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        src = self.src(params)
+        if storage.exists(phone, src):
+            return transfer_action(phone, obs, [src], f"{ROOT}/{params['dest']}", "move")
+        return rename_action(phone, obs, f"{ROOT}/{params['dest']}/{params['name']}", params["new_name"])
+
+
+@register_task
+class CreateFolderWithSubfolders(TaskTemplate):
+    name = "files_create_folder_with_subfolders"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 16
+    goal_template = ("In the {parent} folder, create a folder \"{folder_name}\" with two subfolders inside it: "
+                     "\"{sub1}\" and \"{sub2}\".")
+    goal_phrasings = (
+        ("Set up folders in {parent}: a new \"{folder_name}\" folder containing the subfolders \"{sub1}\" and "
+        "\"{sub2}\"."),
+        ("Could you make a folder \"{folder_name}\" in {parent} and, inside it, folders named \"{sub1}\" and "
+        "\"{sub2}\"?"),
+        "Using Files, create {parent}/{folder_name}/{sub1} and {parent}/{folder_name}/{sub2} (all new folders).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        sub1, sub2 = rng.sample(("2023", "2024", "Archive", "Drafts", "Shared", "Photos", "Bills"), 2)
+        return {"parent": rng.choice(("Documents", "Pictures", "Download")),
+                "folder_name": rng.choice(("Trips", "House", "Kids", "Finances", "Projects")), "sub1": sub1,
+                "sub2": sub2}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        path = f"{ROOT}/{params['parent']}/{params['folder_name']}"
+        if storage.exists(phone, path):
+            storage.delete(phone, path, recursive=True)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        top = f"{ROOT}/{params['parent']}/{params['folder_name']}"
+        want = [(top, 1, 0), (f"{top}/{params['sub1']}", 1, 0), (f"{top}/{params['sub2']}", 1, 0)]
+        return 1.0 if changed_exactly(phone, self, params, [], want) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        top = f"{ROOT}/{params['parent']}/{params['folder_name']}"
+        if not storage.exists(phone, top):
+            return new_folder_action(phone, obs, f"{ROOT}/{params['parent']}", params["folder_name"])
+        sub = params["sub1"] if not storage.exists(phone, f"{top}/{params['sub1']}") else params["sub2"]
+        return new_folder_action(phone, obs, top, sub)
+
+
+MONTHS_LONG = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+               "November", "December")
+
+
+@register_task
+class RenamePhotoFromDate(TaskTemplate):
+    name = "files_rename_photo_from_date"
+    apps = ("Files",)
+    complexity = 2
+    optimal_steps = 9
+    goal_template = "Rename the photo I took on {date_text} (it's in DCIM/Camera) to {new_name}."
+    goal_phrasings = (
+        "In DCIM/Camera there's one picture from {date_text}. Could you rename it {new_name}?",
+        "Using Files, give the camera photo dated {date_text} the name {new_name}.",
+        "Find my {date_text} photo in DCIM/Camera and call it {new_name}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        days = rng.randint(70, 150)
+        taken = (DEFAULT_NOW - timedelta(days=days)).replace(hour=rng.randint(8, 20), minute=rng.randint(0, 59),
+                                                             second=rng.randint(0, 59))
+        other = taken + timedelta(days=rng.choice((-1, 1)), hours=rng.randint(-3, 3), minutes=rng.randint(1, 50))
+        return {"taken": taken.isoformat(), "decoy": other.isoformat(),
+                "date_text": f"{MONTHS_LONG[taken.month - 1]} {taken.day}",
+                "new_name": rng.choice(("passport_photo.jpg", "parking_spot.jpg", "whiteboard_notes.jpg",
+                                        "new_sofa.jpg")),
+                "sizes": [rng.randint(1_900_000, 5_000_000), rng.randint(1_900_000, 5_000_000)]}
+
+    def photo(self, params: dict[str, Any], key: str = "taken") -> str:
+        return f"{ROOT}/DCIM/Camera/IMG_{datetime.fromisoformat(params[key]):%Y%m%d_%H%M%S}.jpg"
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        storage.seed_common_files(phone)
+        for key, size in zip(("taken", "decoy"), params["sizes"]):
+            storage.write_file(phone, self.photo(params, key), None, size=size,
+                               modified=datetime.fromisoformat(params[key]))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = (f"{ROOT}/DCIM/Camera/{params['new_name']}", 0, params["sizes"][0])
+        return 1.0 if changed_exactly(phone, self, params, [self.photo(params)], [want]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return rename_action(phone, obs, self.photo(params), params["new_name"])
+
+
+SEARCH_SETS = (("scan", "Old scans", ("scan_passport.pdf", "Scan_0012.jpg", "contract_scan.pdf", "ID_card_scan.png")),
+               ("backup", "Backups", ("contacts_backup.vcf", "Backup_photos.zip", "chat_backup_2024.db",
+                                      "notes_backup.txt")),
+               ("recipe", "Recipes", ("recipe_lasagna.pdf", "Recipe_cards.jpg", "grandmas_recipe.txt",
+                                      "recipe_curry.docx")))
+
+
+@register_task
+class QuerySearchCount(TaskTemplate):
+    name = "files_query_search_count"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("How many files on my phone have \"{keyword}\" in their name, counting every folder? "
+                     "Folders don't count. Answer with a number.")
+    goal_phrasings = (
+        "Count the files (not folders) anywhere in storage whose names contain \"{keyword}\".",
+        "Could you search my files for \"{keyword}\" and tell me how many files match? Ignore folders.",
+        "Number of files with \"{keyword}\" in the file name, across all folders?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        keyword, folder, names = rng.choice(SEARCH_SETS)
+        picked = rng.sample(names, rng.randint(2, 4))
+        places = ("Download", "Documents", "Pictures", f"Documents/{folder}")
+        return {"keyword": keyword, "folder": folder,
+                "plants": [[rng.choice(places), n, 30_000 + 9_973 * i] for i, n in enumerate(picked)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        storage.mkdir(phone, f"{ROOT}/Documents/{params['folder']}", exist_ok=True)  # a matching folder: no file
+        for folder, name, size in params["plants"]:
+            plant(phone, folder, name, size, days_ago=21)
+
+    def matches(self, phone: Phone, params: dict[str, Any]) -> list[storage.FileEntry]:
+        return [e for e in storage.search(phone, params["keyword"]) if not e.is_dir and not e.name.startswith(".")]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None or len(re.findall(r"\d+", answer)) != 1:
+            return 0.0
+        return 1.0 if answer_matches(answer, str(len(self.matches(phone, params)))) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = searching(phone, obs, params["keyword"])
+        if step is not None:
+            return step
+        names = [e.name for e in self.matches(phone, params)]
+        if names and find(obs, text=names[-1], resource_id="item") is None:
+            act = scroll_toward(phone, obs, text=names[-1], resource_id="item")
+            if act is not None:
+                return act
+        return answer(str(len(names)))
+
+
+@register_task
+class QueryBiggerFile(TaskTemplate):
+    name = "files_query_bigger_file"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "Which file is bigger: {name_a} in {folder_a} or {name_b} in {folder_b}? Answer with its name."
+    goal_phrasings = (
+        "Compare {name_a} ({folder_a}) with {name_b} ({folder_b}): which one takes more space?",
+        "Could you check which is larger, {folder_a}/{name_a} or {folder_b}/{name_b}? Tell me the file name.",
+        "Between {name_a} in {folder_a} and {name_b} in {folder_b}, which file is the largest?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a = rng.choice(PLANTS)
+        b = rng.choice([p for p in PLANTS if p[0] != a[0]])
+        size_a = rng.randint(200, 3000) * 1000 + rng.randint(0, 999)
+        size_b = int(size_a * rng.choice((rng.uniform(0.45, 0.85), rng.uniform(1.2, 2.2))))
+        return {"folder_a": a[0], "name_a": a[1], "size_a": size_a, "folder_b": b[0], "name_b": b[1],
+                "size_b": size_b}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["folder_a"], params["name_a"], params["size_a"], days_ago=5)
+        plant(phone, params["folder_b"], params["name_b"], params["size_b"], days_ago=8)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        paths = [f"{ROOT}/{params['folder_a']}/{params['name_a']}", f"{ROOT}/{params['folder_b']}/{params['name_b']}"]
+        if answer is None or not all(storage.exists(phone, p) for p in paths):
+            return 0.0
+        small, big = sorted((storage.stat(phone, p) for p in paths), key=lambda e: e.size)
+        return 1.0 if answer_matches(answer, big.name) and not answer_matches(answer, small.name) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        # look at the first file in its folder, then search for the second one (its size shows in the results)
+        a, b = params["name_a"], params["name_b"]
+        scr = phone.screen
+        on_a = phone.foreground == APP and scr is not None and scr.name == "main" and phone.dialog is None \
+            and scr.state.get("path") == f"{ROOT}/{params['folder_a']}" and find(obs, text=a, resource_id="item") \
+            is not None and not scr.state.get("selected") and not phone.menu_open
+        if on_a:
+            return click(obs, desc="Search") or BACK
+        if phone.foreground == APP and scr is not None and scr.name == "search" and phone.dialog is None:
+            step = searching(phone, obs, b)
+            if step is not None:
+                return step
+            if find(obs, text=b, resource_id="item") is not None:
+                big = max((params["size_a"], a), (params["size_b"], b))[1]
+                return answer(big)
+            return BACK
+        return show_rows(phone, obs, f"{ROOT}/{params['folder_a']}", [a]) or BACK
+
+
+@register_task
+class QueryFullestFolder(TaskTemplate):
+    name = "files_query_fullest_folder"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "Which folder inside Pictures contains the most items? Answer with the folder name."
+    goal_phrasings = (
+        "Of the folders in Pictures, which one holds the largest number of items?",
+        "Could you check my Pictures folder and tell me which of its subfolders has the most files in it?",
+        "In Files, which subfolder of Pictures has the highest item count?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(("Holidays", "Family", "Wallpapers", "Memes", "Pets", "Garden"), 3)
+        counts = rng.sample((1, 2, 4, 5, 6, 7), 3)  # distinct, and the largest beats Screenshots (3)
+        return {"folders": [[n, c] for n, c in zip(names, counts)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for j, (name, count) in enumerate(params["folders"]):
+            for k in range(count):
+                plant(phone, f"Pictures/{name}", f"IMG_{100 * j + k + 1:04d}.jpg", 900_000 + 77_777 * k,
+                      days_ago=60 + k)
+
+    def counts(self, phone: Phone) -> dict[str, int]:
+        return {e.name: len(storage.list_dir(phone, e.path)) for e in storage.list_dir(phone, f"{ROOT}/Pictures")
+                if e.is_dir}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        counts = self.counts(phone)
+        if answer is None or not counts:
+            return 0.0
+        top = max(counts.values())
+        best = [n for n, c in counts.items() if c == top]
+        named = [n for n in counts if answer_matches(answer, n)]
+        return 1.0 if len(best) == 1 and named == best else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        counts = self.counts(phone)
+        step = show_rows(phone, obs, f"{ROOT}/Pictures", sorted(counts, key=str.lower))
+        return step or answer(max(counts, key=lambda n: counts[n]))
+
+
+def size_in_mb(text: str | None) -> float | None:
+    """The one size an answer states, in MB ("14.6 MB", "14.6", "0.9 GB", "850 kB"); None if not exactly one."""
+    if not text:
+        return None
+    t = text.replace(",", "")
+    found = [(float(m.group(1)), m.group(2).lower()) for m in _SIZE.finditer(t)]
+    if not found:
+        nums = re.findall(r"\d+(?:\.\d+)?", t)
+        return float(nums[0]) if len(nums) == 1 else None
+    if len(found) != 1 or len(re.findall(r"\d+(?:\.\d+)?", t)) != 1:
+        return None
+    value, unit = found[0]
+    return value * _UNIT[unit] / 1_000_000
+
+
+@register_task
+class QueryFolderTotalSize(TaskTemplate):
+    name = "files_query_folder_total_size"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "How much space do all the files in {folder} take up together? Answer with one number in MB."
+    goal_phrasings = (
+        "Add up the sizes of the files in my {folder} folder: what's the total, in MB?",
+        "Could you tell me the combined size (MB) of everything in {folder}?",
+        "Total size of the {folder} folder's files, in megabytes?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder = rng.choice(("Music", "Movies"))
+        extra = None
+        if rng.random() < 0.5:
+            extra = (["Voice memo 12.m4a", rng.randint(400, 3000) * 1000 + 213] if folder == "Music"
+                     else ["Clip_0815.mp4", rng.randint(5, 40) * 1_000_000 + 4_321])
+        return {"folder": folder, "extra": extra}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        storage.seed_common_files(phone)
+        if params["extra"]:
+            plant(phone, params["folder"], params["extra"][0], params["extra"][1], days_ago=4)
+
+    def sizes(self, phone: Phone, params: dict[str, Any]) -> list[int]:
+        return [e.size for e in files_in(phone, f"{ROOT}/{params['folder']}")]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        sizes = self.sizes(phone, params)
+        got = size_in_mb(answer)
+        if got is None or not sizes:
+            return 0.0
+        # the list shows each size rounded (0.1 MB below 100 MB, 1 MB above): allow those roundings added up
+        slack = sum(0.5 if s >= 99_950_000 else 0.05 for s in sizes) + 0.01
+        return 1.0 if abs(got - sum(sizes) / 1_000_000) <= slack else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        names = [e.name for e in files_in(phone, f"{ROOT}/{params['folder']}")]
+        step = show_rows(phone, obs, f"{ROOT}/{params['folder']}", names)
+        return step or answer(f"{sum(self.sizes(phone, params)) / 1_000_000:.1f} MB")

@@ -17,6 +17,8 @@ from typing import Any, ClassVar
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
 from droidverify.env.sim.apps.contacts import (
+    MIME_PHONE,
+    PHONE_TYPES,
     normalize_number,
     random_number,
     remove_contacts_with_number,
@@ -34,9 +36,18 @@ from droidverify.env.sim.apps.messages import (
     thread_for,
 )
 from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.timeutil import from_ms
 from droidverify.errors import TaskError
 from droidverify.tasks.base import TaskTemplate
-from droidverify.tasks.contacts import decoy_of, person, put_contact, two_people
+from droidverify.tasks.contacts import (
+    decoy_of,
+    number_answer_matches,
+    person,
+    put_contact,
+    to_detail,
+    two_people,
+)
+from droidverify.tasks.expenses import date_matches
 from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
@@ -1037,3 +1048,611 @@ class ReplyToKeywordSender(MessagesTemplate):
         if scr.fields.get("query") != params["keyword"]:
             return type_into(obs, params["keyword"], resource_id="search_text") or BACK
         return click_or_scroll(phone, obs, text=params["name"], resource_id="search_result")
+
+
+# ---- more kinds of task: bulk and conditional actions, other apps, reading dates, counts, numbers ---------
+def is_short_code(address: str) -> bool:
+    """A business short code ("72975"), not a person's phone number."""
+    digits = normalize_number(address)
+    return bool(digits) and len(digits) <= 6 and not any(c.isalpha() for c in address)
+
+
+def distinct_people(rng: random.Random, n: int) -> list[dict[str, Any]]:
+    """``n`` people with distinct first and last names, each with a number."""
+    out: list[dict[str, Any]] = []
+    while len(out) < n:
+        first, last = person(rng)
+        if any(p["first"] == first or p["last"] == last for p in out):
+            continue
+        out.append({"first": first, "last": last, "name": f"{first} {last}", "number": random_number(rng)})
+    return out
+
+
+def confirm_delete(phone: Phone, obs: Observation, on_ok: str) -> Action | None:
+    """Tap Delete in the Messages confirmation ``on_ok`` when it is showing (None otherwise)."""
+    dlg = phone.dialog
+    if phone.foreground == APP and dlg is not None and dlg.data.get("on_ok") == on_ok:
+        return click(obs, text="Delete") or BACK
+    return None
+
+
+def only_numbers(answer_text: str | None) -> set[str]:
+    """The whole numbers an answer states ("3 texts" -> {"3"}; "three" is not read)."""
+    return {t for t in normalize_answer(answer_text or "") if t.isdigit()}
+
+
+CODE_TEXTS = ("Your verification code is {code}. Don't share it with anyone.",
+              "Your login code: {code}. It expires in 5 minutes.",
+              "{code} is your security code. Never share this code.")
+
+
+@register_task
+class DeleteCodeSenderChats(MessagesTemplate):
+    name = "messages_delete_code_sender_chats"
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("Clean up Messages: delete every conversation from automated code senders (the short "
+                     "5-digit numbers). Keep all my chats with people, even {name}'s.")
+    goal_phrasings = (("Delete all the verification-code conversations (the ones from short numbers like 72975) "
+                      "but none of my chats with real people such as {name}."),
+                      ("Could you remove every chat from those 5-digit code senders? Leave people's "
+                      "conversations alone, including the one with {name}."),
+                      "Get rid of all short-code conversations in Messages; {name} and my other people stay.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        codes = sorted(rng.sample(SHORT_CODES, 3))
+        return dict(self.person_params(rng), codes=codes,
+                    values=[str(rng.randint(100000, 999999)) for _ in codes],
+                    ages=[rng.choice((0.2, 1, 2)), rng.choice((4, 6, 9)), rng.choice((14, 18, 25))])
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for t in phone.query("SELECT _id, recipient_ids FROM threads"):
+            if is_short_code(t["recipient_ids"]):
+                delete_thread(phone, t["_id"])
+        for i, (code, value, age) in enumerate(zip(params["codes"], params["values"], params["ages"])):
+            add_sms(phone, code, CODE_TEXTS[i].format(code=value), when=phone.now - timedelta(days=age, hours=1))
+        # a person talking about a code: deleting this chat too is the near miss
+        add_sms(phone, params["number"], "Did the verification code ever arrive? Mine never did",
+                when=phone.now - timedelta(hours=3))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        threads = phone.query("SELECT recipient_ids FROM threads")
+        no_codes = not any(is_short_code(t["recipient_ids"]) for t in threads)
+        kept = len(threads) == baseline(phone, "threads") - 3 and thread_for(phone, params["number"]) is not None
+        return 1.0 if no_codes and kept else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = confirm_delete(phone, obs, "delete_conversation")
+        if step is not None:
+            return step
+        left = [t["recipient_ids"] for t in phone.query("SELECT recipient_ids FROM threads ORDER BY date DESC")
+                if is_short_code(t["recipient_ids"])]
+        if not left:
+            raise TaskError("oracle: no code conversation left but the task is not done")
+        return select_row(phone, obs, left[0]) or click(obs, desc="Delete") or BACK
+
+
+CATCH_UPS = ("Sorry for the slow reply, I'll get back to you tonight", "Just saw this, I'll call you later",
+             "Thanks for your message, I'll answer properly after work")
+
+
+@register_task
+class ReplyToAllUnread(MessagesTemplate):
+    name = "messages_reply_to_all_unread"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = "Reply \"{body}\" to everyone whose texts I haven't read yet (one reply per conversation)."
+    goal_phrasings = ("Answer every unread conversation in Messages with \"{body}\", one text each.",
+                      "Could you send \"{body}\" to each person with an unread text waiting for me?",
+                      "Everyone I haven't read yet gets the reply \"{body}\".")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, rng.choice((2, 3)))
+        for p, text in zip(people, rng.sample(INCOMING, len(people))):
+            p["incoming"] = text
+        return {"people": people, "body": rng.choice(CATCH_UPS), "read_first": person(rng)[0]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for p in params["people"]:
+            fresh_person(phone, p["first"], p["last"], p["number"])
+        for t in phone.query("SELECT _id FROM threads"):
+            mark_thread_read(phone, t["_id"])
+        for i, p in enumerate(params["people"]):
+            add_sms(phone, p["number"], p["incoming"], when=phone.now - timedelta(hours=2 + 9 * i), read=False)
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if sent_exactly(phone, [(p["number"], params["body"]) for p in params["people"]]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        done = {a for a, _ in new_sent(phone)}
+        for p in params["people"]:
+            if normalize_number(p["number"]) not in done:
+                return open_existing(phone, obs, p["number"]) or send_in_thread(phone, obs, params["body"])
+        return COMPLETE
+
+
+@register_task
+class TextWorkNumber(MessagesTemplate):
+    name = "messages_text_contact_work_number"
+    apps = ("Contacts", "Messages")
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "Text {name} at their work number (not their mobile): \"{body}\"."
+    goal_phrasings = ("Send \"{body}\" to {name}'s work phone, not the mobile one.",
+                      "Could you message {name} on the number saved as Work in Contacts? Say \"{body}\".",
+                      "{name}, work number only: \"{body}\"")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return dict(self.person_params(rng), work=random_number(rng), work_first=rng.random() < 0.5,
+                    body=rng.choice(BODIES))
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        remove_contacts_with_number(phone, params["work"])
+        tid = thread_for(phone, params["work"])
+        if tid is not None:
+            delete_thread(phone, tid)
+        cid = fresh_person(phone, params["first"], params["last"], params["number"])
+        phone.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,?)",
+                      (cid, MIME_PHONE, params["work"], PHONE_TYPES["Work"]))
+        if params["work_first"]:  # the list order is no hint: the work row comes first half the time
+            phone.execute("DELETE FROM data WHERE raw_contact_id=? AND mimetype=? AND data1=?",
+                          (cid, MIME_PHONE, params["number"]))
+            phone.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,?)",
+                          (cid, MIME_PHONE, params["number"], PHONE_TYPES["Mobile"]))
+        seed_thread(phone, params["number"], unread=False, days=3)
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if sent_exactly(phone, [(params["work"], params["body"])]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if on_thread(phone, params["work"]):
+            return send_in_thread(phone, obs, params["body"])
+        step = to_detail(phone, obs, params["name"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return click_or_scroll(phone, obs, desc=f"Send message to {params['work']}")
+
+
+@register_task
+class DeleteUnsentTexts(MessagesTemplate):
+    name = "messages_delete_unsent_texts"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("In my chat with {name}, delete the texts that didn't go through (marked Not sent) instead "
+                     "of resending them. Keep every other message.")
+    goal_phrasings = (("Don't resend my failed texts to {name}; just delete those Not sent messages and leave the "
+                      "rest of the chat."),
+                      ("Could you remove the undelivered messages from my conversation with {name}? Don't retry "
+                      "them, and keep the delivered ones."),
+                      "Chat with {name}: delete only the failed (Not sent) messages.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        failed = rng.sample(BODIES, 3)
+        return dict(self.person_params(rng), failed=failed[:2], delivered=failed[2])
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n, now = params["number"], phone.now
+        add_sms(phone, n, "Are you coming tonight?", when=now - timedelta(hours=5))
+        add_sms(phone, n, params["failed"][0], kind=TYPE_FAILED, when=now - timedelta(hours=4, minutes=50))
+        add_sms(phone, n, params["delivered"], kind=TYPE_SENT, when=now - timedelta(hours=4, minutes=40))
+        add_sms(phone, n, "Got it 👍", when=now - timedelta(hours=4))
+        add_sms(phone, n, params["failed"][1], kind=TYPE_FAILED, when=now - timedelta(hours=3))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before = {r[0]: r for r in baseline_rows(phone, self, params, "SELECT _id, address, type FROM sms")}
+        after = {r["_id"]: r["type"] for r in phone.query("SELECT _id, type FROM sms")}
+        want_gone = {i for i, r in before.items()
+                     if r[2] == TYPE_FAILED and normalize_number(r[1]) == normalize_number(params["number"])}
+        ok = set(after) == set(before) - want_gone and len(want_gone) == 2 and \
+            all(after[i] == before[i][2] for i in after)  # nothing retried, nothing new
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if on_thread(phone, params["number"]):
+            step = confirm_delete(phone, obs, "delete_message")
+            if step is not None:
+                return step
+        tid = thread_for(phone, params["number"])
+        target = phone.query_one("SELECT _id, body FROM sms WHERE thread_id=? AND type=? ORDER BY _id",
+                                 (tid, TYPE_FAILED)) if tid else None
+        if target is None:
+            raise TaskError("oracle: no failed message left but the task is not done")
+        step = open_existing(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return pick_message(phone, obs, target["_id"], target["body"]) or click(obs, desc="Delete") or BACK
+
+
+@register_task
+class MarkAllReadExcept(MessagesTemplate):
+    name = "messages_mark_all_read_except_one"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "Mark all my conversations as read except the one with {name}; that one should stay unread."
+    goal_phrasings = ("Everything in Messages read, please, but keep {name}'s chat unread so I remember it.",
+                      "Could you clear my unread conversations, leaving only {name}'s as unread?",
+                      "Mark every chat read apart from {name}'s, which stays unread.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return dict(self.person_params(rng), count=rng.randint(2, 4))
+
+    def setup(self, phone: Phone, params: dict[str, Any], rng: random.Random | None = None) -> None:
+        rng = rng or random.Random(0)
+        fresh_person(phone, params["first"], params["last"], params["number"])
+        threads = [t["_id"] for t in phone.query("SELECT _id FROM threads ORDER BY date DESC")]
+        for tid in threads:
+            mark_thread_read(phone, tid)
+        for tid in rng.sample(threads, params["count"]):
+            mark_thread_read(phone, tid, read=False)
+        seed_thread(phone, params["number"], unread=True, days=rng.choice((0.1, 1.5, 4)))
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        tid = thread_for(phone, params["number"])
+        others = phone.query_one("SELECT COUNT(*) FROM sms WHERE read=0 AND thread_id!=?", (tid or -1,))[0]
+        count = phone.query_one("SELECT COUNT(*) FROM threads")[0]
+        ok = thread_unread(phone, params["number"]) is True and others == 0 and count == baseline(phone, "threads")
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        tid = thread_for(phone, params["number"])
+        others = phone.query_one("SELECT COUNT(*) FROM sms WHERE read=0 AND thread_id!=?", (tid or -1,))[0]
+        if others:
+            if phone.foreground == APP and phone.menu_open and phone.screen is not None \
+                    and phone.screen.name == "main":
+                return click(obs, text="Mark all as read") or BACK
+            return to_list(phone, obs) or click(obs, desc="More options") or BACK
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return select_row(phone, obs, params["number"]) or click(obs, desc="Mark as unread") or BACK
+
+
+@register_task
+class ResendAfterAirplane(MessagesTemplate):
+    name = "messages_resend_after_airplane_off"
+    apps = ("Messages", "Settings")
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("Airplane mode was on, so my last two texts to {name} failed. Turn airplane mode off and "
+                     "get both of them delivered.")
+    goal_phrasings = (("My two texts to {name} didn't send because of airplane mode. Switch it off and resend "
+                      "them."),
+                      "Could you turn off airplane mode and then resend the two failed messages to {name}?",
+                      "Airplane mode off, then retry both Not sent texts to {name}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return dict(self.person_params(rng), bodies=rng.sample(BODIES, 2))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "airplane_mode_on", 1)
+        n, now = params["number"], phone.now
+        add_sms(phone, n, "Let me know when you land", when=now - timedelta(hours=3))
+        for i, body in enumerate(params["bodies"]):
+            add_sms(phone, n, body, kind=TYPE_FAILED, when=now - timedelta(minutes=50 - 10 * i))
+
+    def delivered(self, phone: Phone, params: dict[str, Any], body: str) -> int:
+        rows = phone.query("SELECT address, body FROM sms WHERE type=?", (TYPE_SENT,))
+        return sum(1 for r in rows if normalize_number(r["address"]) == normalize_number(params["number"])
+                   and norm_body(r["body"]) == norm_body(body))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if phone.get_setting("global", "airplane_mode_on", "0") == "1":
+            return 0.0
+        wanted = {(normalize_number(params["number"]), norm_body(b)) for b in params["bodies"]}
+        others = [s for s in new_sent(phone) if s not in wanted]
+        ok = all(self.delivered(phone, params, b) == 1 for b in params["bodies"]) and not others
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if phone.get_setting("global", "airplane_mode_on", "0") == "1":
+            step = navigate(phone, obs, "settings", [("main", {"text": "Network & internet"}), ("network", None)])
+            if step is not None:
+                return step
+            if phone.dialog is not None or phone.menu_open:
+                return BACK
+            return click_or_scroll(phone, obs, text="Airplane mode")
+        step = open_existing(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        i = find(obs, text="Not sent · Tap to retry", resource_id="message_content")
+        if i is not None:
+            return Action(action_type="click", index=i)
+        missing = [b for b in params["bodies"] if not self.delivered(phone, params, b)]
+        return send_in_thread(phone, obs, missing[0]) if missing else BACK
+
+
+# (who, their name, what I ask them)
+REFERRALS = (("plumber", "Dave", "Hi, I got your number from a friend. Could you look at a leaking sink this week?"),
+             ("electrician", "Maria", "Hi, a friend gave me your number. Do you have time to fix a light switch?"),
+             ("dog sitter", "Jamie", "Hi! I got your number from a friend. Are you free to watch my dog next weekend?"),
+             ("piano teacher", "Mr. Chen", "Hello, a friend recommended you. Do you have room for a new student?"),
+             ("babysitter", "Olivia", "Hi, a friend passed on your number. Are you free Saturday evening?"))
+
+
+@register_task
+class TextNumberFromMessage(MessagesTemplate):
+    name = "messages_text_number_from_message"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = ("{name} texted me the number of a good {role}. Text that person's cell number (not the "
+                     "office line): \"{body}\"")
+    goal_phrasings = ("Find the {role}'s cell number in {name}'s message and send it \"{body}\"",
+                      "Could you text the {role} {name} recommended, on their cell, saying \"{body}\"?",
+                      "Message the {role}'s cell from {name}'s text: \"{body}\"")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        role, who, body = rng.choice(REFERRALS)
+        cell, office = random_number(rng), random_number(rng)
+        while normalize_number(office) == normalize_number(cell):
+            office = random_number(rng)
+        return dict(self.person_params(rng), role=role, who=who, body=body, cell=cell, office=office)
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for num in (params["cell"], params["office"]):
+            remove_contacts_with_number(phone, num)
+            tid = thread_for(phone, num)
+            if tid is not None:
+                delete_thread(phone, tid)
+        add_sms(phone, params["number"], f"The {params['role']} I told you about is {params['who']}. Cell is "
+                f"{params['cell']}. Don't bother with the office line {params['office']}, nobody answers.",
+                when=phone.now - timedelta(days=1, hours=2))
+        add_sms(phone, params["number"], "Thanks, I'll reach out!", kind=TYPE_SENT,
+                when=phone.now - timedelta(days=1, hours=1))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if sent_exactly(phone, [(params["cell"], params["body"])]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return to_thread(phone, obs, params["cell"]) or send_in_thread(phone, obs, params["body"])
+
+
+# ---- queries ---------------------------------------------------------------------------------------
+CHATTER = ("Hey!", "Are you around?", "lol yes", "That sounds great", "Ok", "See you soon",
+           "Did you see the game last night?", "Haha true", "On my way", "Sure thing")
+
+
+@register_task
+class QueryTextsReceivedCount(MessagesTemplate):
+    name = "messages_query_texts_received_count"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "How many texts has {name} sent me in our conversation? Count only theirs, not mine."
+    goal_phrasings = ("Count the messages {name} sent me (leave out my own). Just the number.",
+                      "Could you check how many texts I've received from {name}?",
+                      "Number of messages from {name} to me?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        n_in, n_out = rng.randint(3, 6), rng.randint(2, 4)
+        ways = ["<"] + rng.sample(["<"] * (n_in - 1) + [">"] * n_out, n_in - 1 + n_out)
+        return dict(self.person_params(rng), count=n_in,
+                    lines=[[w, rng.choice(CHATTER)] for w in ways])
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        start = phone.now - timedelta(days=2)
+        for i, (way, text) in enumerate(params["lines"]):
+            add_sms(phone, params["number"], text, kind=TYPE_INBOX if way == "<" else TYPE_SENT,
+                    when=start + timedelta(minutes=7 * i))
+
+    def received(self, phone: Phone, params: dict[str, Any]) -> int:
+        tid = thread_for(phone, params["number"])
+        return phone.query_one("SELECT COUNT(*) FROM sms WHERE thread_id=? AND type=?", (tid or -1, TYPE_INBOX))[0]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = only_numbers(answer) == {str(params["count"])} and self.received(phone, params) == params["count"]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = open_existing(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return answer(str(self.received(phone, params)))
+
+
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+               "October", "November", "December")
+
+
+@register_task
+class QueryLastTextDate(MessagesTemplate):
+    name = "messages_query_last_text_date"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "On what date did {name} last text me? Answer with the month and day."
+    goal_phrasings = ("When was the last time {name} sent me a message? Give me the date.",
+                      "Could you check Messages for the date of {name}'s most recent text to me?",
+                      "Date of {name}'s last message to me?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return dict(self.person_params(rng), days=rng.randint(9, 40), gap=rng.randint(1, 4),
+                    last_in=rng.choice(INCOMING), reply=rng.choice(BODIES))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n, days = params["number"], params["days"]
+        add_sms(phone, n, "Hey, long time no see!", when=phone.now - timedelta(days=days + 3, hours=2))
+        add_sms(phone, n, params["last_in"], when=phone.now - timedelta(days=days, hours=1))
+        # my later reply dates the conversation in the list: the list date is not the answer
+        add_sms(phone, n, params["reply"], kind=TYPE_SENT, when=phone.now - timedelta(days=days - params["gap"]))
+
+    def last_day(self, phone: Phone, params: dict[str, Any]) -> Any:
+        tid = thread_for(phone, params["number"])
+        row = phone.query_one("SELECT MAX(date) FROM sms WHERE thread_id=? AND type=?", (tid or -1, TYPE_INBOX))
+        return from_ms(row[0]).date() if row and row[0] else None
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        day = self.last_day(phone, params)
+        return 1.0 if day is not None and date_matches(answer, day) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = open_existing(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        day = self.last_day(phone, params)
+        return answer(f"{MONTH_NAMES[day.month - 1]} {day.day}")
+
+
+# (what the goal calls it, what the stranger wrote)
+STRANGERS = (("the room for rent", "Hi, I saw your listing. Is the room for rent still available?"),
+             ("a lost dog", "Hi, I found a dog with your number on its collar. He's safe with me"),
+             ("the couch I'm selling", "Is the couch still for sale? I could pick it up Saturday"),
+             ("guitar lessons", "Hi! Got your number from the flyer about guitar lessons"),
+             ("my car", "Hi, I think I dinged your car in the parking lot. Sorry! Text me back"))
+
+
+@register_task
+class QueryUnknownTexterNumber(MessagesTemplate):
+    name = "messages_query_unknown_texter_number"
+    kind = "query"
+    optimal_steps = 3
+    goal_template = "A number that isn't in my contacts texted me about {topic}. What's that phone number?"
+    goal_phrasings = ("Someone I don't have saved messaged me about {topic}. Which number was it?",
+                      "Could you find the phone number of the stranger who texted me about {topic}?",
+                      "Number that texted me about {topic}?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (topic, text), (_other, other_text) = rng.sample(STRANGERS, 2)
+        number, other = random_number(rng), random_number(rng)
+        while normalize_number(other) == normalize_number(number):
+            other = random_number(rng)
+        return {"topic": topic, "text": text, "number": number, "other_text": other_text, "other": other,
+                "first": rng.choice((True, False))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for num in (params["number"], params["other"]):
+            remove_contacts_with_number(phone, num)
+            tid = thread_for(phone, num)
+            if tid is not None:
+                delete_thread(phone, tid)
+        hours = (1, 4) if params["first"] else (4, 1)
+        add_sms(phone, params["number"], params["text"], when=phone.now - timedelta(hours=hours[0]), read=False)
+        add_sms(phone, params["other"], params["other_text"], when=phone.now - timedelta(hours=hours[1]),
+                read=False)
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = number_answer_matches(answer, params["number"]) and not number_answer_matches(answer, params["other"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, [("main", None)])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return answer(params["number"])
+
+
+QUESTIONS = ("Can you send me the address for Saturday?", "Do you want to carpool to the wedding?",
+             "Which day works for dinner next week?", "Could you water my plants while I'm away?",
+             "Are you bringing anything to the potluck?")
+ANSWERS = ("Yes, sending it now", "Sure, let's do it", "Thursday works for me", "Of course, no problem")
+
+
+@register_task
+class QueryDidIReply(MessagesTemplate):
+    name = "messages_query_did_i_reply"
+    kind = "query"
+    optimal_steps = 4
+    goal_template = "{name} asked me \"{question}\" Did I ever answer that? Answer yes or no."
+    goal_phrasings = ("Check my chat with {name}: they asked \"{question}\" Did I reply? Yes or no.",
+                      "Could you check whether I responded when {name} asked \"{question}\" Just yes or no.",
+                      "Yes or no: did I reply to {name}'s \"{question}\"")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return dict(self.person_params(rng), question=rng.choice(QUESTIONS), replied=rng.random() < 0.5,
+                    reply=rng.choice(ANSWERS))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n, now = params["number"], phone.now - timedelta(days=1)
+        add_sms(phone, n, "Good to see you yesterday!", kind=TYPE_SENT, when=now - timedelta(hours=5))
+        add_sms(phone, n, params["question"], when=now - timedelta(hours=4))
+        if params["replied"]:  # either way the conversation ends with them writing again
+            add_sms(phone, n, params["reply"], kind=TYPE_SENT, when=now - timedelta(hours=3))
+            add_sms(phone, n, "Great, thanks!", when=now - timedelta(hours=2))
+        else:
+            add_sms(phone, n, "Also, happy Friday 😄", when=now - timedelta(hours=3))
+            add_sms(phone, n, "Hello?", when=now - timedelta(hours=2))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        words = set(normalize_answer(answer or ""))
+        said_yes, said_no = "yes" in words, bool(words & {"no", "not", "didn't", "didnt", "never"})
+        if said_yes == said_no:
+            return 0.0
+        return 1.0 if said_yes == params["replied"] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = open_existing(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return answer("Yes" if params["replied"] else "No")
+
+
+@register_task
+class QueryQuietestConversation(MessagesTemplate):
+    name = "messages_query_quietest_conversation"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = ("Which of my conversations has gone the longest without any new message? Answer with the "
+                     "person's name.")
+    goal_phrasings = ("Who haven't I exchanged texts with for the longest time? Give me the name.",
+                      ("Could you find the conversation in Messages whose last message is the oldest, and tell me "
+                      "who it's with?"),
+                      "Name of the person in my stalest conversation?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (a1, a2), (b1, b2) = two_people(rng)
+        return {"first": a1, "last": a2, "name": f"{a1} {a2}", "number": random_number(rng),
+                "first_b": b1, "last_b": b2, "name_b": f"{b1} {b2}", "number_b": random_number(rng),
+                "days": rng.randint(45, 70), "days_b": rng.randint(30, 40)}
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        fresh_person(phone, params["first_b"], params["last_b"], params["number_b"])
+        seed_thread(phone, params["number"], unread=False, days=params["days"])
+        seed_thread(phone, params["number_b"], unread=False, days=params["days_b"])
+
+    def quietest(self, phone: Phone) -> str:
+        row = phone.query_one("SELECT recipient_ids FROM threads ORDER BY date, _id LIMIT 1")
+        return display_name(phone, row[0]) if row else ""
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["name"]) and not answer_matches(answer, params["name_b"]) and \
+            self.quietest(phone) == params["name"]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_list(phone, obs)
+        if step is not None:
+            return step
+        if phone.menu_open:
+            return BACK
+        if row_index(phone, obs, params["number"]) is None:
+            return row_scroll(phone, obs, params["number"])
+        return answer(self.quietest(phone))

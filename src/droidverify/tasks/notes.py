@@ -945,3 +945,294 @@ class CreateChecklist(NoteTask):
         if notes_named(phone, params["note"]):
             return open_note(phone, obs, params["note"]) or edit_text(phone, obs, text)
         return to_folder(phone, obs) or new_item(phone, obs, params["note"], folder=False)
+
+
+# ---- more kinds of task: checklist clean-up, nested folders, archiving by date, search and reading ----
+def checklist(rng: random.Random, n_done: int, n_open: int) -> tuple[str, list[str], list[str]]:
+    """A Markdown checklist note body with ``n_done`` ticked and ``n_open`` open items (shuffled)."""
+    items = rng.sample(TEXTS, n_done + n_open)
+    done, open_ = items[:n_done], items[n_done:]
+    title = rng.choice(TODO_NOTES)
+    body = f"# {title}\n" + "\n".join(f"- [{'x' if x in done else ' '}] {x}" for x in items)
+    return body, done, open_
+
+
+@register_task
+class RemoveCheckedItems(NoteTask):
+    name = "notes_remove_checked_items"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("Clean up my Markor checklist \"{note}\": delete every line that is already ticked "
+                     "(\"[x]\") and keep the unticked ones as they are.")
+    goal_phrasings = (
+        ("In the Markor note \"{note}\", remove all the items that are checked off ([x]); "
+         "leave the open ones."),
+        "Could you delete the finished ([x]) items from my to-do note \"{note}\" in Markor? Keep the rest.",
+        "Markor, \"{note}\": drop the ticked lines, keep the unticked lines unchanged.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        body, done, open_ = checklist(rng, rng.randint(2, 3), rng.randint(2, 3))
+        return {"note": body.splitlines()[0][2:], "body": body, "done": done, "open": open_}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["note"] + ".md", params["body"])
+
+    def target(self, params: dict[str, Any]) -> str:
+        return "\n".join(line for line in params["body"].splitlines() if not line.startswith("- [x]"))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if same_text(one_note(phone, params["note"]), self.target(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return open_note(phone, obs, params["note"]) or edit_text(phone, obs, self.target(params))
+
+
+@register_task
+class QueryOpenChecklistItems(NoteTask):
+    name = "notes_query_open_checklist_items"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "Which items in my Markor checklist \"{note}\" are not ticked off yet? List them all."
+    goal_phrasings = (
+        "What's still left to do in my Markor to-do note \"{note}\"? Tell me every unchecked item.",
+        "Could you look at the note \"{note}\" and name the items that are still open ([ ])?",
+        "Open items in the Markor checklist \"{note}\": which are they?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        body, done, open_ = checklist(rng, rng.randint(1, 3), rng.randint(2, 3))
+        return {"note": body.splitlines()[0][2:], "body": body, "done": done, "open": open_}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["note"] + ".md", params["body"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = all(answer_matches(answer, x) for x in params["open"]) and \
+            not any(answer_matches(answer, x) for x in params["done"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return open_note(phone, obs, params["note"]) or answer("; ".join(params["open"]))
+
+
+@register_task
+class CreateSubfolderNote(NoteTask):
+    name = "notes_create_subfolder_note"
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("In Markor, inside the folder \"{parent}\", create a new folder \"{child}\" and put "
+                     "a note \"{note}\" in it with the text \"{text}\".")
+    goal_phrasings = (
+        ("Make a subfolder \"{child}\" in my Markor folder \"{parent}\", then add a note \"{note}\" to it "
+        "saying \"{text}\"."),
+        ("Could you create the note \"{note}\" (text: \"{text}\") in a new folder \"{child}\" "
+         "inside \"{parent}\"?"),
+        "Markor: {parent}/{child}/{note} with \"{text}\" (the folder \"{child}\" doesn't exist yet).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        parent, child = rng.sample(FOLDERS, 2)
+        return {"parent": parent, "child": child, "note": rng.choice(NOTE_NAMES), "text": rng.choice(TEXTS)}
+
+    def sub(self, params: dict[str, Any]) -> str:
+        return f"{params['parent']}/{params['child']}"
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, "Index.md", "Folder index", params["parent"])
+        for path in (note_path(params["child"]), note_path(self.sub(params))):
+            if st.exists(phone, path):
+                st.delete(phone, path, recursive=True)
+        for folder in ("", params["parent"]):
+            for e in notes_named(phone, params["note"], folder):
+                st.delete(phone, e.path)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = same_text(one_note(phone, params["note"], self.sub(params)), params["text"]) and \
+            not st.exists(phone, note_path(params["child"])) and \
+            not notes_named(phone, params["note"]) and \
+            not notes_named(phone, params["note"], params["parent"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        sub = self.sub(params)
+        if not st.is_dir(phone, note_path(sub)):
+            return to_folder(phone, obs, params["parent"]) or \
+                new_item(phone, obs, params["child"], folder=True)
+        if notes_named(phone, params["note"], sub):
+            return open_note(phone, obs, params["note"], sub) or edit_text(phone, obs, params["text"])
+        return to_folder(phone, obs, sub) or new_item(phone, obs, params["note"], folder=False)
+
+
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+               "October", "November", "December")
+
+
+@register_task
+class ArchiveOldNotes(NoteTask):
+    name = "notes_archive_old_notes"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("In Markor, move every note in the folder \"{folder}\" that was last modified before "
+                     "{date_text} into the folder \"{dest}\"; notes modified on or after that day stay.")
+    goal_phrasings = (
+        ("Archive my old notes: anything in the Markor folder \"{folder}\" last changed before {date_text} "
+         "goes to \"{dest}\", newer notes stay put."),
+        ("Could you move the \"{folder}\" notes older than {date_text} (by modification date) into "
+         "\"{dest}\" in Markor?"),
+        "Markor: notes in \"{folder}\" modified before {date_text} -> folder \"{dest}\"; keep the others.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        from datetime import date, timedelta
+
+        folder = rng.choice(("Drafts", "Projects", "Personal", "Family"))
+        names = rng.sample(NOTE_NAMES, rng.randint(4, 5))
+        n_old = rng.randint(2, 3)
+        cut = rng.randint(20, 40)  # days before the phone's date (Oct 15, 2024)
+        old_days = rng.sample(range(cut + 2, cut + 60), n_old)
+        new_days = rng.sample(range(2, cut - 1), len(names) - n_old)
+        day = date(2024, 10, 15) - timedelta(days=cut)
+        return {"folder": folder, "dest": "Archive",
+                "date_text": f"{MONTH_NAMES[day.month - 1]} {day.day}, {day.year}",
+                "notes": [[n, d] for n, d in zip(names, old_days + new_days)], "old": names[:n_old]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        from datetime import timedelta
+
+        for path in (note_path(params["folder"]), note_path(params["dest"])):
+            if st.exists(phone, path):
+                st.delete(phone, path, recursive=True)
+        st.mkdir(phone, note_path(params["dest"]))
+        for name, days in params["notes"]:
+            st.write_file(phone, note_path(name + ".md", params["folder"]),
+                          f"# {name}\n- written {days} days ago",
+                          modified=phone.now - timedelta(days=days, hours=1), parents=True)
+
+    def names_in(self, phone: Phone, folder: str) -> list[str]:
+        d = note_path(folder)
+        return sorted(e.name for e in st.list_dir(phone, d, show_hidden=True)) if st.is_dir(phone, d) else []
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        old = sorted(n + ".md" for n in params["old"])
+        new = sorted(n + ".md" for n, _ in params["notes"] if n not in params["old"])
+        ok = self.names_in(phone, params["dest"]) == old and self.names_in(phone, params["folder"]) == new
+        for name, days in params["notes"]:  # contents travel with the notes
+            where = params["dest"] if name in params["old"] else params["folder"]
+            ok = ok and same_text(one_note(phone, name, where), f"# {name}\n- written {days} days ago")
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        # (note, where it is, where it belongs): old notes still in the folder, newer ones moved by mistake
+        moves = [(n, params["folder"], params["dest"]) for n in params["old"]
+                 if notes_named(phone, n, params["folder"])]
+        moves += [(n, params["dest"], params["folder"]) for n, _ in params["notes"]
+                  if n not in params["old"] and notes_named(phone, n, params["dest"])]
+        if not moves:  # changed in some other way: nothing this oracle can repair from here
+            return COMPLETE
+        name, here, there = moves[0]
+        dlg = phone.dialog
+        if phone.foreground == KEY and dlg is not None and dlg.name == "choice" \
+                and dlg.data.get("args", {}).get("path") == note_path(name + ".md", here):
+            return click_or_scroll(phone, obs, text="Markor/" + there)
+        return select_item(phone, obs, name + ".md", here) or click(obs, desc="Move") or BACK
+
+
+SEARCH_WORDS = ("budget", "invoice", "lesson", "checklist", "receipt")
+
+
+@register_task
+class QuerySearchCount(NoteTask):
+    name = "notes_query_search_count"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("How many of my Markor notes, in any folder, have \"{word}\" in their file name? "
+                     "Answer with a number.")
+    goal_phrasings = (
+        "Count all notes in Markor (every folder included) whose name contains \"{word}\". Just the number.",
+        "Could you find out how many Markor notes are named with the word \"{word}\", across all folders?",
+        "Number of notes with \"{word}\" in the name, anywhere in Markor?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        word = rng.choice(SEARCH_WORDS)
+        n = rng.randint(2, 4)
+        places = [rng.choice(("",) + FOLDERS) for _ in range(n)]
+        labels = rng.sample(("March", "Q3", "old", "2023", "shared", "draft", "final", "v2"), n)
+        notes = [[f"{word.capitalize()} {lab}" if i % 2 == 0 else f"{lab} {word}", place]
+                 for i, (lab, place) in enumerate(zip(labels, places))]
+        return {"word": word, "notes": notes, "decoy_folder": f"Old {word}s"}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for name, place in params["notes"]:
+            write_note(phone, name + ".md", f"# {name}", place)
+        # a folder whose name has the word shows up in the results too, but it is not a note
+        write_note(phone, "Summary.md", "- see the notes", params["decoy_folder"])
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        w = params["word"].lower()
+        return str(sum(1 for e in st.walk(phone, MARKOR_DIR)
+                       if not e.is_dir and w in e.name.lower() and not e.name.startswith(".")))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer_matches(answer, self.expected(phone, params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if phone.foreground != KEY:
+            return navigate(phone, obs, KEY, [("main", None)])
+        scr = phone.screen
+        assert scr is not None
+        if phone.dialog is not None or phone.menu_open or scr.name != "main" or scr.state.get("selected"):
+            return BACK
+        if scr.state.get("searching"):
+            if current_dir(phone) != MARKOR_DIR:
+                return BACK
+            if scr.fields.get("filter", "") != params["word"]:
+                return type_into(obs, params["word"], resource_id="search_input") or BACK
+            return answer(self.expected(phone, params))
+        return to_folder(phone, obs) or click(obs, desc="Search") or BACK
+
+
+@register_task
+class QueryNoteMentioning(NoteTask):
+    name = "notes_query_note_mentioning"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("Which note in my Markor folder \"{folder}\" mentions \"{phrase}\"? "
+                     "Answer with the note's name.")
+    goal_phrasings = (
+        "I wrote \"{phrase}\" in one of the notes in my \"{folder}\" folder in Markor. Which note was it?",
+        ("Could you check the notes in the Markor folder \"{folder}\" and tell me which one contains "
+         "\"{phrase}\"?"),
+        "Markor folder \"{folder}\": name of the note with \"{phrase}\" in it?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(NOTE_NAMES, rng.randint(3, 4))
+        lines = rng.sample(TEXTS + tuple(f"Buy {g}" for g in GROCERIES), 2 * len(names))
+        bodies = [[n, f"# {n}\n- {lines[2 * i]}\n- {lines[2 * i + 1]}"] for i, n in enumerate(names)]
+        k = rng.randrange(len(names))
+        return {"folder": rng.choice(FOLDERS), "notes": bodies, "note": names[k],
+                "phrase": lines[2 * k + rng.randint(0, 1)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for name, body in params["notes"]:
+            write_note(phone, name + ".md", body, params["folder"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        others = [n for n, _ in params["notes"] if n != params["note"]]
+        said = without_ext(answer)
+        ok = answer_matches(said, params["note"]) and not any(answer_matches(said, n) for n in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return open_note(phone, obs, params["note"], params["folder"]) or answer(params["note"])

@@ -12,7 +12,15 @@ from typing import Any, ClassVar
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
-from droidverify.env.sim.apps.settings import TIME_ZONES, TIMEOUTS, brightness_pct, set_brightness_pct
+from droidverify.env.sim.apps.settings import (
+    MAIN_ROWS,
+    SEARCH_INDEX,
+    TIME_ZONES,
+    TIMEOUTS,
+    _bt_address,
+    brightness_pct,
+    set_brightness_pct,
+)
 from droidverify.env.sim.phone import Phone
 from droidverify.env.sim.timeutil import MONTHS
 from droidverify.tasks.base import TaskTemplate
@@ -31,6 +39,7 @@ from droidverify.tasks.helpers import (
     dismiss_popups,
     find,
     navigate,
+    normalize_answer,
 )
 from droidverify.tasks.registry import register_task
 
@@ -845,3 +854,578 @@ class NightDisplaySetup(TaskTemplate):
         if step is not None:
             return step
         return click_or_scroll(phone, obs, text="Dark theme" if not dark else "Screen timeout")
+
+
+# ---- more kinds: bulk Bluetooth changes, relative edits, read-then-write, search -----------------
+BT_SQL = "SELECT _id, name, paired, connected FROM bluetooth_devices ORDER BY _id"
+
+
+def _bt_rows(phone: Phone) -> list[tuple]:
+    return [tuple(r) for r in phone.query(BT_SQL)]
+
+
+@register_task
+class DisconnectAllBluetooth(TaskTemplate):
+    name = "settings_disconnect_all_bluetooth"
+    apps = ("Settings",)
+    complexity = 2
+    optimal_steps = 8
+    goal_template = "Disconnect all my Bluetooth devices, but keep Bluetooth itself turned on."
+    goal_phrasings = (
+        "Could you disconnect every device that's connected over Bluetooth? Leave Bluetooth on.",
+        "Bluetooth should stay on, but nothing should be connected to it anymore.",
+        "In Settings, disconnect everything connected via Bluetooth without switching Bluetooth off.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        extra = rng.choice([None] + [n for n, _ in EXTRA_BT])
+        return {"connected": rng.choice((2, 3)), "extra": extra}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "bluetooth_on", 1)
+        if params["extra"]:
+            phone.execute("INSERT INTO bluetooth_devices(name, type, paired, connected) VALUES(?,?,1,0)",
+                          (params["extra"], dict(EXTRA_BT)[params["extra"]]))
+        phone.execute("UPDATE bluetooth_devices SET connected=1 WHERE _id IN "
+                      "(SELECT _id FROM bluetooth_devices WHERE paired=1 ORDER BY name LIMIT ?)",
+                      (params["connected"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = diff_rows(baseline_rows(phone, self, params, BT_SQL), _bt_rows(phone))
+        kept = all(old[:3] == new[:3] for old, new in changed)  # nothing forgotten, only disconnected
+        none_left = phone.query_one("SELECT COUNT(*) FROM bluetooth_devices WHERE connected=1")[0] == 0
+        ok = _flag(phone, "global", "bluetooth_on") and not added and not removed and kept and none_left
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if not _flag(phone, "global", "bluetooth_on"):
+            return navigate(phone, obs, APP, TO_BLUETOOTH) or dismiss_popups(phone) or \
+                click_or_scroll(phone, obs, text="Use Bluetooth")
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "bt_device":
+            row = phone.query_one("SELECT connected FROM bluetooth_devices WHERE _id=?",
+                                  (scr.args.get("device_id"),))
+            if phone.dialog is None and row is not None and row[0]:
+                return click(obs, text="Disconnect", resource_id="btn_connect") or BACK
+            return BACK
+        return navigate(phone, obs, APP, TO_CONNECTED) or dismiss_popups(phone) or \
+            click_or_scroll(phone, obs, text="Connected", resource_id="bt_device")
+
+
+@register_task
+class ForgetBluetoothExcept(BluetoothDeviceTemplate):
+    name = "settings_forget_bluetooth_except"
+    complexity = 3
+    optimal_steps = 15
+    goal_template = "Forget every saved Bluetooth device except my \"{device}\"; that one stays paired."
+    goal_phrasings = (
+        "Clean up my Bluetooth list: unpair everything but \"{device}\".",
+        "Could you remove all saved Bluetooth devices from this phone, keeping only \"{device}\"?",
+        "Keep \"{device}\" paired and forget all the other saved Bluetooth devices.",
+    )
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = self.changes(phone, params)
+        paired = [r[0] for r in phone.query("SELECT name FROM bluetooth_devices WHERE paired=1")]
+        keep = phone.query_one("SELECT paired FROM bluetooth_devices WHERE name=?", (params["device"],))
+        untouched = all(new[1] != params["device"] for _, new in changed)
+        kept = keep is not None and keep[0] == 1
+        ok = not added and not removed and paired == [params["device"]] and kept and untouched
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        keep_id = self.device_id(phone, params)
+        scr, dlg = phone.screen, phone.dialog
+        if phone.foreground == APP and scr is not None and scr.name == "bt_device":
+            on_keep = scr.args.get("device_id") == keep_id
+            if dlg is not None and dlg.name == "confirm" and not on_keep:
+                return click_in(obs, "dialog", text="Forget device") or BACK
+            if dlg is not None or on_keep:
+                return BACK
+            return click_or_scroll(phone, obs, text="Forget", resource_id="btn_forget")
+        step = navigate(phone, obs, APP, TO_CONNECTED) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        other = phone.query_one("SELECT name FROM bluetooth_devices WHERE paired=1 AND name<>? ORDER BY name",
+                                (params["device"],))
+        return click_or_scroll(phone, obs, text=other[0], resource_id="bt_device")
+
+
+def _say_hm(h: int, m: int) -> str:
+    return f"{h % 12 or 12}:{m:02d} {'AM' if h < 12 else 'PM'}"
+
+
+@register_task
+class FixClockOffset(TaskTemplate):
+    name = "settings_fix_clock_offset"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("My phone's clock is {minutes} minutes {direction}. Turn off automatic time and correct "
+                     "the time by hand (the date is right).")
+    goal_phrasings = (
+        ("The time on this phone is {minutes} minutes {direction}; set it right manually, with automatic "
+         "time off."),
+        ("Could you fix the clock? It's {minutes} minutes {direction}. Set the time yourself instead of "
+         "automatically."),
+        "Clock {minutes} minutes {direction}: switch off automatic date & time and correct it, same date.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        start = rng.randint(8 * 60, 20 * 60 - 1)
+        minutes = rng.choice((5, 10, 12, 15, 20, 25, 30, 45))
+        direction = rng.choice(("slow", "fast"))
+        target = start + minutes if direction == "slow" else start - minutes
+        return {"minutes": minutes, "direction": direction, "start": [start // 60, start % 60],
+                "target": [target // 60, target % 60]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "auto_time", 1)
+        h, m = params["start"]
+        phone.now = phone.now.replace(hour=h, minute=m, second=0)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        now = phone.now
+        ok = [now.hour, now.minute] == list(params["target"]) and now.date() == DEFAULT_DAY \
+            and _flag(phone, "global", "auto_time", "0")
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        h, m = params["target"]
+        scr, dlg = phone.screen, phone.dialog
+        if dlg is not None and dlg.name == "time_picker" and phone.foreground == APP and scr is not None \
+                and scr.name == "datetime":
+            fields = dlg.data.get("fields", {})
+            want_h = str(h if phone.uses_24h else (h % 12 or 12))
+            if fields.get("hour") != want_h:
+                i = find(obs, editable=True, resource_id="hour")
+                return BACK if i is None else Action(action_type="input_text", index=i, text=want_h)
+            if fields.get("minute") != f"{m:02d}" or int(dlg.data["minute"]) != m:
+                i = find(obs, editable=True, resource_id="minute")
+                return BACK if i is None else Action(action_type="input_text", index=i, text=f"{m:02d}")
+            if not phone.uses_24h and (int(dlg.data["hour"]) >= 12) != (h >= 12):
+                return click_in(obs, "dialog", resource_id="pm_label" if h >= 12 else "am_label") or BACK
+            return click_in(obs, "dialog", text="OK", resource_id="button1") or BACK
+        if dlg is not None and dlg.name == "date_picker" and phone.foreground == APP and scr is not None \
+                and scr.name == "datetime":
+            d = dlg.data
+            cur, goal = int(d["year"]) * 12 + int(d["month"]), DEFAULT_DAY.year * 12 + DEFAULT_DAY.month
+            if cur != goal:
+                return click_in(obs, "dialog", desc="Next month" if goal > cur else "Previous month") or BACK
+            if int(d["day"]) != DEFAULT_DAY.day:
+                i = find(obs, editable=True, resource_id="day")
+                day = str(DEFAULT_DAY.day)
+                return BACK if i is None else Action(action_type="input_text", index=i, text=day)
+            return click_in(obs, "dialog", text="OK", resource_id="button1") or BACK
+        step = navigate(phone, obs, APP, TO_DATETIME) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if _flag(phone, "global", "auto_time"):
+            return click_or_scroll(phone, obs, text="Set time automatically")
+        if phone.now.date() != DEFAULT_DAY:  # a wrong date picked by mistake: put it back
+            return click_or_scroll(phone, obs, text="Date")
+        return click_or_scroll(phone, obs, text="Time")
+
+
+@register_task
+class AlarmVolumeLikeRing(TaskTemplate):
+    name = "settings_alarm_volume_like_ring"
+    apps = ("Settings",)
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Set the alarm volume to the same level as the ring & notification volume is now."
+    goal_phrasings = (
+        "Could you make my alarm exactly as loud as my ringtone? Match the alarm volume to the ring volume.",
+        "Match the alarm volume slider to the ring & notification volume slider (leave the ring one as is).",
+        "In Sound settings, change the alarm volume so it equals the current ring & notification volume.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        ring = rng.randint(1, 6)
+        alarm = rng.choice([v for v in range(8) if 1 <= abs(v - ring) <= 3])
+        return {"ring": ring, "alarm": alarm, "media": rng.randint(3, 12), "call": rng.randint(1, 4)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key, name in (("ring", "volume_ring"), ("alarm", "volume_alarm"), ("media", "volume_music"),
+                          ("call", "volume_voice")):
+            phone.put_setting("system", name, params[key])
+
+    def _levels(self, phone: Phone) -> tuple[int, int, int, int]:
+        return tuple(phone.get_int("system", n, -1)  # type: ignore[return-value]
+                     for n in ("volume_ring", "volume_alarm", "volume_music", "volume_voice"))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = (params["ring"], params["ring"], params["media"], params["call"])
+        return 1.0 if self._levels(phone) == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = navigate(phone, obs, APP, TO_SOUND) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        ring, alarm, media, call = self._levels(phone)
+        for cur, want, label in ((ring, params["ring"], "ring & notification volume"),
+                                 (alarm, params["ring"], "alarm volume"),
+                                 (media, params["media"], "media volume"),
+                                 (call, params["call"], "call volume")):
+            if cur != want:
+                verb = "Increase" if cur < want else "Decrease"
+                return click_or_scroll(phone, obs, desc=f"{verb} {label}")
+        return COMPLETE
+
+
+OPEN_SSIDS = ("Terrace-AP", "Guest_7F2A", "Bldg4-Lobby", "Harbor Cafe", "MeetingRoom-B", "Corner Bakery")
+LOCKED_SSIDS = ("Zephyr-Home", "ATT-5G-91C2", "Penthouse_2", "Mesh-Node-3", "BlueWave", "Orchid-WLAN")
+
+
+@register_task
+class JoinOpenWifi(TaskTemplate):
+    name = "settings_join_open_wifi"
+    apps = ("Settings",)
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "Connect to the Wi-Fi network that doesn't need a password (only one network is open)."
+    goal_phrasings = (
+        "Find the one open Wi-Fi network, the one with no password, and join it.",
+        "Could you switch my Wi-Fi to the only available network that isn't password-protected?",
+        "Join whichever Wi-Fi network is open (no password needed); it's the only one like that.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"ssid": rng.choice(OPEN_SSIDS), "locked": rng.sample(LOCKED_SSIDS, 2),
+                "signal": rng.randint(1, 3), "wifi_on": rng.choice((0, 1))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "wifi_on", params["wifi_on"])
+        phone.put_setting("global", "airplane_mode_on", 0)
+        phone.execute("UPDATE wifi_networks SET security='WPA2' WHERE security='Open'")
+        phone.execute("INSERT INTO wifi_networks(ssid, security, signal, saved, connected) "
+                      "VALUES(?, 'Open', ?, 0, 0)", (params["ssid"], params["signal"]))
+        for ssid in params["locked"]:  # stronger, listed above it
+            phone.execute("INSERT INTO wifi_networks(ssid, security, signal, saved, connected) "
+                          "VALUES(?, 'WPA3', 4, 0, 0)", (ssid,))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        joined = [r[0] for r in phone.query("SELECT ssid FROM wifi_networks WHERE connected=1")]
+        return 1.0 if _flag(phone, "global", "wifi_on") and joined == [params["ssid"]] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = navigate(phone, obs, APP, TO_INTERNET) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if not _flag(phone, "global", "wifi_on"):
+            return click_or_scroll(phone, obs, text="Wi‑Fi")
+        return click_or_scroll(phone, obs, text=params["ssid"], resource_id="wifi_entry")
+
+
+@register_task
+class DeviceNameWithModel(TaskTemplate):
+    name = "settings_device_name_with_model"
+    apps = ("Settings",)
+    complexity = 2
+    optimal_steps = 7
+    goal_template = ("Rename this phone to \"{prefix}\" followed by a space and the phone's model name "
+                     "(as shown under Model in About phone).")
+    goal_phrasings = (
+        ("Change the device name to the word \"{prefix}\", a space, then this phone's model (look it up in "
+         "About phone)."),
+        "Could you name this phone \"{prefix} <model>\", using its real model name from Settings?",
+        "Device name: \"{prefix}\" plus a space plus the model name shown in About phone.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"prefix": rng.choice(("Work", "Travel", "Kitchen", "Studio", "Backup", "Dana's", "Office"))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        pass  # the seeded name is "<owner>'s <model>" with owners that are never a prefix here
+
+    def _want(self, phone: Phone, params: dict[str, Any]) -> str:
+        return f"{params['prefix']} {_device(phone, 'model')}"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if phone.get_setting("global", "device_name") == self._want(phone, params) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        want = self._want(phone, params)
+        dlg = phone.dialog
+        scr = phone.screen
+        if dlg is not None and dlg.name == "text_input" and phone.foreground == APP and scr is not None \
+                and scr.name == "about":
+            if dlg.data.get("fields", {}).get("value") != want:
+                i = find(obs, editable=True)
+                return BACK if i is None else Action(action_type="input_text", index=i, text=want)
+            return click_in(obs, "dialog", text="Rename") or BACK
+        return navigate(phone, obs, APP, TO_ABOUT) or dismiss_popups(phone) or \
+            click_or_scroll(phone, obs, text="Device name")
+
+
+@register_task
+class DoubleScreenTimeout(TaskTemplate):
+    name = "settings_double_screen_timeout"
+    apps = ("Settings",)
+    optimal_steps = 5
+    goal_template = "Make the screen stay on twice as long as it does now before it times out."
+    goal_phrasings = (
+        "Could you double the current screen timeout?",
+        "My screen turns off too fast: set the screen timeout to twice what it is now.",
+        "In Display settings, change the screen timeout to double its current value.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        start = rng.choice((15000, 30000, 60000, 300000))
+        return {"start": start, "ms": 2 * start}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("system", "screen_off_timeout", params["start"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if phone.get_int("system", "screen_off_timeout") == params["ms"] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        label = next(lbl for lbl, ms in TIMEOUTS if ms == params["ms"])
+        if phone.dialog is not None and phone.dialog.name == "choice" and phone.screen \
+                and phone.screen.name == "display":
+            return click_or_scroll(phone, obs, text=label, class_contains="RadioButton")
+        return navigate(phone, obs, APP, TO_DISPLAY) or dismiss_popups(phone) or \
+            click_or_scroll(phone, obs, text="Screen timeout")
+
+
+# ---- queries: a device's details page, a scan of sliders, a switch, arithmetic, search ---------------
+@register_task
+class QueryBluetoothAddress(BluetoothDeviceTemplate):
+    name = "settings_query_bluetooth_address"
+    kind = "query"
+    optimal_steps = 5
+    goal_template = "What is the Bluetooth address of my saved device \"{device}\"?"
+    goal_phrasings = (
+        "Look up the Bluetooth (MAC) address of \"{device}\" in Settings.",
+        "Could you tell me the device's Bluetooth address for my \"{device}\"?",
+        "\"{device}\": what Bluetooth address does Settings show for it?",
+    )
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        return _bt_address(self.device_id(phone, params))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        decoy = phone.query_one("SELECT _id FROM bluetooth_devices WHERE name=?", (params["decoy"],))[0]
+        ok = answer_matches(answer, self.expected(phone, params)) \
+            and not answer_matches(answer, _bt_address(decoy))  # both addresses: a hedge
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = self.open_device(phone, params, obs)
+        if step is not None:
+            return step
+        want = self.expected(phone, params)
+        if click(obs, text=want) is None:
+            return click_or_scroll(phone, obs, text=want)
+        return answer(want)
+
+
+VOLUME_WORDS = (("media", ("media",)), ("call", ("call",)), ("ring", ("ring", "notification", "ringer")),
+                ("alarm", ("alarm",)))
+VOLUME_SETTINGS = {"media": ("volume_music", 15), "call": ("volume_voice", 5), "ring": ("volume_ring", 7),
+                   "alarm": ("volume_alarm", 7)}
+
+
+@register_task
+class QueryMutedVolume(TaskTemplate):
+    name = "settings_query_muted_volume"
+    apps = ("Settings",)
+    kind = "query"
+    optimal_steps = 4
+    goal_template = "One of my volume sliders is turned all the way down. Which one is it?"
+    goal_phrasings = (
+        "Which volume setting is at zero right now? Check Sound & vibration.",
+        "Something on my phone is muted. Which of the volume sliders is set to 0?",
+        "Could you find the volume that's turned down completely and tell me which one it is?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        muted = rng.choice([k for k, _ in VOLUME_WORDS])
+        levels = {k: (0 if k == muted else rng.randint(1, mx - 1)) for k, (_, mx) in VOLUME_SETTINGS.items()}
+        return {"muted": muted, "levels": levels}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for k, (setting, _) in VOLUME_SETTINGS.items():
+            phone.put_setting("system", setting, params["levels"][k])
+
+    def expected(self, params: dict[str, Any]) -> str:
+        # the slider that was at 0 when asked (a slider the agent moves afterwards does not change the answer)
+        return {"media": "Media volume", "call": "Call volume", "ring": "Ring & notification volume",
+                "alarm": "Alarm volume"}[params["muted"]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        tokens = set(normalize_answer(answer))
+        named = {k for k, words in VOLUME_WORDS if tokens & set(words)}
+        return 1.0 if named == {params["muted"]} else 0.0  # naming two is a hedge
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_SOUND) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        want = self.expected(params)
+        if find(obs, text=want) is None:
+            return click_or_scroll(phone, obs, text=want)
+        return answer(want)
+
+
+# (what the goal calls it, row title on screen, table, setting, value when on, path)
+SWITCHES = (
+    ("auto-rotate screen", "Auto-rotate screen", "system", "accelerometer_rotation", "1", TO_DISPLAY),
+    ("adaptive brightness", "Adaptive brightness", "system", "screen_brightness_mode", "1", TO_DISPLAY),
+    ("the 24-hour time format", "Use 24-hour format", "system", "time_12_24", "24", TO_DATETIME),
+    ("automatic time zone", "Set time zone automatically", "global", "auto_time_zone", "1", TO_DATETIME),
+    ("airplane mode", "Airplane mode", "global", "airplane_mode_on", "1", TO_NETWORK),
+)
+ON_WORDS, OFF_WORDS = {"on", "yes", "enabled"}, {"off", "no", "disabled", "not"}
+
+
+@register_task
+class QuerySwitchState(TaskTemplate):
+    name = "settings_query_switch_state"
+    apps = ("Settings",)
+    kind = "query"
+    optimal_steps = 4
+    goal_template = "Is {label} turned on or off on this phone right now? Answer on or off."
+    goal_phrasings = (
+        "Could you check in Settings whether {label} is on? Just say on or off.",
+        "I want to know if {label} is enabled. On or off?",
+        "On or off: {label}?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        i = rng.randrange(len(SWITCHES))
+        return {"label": SWITCHES[i][0], "switch": i, "on": rng.choice((0, 1))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        _, _, table, setting, on_value, _ = SWITCHES[params["switch"]]
+        off_value = "12" if on_value == "24" else "0"
+        phone.put_setting(table, setting, on_value if params["on"] else off_value)
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return "On" if params["on"] else "Off"  # as set up: flipping it afterwards does not change the answer
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        tokens = set(normalize_answer(answer))
+        says_on, says_off = bool(tokens & ON_WORDS), bool(tokens & OFF_WORDS)
+        if says_on == says_off:  # neither, or both (hedge / "not on")
+            return 0.0
+        return 1.0 if says_on == bool(params["on"]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        _, row, _, _, _, path = SWITCHES[params["switch"]]
+        step = navigate(phone, obs, APP, path) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if find(obs, text=row) is None:
+            return click_or_scroll(phone, obs, text=row)
+        return answer(self.expected(params))
+
+
+@register_task
+class QueryFreeStorage(TaskTemplate):
+    name = "settings_query_free_storage"
+    apps = ("Settings",)
+    kind = "query"
+    optimal_steps = 3
+    goal_template = "What percentage of this phone's storage is still free? Answer with the percentage."
+    goal_phrasings = (
+        "How much of my storage is left unused, in percent?",
+        "Could you check in Settings what percent of the phone's storage is free?",
+        "Free storage, as a percentage of the total?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"used": rng.randint(31, 92)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("UPDATE device_info SET value=? WHERE name='storage_used'", (f"{params['used']}%",))
+
+    def expected(self, phone: Phone) -> str:
+        return f"{100 - int(_device(phone, 'storage_used').rstrip('%'))}%"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        free = self.expected(phone).rstrip("%")
+        total = _device(phone, "storage_total").split()[0]
+        nums = {n.replace(",", "") for n in NUMBER.findall(answer)}
+        return 1.0 if free in nums and nums <= {free, total} else 0.0  # the used share or a hedge fails
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, [("main", None)]) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if find(obs, text="Storage") is None:
+            return click_or_scroll(phone, obs, text="Storage")
+        return answer(self.expected(phone))
+
+
+# settings the search finds, with the menu path its result shows (Wi-Fi is left out: its title is
+# written with a non-breaking hyphen, so typing "Wi-Fi" finds nothing)
+SEARCHABLE = tuple((t, crumb) for t, crumb, _ in SEARCH_INDEX if "Wi" not in t and t not in ("Internet",))
+TOP_MENUS = tuple(t for t, _, _ in MAIN_ROWS)
+TO_SEARCH: NavPath = [("main", {"resource_id": "search_action_bar"}), ("search", None)]
+
+
+@register_task
+class QuerySettingLocation(TaskTemplate):
+    name = "settings_query_setting_location"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("Where in Settings is the \"{setting}\" option? Search for it and answer with the menu "
+                     "path the search result shows.")
+    goal_phrasings = (
+        "Use the Settings search to find \"{setting}\": under which menu (path) does it live?",
+        ("I can never find \"{setting}\" in Settings. Which menu is it under? Give the path from the search "
+         "result."),
+        "Search Settings for \"{setting}\" and tell me the menu path it's in.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        setting, crumb = rng.choice(SEARCHABLE)
+        return {"setting": setting, "path": crumb}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        pass  # nothing to change: the answer is where the setting lives
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        parts = {p.strip() for p in params["path"].split(">")}
+        if answer is None or not all(answer_matches(answer, p) for p in parts):  # every level of the path
+            return 0.0
+        others = [t for t in TOP_MENUS if t not in parts and not any(answer_matches(p, t) for p in parts)]
+        hedge = any(answer_matches(answer, t) for t in others)  # naming other menus as well
+        return 0.0 if hedge else 1.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_SEARCH) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        scr = phone.screen
+        assert scr is not None
+        if scr.fields.get("query", "") != params["setting"]:
+            i = find(obs, editable=True, resource_id="search_src_text")
+            return BACK if i is None else Action(action_type="input_text", index=i, text=params["setting"])
+        if find(obs, text=params["setting"], resource_id="search_result") is None:
+            return click_or_scroll(phone, obs, text=params["setting"], resource_id="search_result")
+        return answer(params["path"])

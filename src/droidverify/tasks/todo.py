@@ -19,6 +19,7 @@ from droidverify.env.sim.apps.todo import (
     KEY,
     PRIORITIES,
     add_task,
+    all_lists,
     current_list,
     due_ms,
     list_id,
@@ -741,3 +742,313 @@ class QueryHighPriority(QueryTemplate):
         t = find_task(phone, params["title"])
         step = to_list(phone, obs, t["list"] if t else params["list"])
         return step or answer(params["title"])
+
+
+# ---- more kinds of task: overdue sweep, relative reschedule, same-title twins, bulk moves, questions ----
+def changed_only(phone: Phone, template: TaskTemplate, params: dict[str, Any], ids: set[int],
+                 **want: Any) -> bool:
+    """The rows whose ids are ``ids`` changed, each only in the ``want`` columns; nothing else changed."""
+    added, removed, changed = task_diff(phone, template, params)
+    if added or removed or {old[0] for old, _ in changed} != ids \
+            or not lists_unchanged(phone, template, params):
+        return False
+    for old, new in changed:
+        expected = {c: old[i] for i, c in enumerate(COLS) if c not in want}
+        if not (row_matches(new, **want) and row_matches(new, **expected)):
+            return False
+    return True
+
+
+@register_task
+class CompleteOverdue(TodoTemplate):
+    name = "todo_complete_overdue_tasks"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("In Tasks, mark every overdue task in my {list} list as done (the open ones whose due "
+                     "date has already passed); leave tasks due today or later open.")
+    goal_phrasings = (
+        "Check off all the overdue to-dos in the {list} list of the Tasks app; nothing due today or later.",
+        "Could you complete every task in {list} that is past its due date? Keep the others open.",
+        "Tasks app, {list}: tick off whatever is overdue, only that.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        titles = rng.sample(FILLERS, 5)
+        n_late = rng.randint(2, 3)
+        late = [[t, -rng.randint(1, 9)] for t in titles[:n_late]]
+        # look-alikes that are not overdue: due today, tomorrow or later
+        fine = [[t, d] for t, d in zip(titles[n_late:], rng.sample((0, 0, 1, 3, 6), 5 - n_late))]
+        return {"list": rng.choice(ERRAND_LISTS), "late": late, "fine": fine}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for title, days in params["late"] + params["fine"]:
+            add_task(phone, params["list"], title, due=TODAY + timedelta(days=days))
+
+    def overdue_ids(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        lid = list_id(phone, params["list"])
+        today_noon = due_ms(phone.now.date())
+        return {r[0] for r in baseline_rows(phone, self, params, TASK_SQL)
+                if r[1] == lid and not r[6] and 0 < r[4] < today_noon}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if changed_only(phone, self, params, self.overdue_ids(phone, params), completed=1) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        ids = self.overdue_ids(phone, params)
+        was_open = {r[0] for r in baseline_rows(phone, self, params, TASK_SQL) if not r[6]}
+        left = [t for t in tasks(phone) if t["_id"] in ids and not t["completed"]]
+        if left:
+            t = left[0]
+            return to_list(phone, obs, t["list"]) or \
+                click_or_scroll(phone, obs, desc=f"Mark {t['title']} as done")
+        wrong = [t for t in tasks(phone) if t["_id"] in was_open - ids and t["completed"]]
+        if not wrong:
+            return COMPLETE
+        t = wrong[0]  # checked off by mistake: reopen it
+        if not show_completed(phone):
+            return via_menu(phone, obs, t["list"], "Show completed")
+        return to_list(phone, obs, t["list"]) or \
+            click_or_scroll(phone, obs, desc=f"Mark {t['title']} as not done")
+
+
+SHIFTS = ((1, "one day"), (2, "two days"), (3, "three days"), (7, "one week"), (14, "two weeks"))
+
+
+@register_task
+class PostponeTask(PlantedTemplate):
+    name = "todo_postpone_task"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = "In Tasks, push the due date of \"{title}\" back by {shift_text} from what it is now."
+    goal_phrasings = (
+        "I need {shift_text} more for \"{title}\". Postpone its due date in the Tasks app by that much.",
+        "Could you move the deadline of my to-do \"{title}\" {shift_text} later than it currently is?",
+        "Snooze \"{title}\" by {shift_text} (its due date, in Tasks).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base(rng)
+        if not p["due"]:
+            p["due"] = (TODAY + timedelta(days=rng.randint(1, 20))).isoformat()
+        p["shift"], p["shift_text"] = rng.choice(SHIFTS)
+        return p
+
+    def new_due(self, params: dict[str, Any]) -> date:
+        return date.fromisoformat(params["due"]) + timedelta(days=params["shift"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        due = due_ms(self.new_due(params))
+        return 1.0 if only_change(phone, self, params, params["title"], due=due) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self.target(phone, params)
+        return open_editor(phone, obs, t) or fill_editor(phone, obs, due=self.new_due(params))
+
+
+@register_task
+class CompleteTwinByDescription(TodoTemplate):
+    name = "todo_complete_twin_by_description"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("I have two tasks called \"{title}\" in Tasks. Mark the one whose description says "
+                     "\"{notes}\" as done and leave the other one open.")
+    goal_phrasings = (
+        ("There are two \"{title}\" to-dos in the Tasks app; complete only the one with the description "
+        "\"{notes}\"."),
+        "Could you check off \"{title}\", the copy described as \"{notes}\", not the other one?",
+        "Tasks: \"{title}\" (description \"{notes}\") is done. The other \"{title}\" stays open.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        lst, other = rng.sample(ERRAND_LISTS, 2)
+        notes, decoy_notes = rng.sample(NOTES, 2)
+        return {"title": rng.choice(PAIRS)[rng.randint(0, 1)], "list": lst, "notes": notes,
+                "decoy_list": other, "decoy_notes": decoy_notes}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM todo_tasks WHERE title = ?", (params["title"],))
+        add_task(phone, params["decoy_list"], params["title"], notes=params["decoy_notes"])
+        add_task(phone, params["list"], params["title"], notes=params["notes"])
+
+    def target_id(self, phone: Phone, params: dict[str, Any]) -> int:
+        return next(r[0] for r in baseline_rows(phone, self, params, TASK_SQL)
+                    if r[2] == params["title"] and r[3] == params["notes"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if changed_only(phone, self, params, {self.target_id(phone, params)}, completed=1) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        # search by the description: only the right twin matches, and its row has a checkbox
+        if phone.foreground != KEY:
+            return open_app(phone, KEY)
+        scr = phone.screen
+        assert scr is not None
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        twin = [t for t in tasks(phone, "t.title = ? AND t.notes = ? AND t.completed = 1",
+                                 (params["title"], params["decoy_notes"]))]
+        query, mark = (params["decoy_notes"], "not done") if twin else (params["notes"], "done")
+        if scr.name == "search":
+            if norm(scr.fields.get("query", "")) != norm(query):
+                return type_in(obs, query, resource_id="search_input") or BACK
+            return click_or_scroll(phone, obs, desc=f"Mark {params['title']} as {mark}")
+        if scr.name == "main" and not scr.state.get("drawer") and scr.state.get("selected") is None:
+            return click(obs, desc="Search") or BACK
+        return BACK
+
+
+@register_task
+class MoveHighPriority(TodoTemplate):
+    name = "todo_move_high_priority_tasks"
+    complexity = 3
+    optimal_steps = 11
+    goal_template = ("In Tasks, move every open high-priority task from my {list} list to the {dest} list; "
+                     "leave everything else where it is.")
+    goal_phrasings = (
+        "Could you take all the unfinished high-priority to-dos out of {list} and put them in {dest}?",
+        "Tasks app: the open tasks in {list} marked high priority belong in {dest}. Move them all.",
+        "Move {list}'s open high-priority tasks to {dest}, nothing else.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        lst, dest = rng.sample(ERRAND_LISTS, 2)
+        titles = rng.sample(NEW_TITLES, 5)
+        n = rng.randint(2, 3)
+        return {"list": lst, "dest": dest, "high": titles[:n], "medium": titles[n:-1],
+                "done_high": titles[-1]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        lid = list_id(phone, params["list"])
+        phone.execute("UPDATE todo_tasks SET priority = 1 "
+                      "WHERE list_id = ? AND priority = 0 AND completed = 0", (lid,))
+        for i, title in enumerate(params["high"]):
+            add_task(phone, params["list"], title, due=TODAY + timedelta(days=2 + 5 * i), priority=0)
+        for title in params["medium"]:
+            add_task(phone, params["list"], title, priority=1)
+        add_task(phone, params["list"], params["done_high"], priority=0, completed=True)  # done: stays
+
+    def high_ids(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        lid = list_id(phone, params["list"])
+        return {r[0] for r in baseline_rows(phone, self, params, TASK_SQL)
+                if r[1] == lid and not r[6] and r[5] == 0}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        dest = list_id(phone, params["dest"])
+        return 1.0 if changed_only(phone, self, params, self.high_ids(phone, params), list_id=dest) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        ids = self.high_ids(phone, params)
+        lid = list_id(phone, params["list"])
+        was_here = {r[0] for r in baseline_rows(phone, self, params, TASK_SQL) if r[1] == lid}
+        place = {i: params["dest"] if i in ids else params["list"] for i in was_here}
+        left = [t for t in tasks(phone) if t["_id"] in place and t["list"] != place[t["_id"]]]
+        if not left:
+            return COMPLETE
+        t = left[0]
+        if t["completed"] and not show_completed(phone):  # a completed task moved by mistake
+            return via_menu(phone, obs, t["list"], "Show completed")
+        dlg = phone.dialog
+        if dlg is not None and dlg.name == "choice" and dlg.data.get("on_ok") == "move_task" \
+                and dlg.data.get("args", {}).get("task_id") == t["_id"]:
+            return click_in(obs, "dialog", text=place[t["_id"]]) or BACK
+        return select_task(phone, obs, t) or click(obs, desc="Move to list") or BACK
+
+
+EXTRA_TITLES = FILLERS + NEW_TITLES + tuple(a for a, _ in PAIRS)
+
+
+@register_task
+class QueryBusiestList(QueryTemplate):
+    name = "todo_query_busiest_list"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = ("Which of my lists in Tasks has the most open (not completed) tasks? "
+                     "Answer with the list name.")
+    goal_phrasings = (
+        "In the Tasks app, which list has the largest number of unfinished to-dos?",
+        "Could you tell me which to-do list has the most tasks still open?",
+        "List with the most open tasks in Tasks?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        lst, decoy = rng.sample(LISTS, 2)
+        return {"list": lst, "decoy": decoy, "lead": rng.randint(1, 2)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        def count(name: str, done: bool | None = False) -> int:
+            where = "l.name = ?" + ("" if done is None else f" AND t.completed = {int(done)}")
+            return len(tasks(phone, where, (name,)))
+
+        used = {t["title"] for t in tasks(phone)}
+        pool = [t for t in EXTRA_TITLES if t not in used]
+        top = max(count(n) for n in LISTS if n != params["list"])
+        for _ in range(max(0, top + params["lead"] - count(params["list"]))):
+            add_task(phone, params["list"], pool.pop(0))
+        # the decoy list has more tasks than the answer once completed ones are counted too
+        for _ in range(max(0, count(params["list"], None) + 1 - count(params["decoy"], None))):
+            add_task(phone, params["decoy"], pool.pop(0), completed=True)
+
+    def expected(self, phone: Phone) -> str:
+        counts = {name: len(tasks(phone, "l._id = ? AND t.completed = 0", (lid,)))
+                  for lid, name in all_lists(phone)}
+        return max(counts, key=lambda n: counts[n])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = self.expected(phone)
+        ok = answer_matches(answer, want) and \
+            not any(answer_matches(answer, name) for _, name in all_lists(phone) if name != want)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        scr = phone.screen
+        if phone.foreground == KEY and scr is not None and scr.name == "main" and scr.state.get("drawer") \
+                and phone.dialog is None and not phone.menu_open:
+            return answer(self.expected(phone))
+        return to_list(phone, obs, "Inbox") or click(obs, desc="Open navigation drawer") or BACK
+
+
+CODES = ("48213", "90577", "31664", "72049", "15830", "66402")
+
+
+@register_task
+class QueryDescriptionCode(PlantedTemplate):
+    name = "todo_query_description_code"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("What reference number did I write in the description of my task \"{title}\" in Tasks? "
+                     "Answer with the number.")
+    goal_phrasings = (
+        "Look up the task \"{title}\" in the Tasks app and tell me the reference number in its description.",
+        "Could you check which reference number I noted on my to-do \"{title}\"?",
+        "Reference number in the description of \"{title}\" (Tasks)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base(rng)
+        code, decoy_code = rng.sample(CODES, 2)
+        p.update(code=code, decoy_code=decoy_code)
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        super().setup(phone, params)
+        for title, code in ((params["title"], params["code"]), (params["decoy"], params["decoy_code"])):
+            notes = f"Call the front desk first, then quote reference number {code} at the counter."
+            phone.execute("UPDATE todo_tasks SET notes = ? WHERE title = ?", (notes, title))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["code"]) and not answer_matches(answer, params["decoy_code"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        t = find_task(phone, params["title"])
+        assert t is not None
+        return open_editor(phone, obs, t) or answer(params["code"])

@@ -102,10 +102,13 @@ def click(obs: Observation, **criteria: Any) -> Action | None:
 
 
 def type_into(obs: Observation, text: str, *, press_enter: bool = False, **criteria: Any) -> Action | None:
-    """``input_text`` into the first matching text field, or None."""
+    """``input_text`` into the first matching text field (``clear_text`` when ``text`` is empty: a field
+    that must end blank, which ``input_text`` cannot write), or None."""
     i = find(obs, editable=True, **criteria)
     if i is None:
         return None
+    if not text:
+        return Action(action_type="clear_text", index=i)
     return Action(action_type="input_text", index=i, text=text, press_enter=press_enter or None)
 
 
