@@ -7,8 +7,16 @@ import pytest
 
 from droidverify.env.sim.state import decode_phone, encode_phone
 from droidverify.errors import LabelledSetError, PhoneStateError
-from droidverify.rewards.labelled import FAILURE_KINDS, SET_VERSION, build_items, read_set, write_set
+from droidverify.rewards.labelled import (
+    FAILURE_KINDS,
+    SET_VERSION,
+    build_items,
+    oracle_trace,
+    read_set,
+    write_set,
+)
 from droidverify.rewards.smartsnap import check_submit
+from droidverify.tasks import registry
 
 
 def test_balanced_and_labelled_by_the_checker(labelled_items) -> None:
@@ -247,3 +255,18 @@ def test_policy_items_label_an_agents_own_episodes_by_the_checker() -> None:
     other.goal = "Do something else entirely."
     with pytest.raises(LabelledSetError, match="no\\s+wording"):
         list(policy_items([other], split="train"))
+
+
+DECOY_TEMPLATES = sorted(t.name for t in registry.all_templates()
+                         if any(k.startswith("decoy_") for k in t.instantiate(0).params))
+
+
+@pytest.mark.parametrize("name", DECOY_TEMPLATES)
+def test_decoy_steered_oracle_ends_or_says_it_has_no_target(name: str) -> None:
+    # the labelled set swaps decoy_* params into the oracle; a template whose oracle then crashes
+    # (instead of raising TaskError) stops `train judge-data` for every template after it
+    for seed in (0, 1, 1000):
+        task = registry.get_template(name).instantiate(seed)
+        decoy = {k[len("decoy_"):]: v for k, v in task.params.items() if k.startswith("decoy_")}
+        if decoy and all(k in task.params for k in decoy):
+            oracle_trace(task, params={**task.params, **decoy})

@@ -495,3 +495,233 @@ def test_new_query_answers(name: str) -> None:
         for bad in bads:
             assert task.is_successful(env.phone, bad) == 0.0, (name, seed, bad)
         assert task.is_successful(env.phone, None) == 0.0
+
+
+# ---- round 3 templates -------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", [0, 3, 1001])
+def test_query_next_occurrence_answers(seed: int) -> None:
+    task, env = _fresh("calendar_query_next_occurrence", seed)
+    p = task.params
+    today = env.phone.now.date()
+    nxt, later = today + timedelta(days=p["next"]), today + timedelta(days=p["later"])
+    sooner = today + timedelta(days=p["next"] - 1)  # the cancelled look-alike
+    assert task.is_successful(env.phone, f"{nxt:%B} {nxt.day}") == 1.0
+    assert task.is_successful(env.phone, f"It's on {nxt.isoformat()}.") == 1.0
+    for bad in (f"{later:%B} {later.day}", f"{sooner:%B} {sooner.day}",
+                f"{nxt:%B} {nxt.day} or {later:%B} {later.day}", None):
+        assert task.is_successful(env.phone, bad) == 0.0, bad
+
+
+@pytest.mark.parametrize("seed", [0, 3, 1001])
+def test_query_booked_minutes_answers(seed: int) -> None:
+    task, env = _fresh("calendar_query_booked_minutes", seed)
+    total = sum(p for p in task.params["durations"])
+    timed = [e for e in events_on(env.phone, date.fromisoformat(task.params["date"])) if not e["allDay"]]
+    assert total == sum((e["dtend"] - e["dtstart"]) // 60000 for e in timed)
+    assert task.is_successful(env.phone, f"{total} minutes") == 1.0
+    for bad in (f"{total + 15} minutes", f"{total + 1440} minutes", f"{total} or {total + 30}", None):
+        assert task.is_successful(env.phone, bad) == 0.0, bad
+
+
+def test_query_slot_free_answers() -> None:
+    seen = set()
+    for seed in range(8):
+        task, env = _fresh("calendar_query_slot_free", seed)
+        p = task.params
+        good, bad = ("No", "Yes") if p["busy"] else ("Yes", "No")
+        seen.add(p["busy"])
+        d = date.fromisoformat(p["date"])
+        lo = to_ms(datetime.combine(d, datetime.min.time()).replace(hour=p["hour"]))
+        hi = lo + p["duration"] * 60000
+        clash = [e for e in events_on(env.phone, d) if e["dtstart"] < hi and e["dtend"] > lo]
+        assert bool(clash) == p["busy"]
+        assert task.is_successful(env.phone, good) == 1.0
+        assert task.is_successful(env.phone, f"{good}, it is.") == 1.0
+        assert task.is_successful(env.phone, bad) == 0.0
+        assert task.is_successful(env.phone, "yes or no") == 0.0
+        assert task.is_successful(env.phone, None) == 0.0
+    assert seen == {True, False}
+
+
+@pytest.mark.parametrize("seed", [0, 3, 1001])
+def test_query_birthdays_in_month_answers(seed: int) -> None:
+    task, env = _fresh("calendar_query_birthdays_in_month", seed)
+    p = task.params
+    n = sum(1 for r in env.phone.query("SELECT dtstart FROM events WHERE title LIKE '%''s birthday'")
+            if (from_ms(r["dtstart"]).year, from_ms(r["dtstart"]).month) == (p["year"], p["month"]))
+    assert n == p["count"]
+    assert task.is_successful(env.phone, str(n)) == 1.0
+    assert task.is_successful(env.phone, f"You have {n} birthdays.") == 1.0
+    for bad in (str(n + 1), str(n + 2), f"{n} or {n + 1}", None):  # + the neighbours / the presents event
+        assert task.is_successful(env.phone, bad) == 0.0, bad
+
+
+def test_create_weekly_all_day_near_misses() -> None:
+    task, env = _solved("calendar_create_weekly_all_day")
+    p = task.params
+    rows = event_by_title(env.phone, p["title"])
+    assert len(rows) == p["count"] + 1 and all(r["allDay"] for r in rows)
+    assert task.is_successful(env.phone) == 1.0
+    snap = env.phone.snapshot()
+    env.phone.execute("DELETE FROM events WHERE _id=?", (rows[-1]["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # one week missing
+    env.phone.restore(snap)
+    last = rows[-1]
+    env.phone.execute("UPDATE events SET dtstart=dtstart+?, dtend=dtend+? WHERE _id=?",
+                      (86_400_000, 86_400_000, last["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # on the wrong weekday
+    env.phone.restore(snap)
+    add_event(env.phone, p["title"], from_ms(last["dtstart"]), from_ms(last["dtstart"]), all_day=True)
+    assert task.is_successful(env.phone) == 0.0  # a duplicate
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET allDay=0, dtend=dtstart+3600000 WHERE _id=?", (last["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # timed, not all-day
+    env.phone.restore(snap)
+    env.phone.execute("DELETE FROM events WHERE _id=?", (rows[0]["_id"],))  # the earlier one, outside the range
+    assert task.is_successful(env.phone) == 0.0
+
+
+def test_merge_events_near_misses() -> None:
+    task, env = _solved("calendar_merge_events")
+    p = task.params
+    assert task.is_successful(env.phone) == 1.0
+    assert not event_by_title(env.phone, p["second"])
+    snap = env.phone.snapshot()
+    _move(env.phone, p["first"], timedelta(minutes=15))
+    assert task.is_successful(env.phone) == 0.0  # start moved too
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET dtend=dtend-900000 WHERE title=?", (p["first"],))
+    assert task.is_successful(env.phone) == 0.0  # ends too early
+    env.phone.restore(snap)
+    first = _only_row(env.phone, p["first"])
+    add_event(env.phone, p["second"], from_ms(first["dtend"]) - timedelta(minutes=30), from_ms(first["dtend"]))
+    assert task.is_successful(env.phone) == 0.0  # the second event is still there
+    fresh_task, fresh_env = _fresh("calendar_merge_events", 1)
+    fresh_env.phone.execute("DELETE FROM events WHERE title=?", (fresh_task.params["second"],))
+    assert fresh_task.is_successful(fresh_env.phone) == 0.0  # deleted, but not extended
+
+
+def test_delete_events_at_venue_near_misses() -> None:
+    task, env = _fresh("calendar_delete_events_at_venue")
+    p = task.params
+    v = p["venue"]
+    snap = env.phone.snapshot()
+    env.phone.execute("DELETE FROM events WHERE eventLocation=?", (v,))
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.execute("DELETE FROM events WHERE description LIKE ?", (f"%{v}%",))
+    assert task.is_successful(env.phone) == 0.0  # the moved event (it only mentions the venue) went too
+    env.phone.restore(snap)
+    first = env.phone.query("SELECT _id FROM events WHERE eventLocation=? ORDER BY _id", (v,))[0]
+    env.phone.execute("DELETE FROM events WHERE _id=?", (first["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # one left
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET eventLocation='' WHERE eventLocation=?", (v,))
+    assert task.is_successful(env.phone) == 0.0  # emptied the place instead of deleting
+
+
+def test_move_to_free_day_near_misses() -> None:
+    task, env = _solved("calendar_move_to_free_day")
+    p = task.params
+    days = task.template.days(p)
+    free = days[p["free"]]
+    ev = _only_row(env.phone, p["title"])
+    assert from_ms(ev["dtstart"]).date() == free
+    assert task.is_successful(env.phone) == 1.0
+    snap = env.phone.snapshot()
+    other = days[(p["free"] + 1) % 5]
+    _move(env.phone, p["title"], timedelta(days=(other - free).days))
+    assert task.is_successful(env.phone) == 0.0  # a busy day
+    env.phone.restore(snap)
+    _move(env.phone, p["title"], timedelta(minutes=30))
+    assert task.is_successful(env.phone) == 0.0  # time changed
+    env.phone.restore(snap)
+    add_event(env.phone, p["title"], from_ms(ev["dtstart"]) - timedelta(days=(free - date.fromisoformat(p["date"])).days),
+              from_ms(ev["dtend"]) - timedelta(days=(free - date.fromisoformat(p["date"])).days))
+    assert task.is_successful(env.phone) == 0.0  # copied instead of moved
+
+
+def test_remove_duplicate_events_near_misses() -> None:
+    task, env = _fresh("calendar_remove_duplicate_events")
+    p = task.params
+    d = date.fromisoformat(p["date"])
+    dups = [p["titles"][i] for i in p["dups"]]
+    single = p["titles"][min(set(range(4)) - set(p["dups"]))]
+    snap = env.phone.snapshot()
+
+    def drop_one(title: str, last: bool = True) -> None:
+        rows = event_by_title(env.phone, title)
+        env.phone.execute("DELETE FROM events WHERE _id=?", (rows[-1 if last else 0]["_id"],))
+
+    for t in dups:
+        drop_one(t, last=False)  # either copy may go
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    drop_one(dups[0])
+    assert task.is_successful(env.phone) == 0.0  # one pair still doubled
+    drop_one(dups[1])
+    drop_one(single)
+    assert task.is_successful(env.phone) == 0.0  # the same title at another time is not a copy
+    env.phone.restore(snap)
+    for t in dups:
+        env.phone.execute("DELETE FROM events WHERE title=?", (t,))
+    assert task.is_successful(env.phone) == 0.0  # both copies deleted
+    assert len(events_on(env.phone, d)) == 3
+
+
+def test_split_event_near_misses() -> None:
+    task, env = _solved("calendar_split_event")
+    p = task.params
+    assert task.is_successful(env.phone) == 1.0
+    orig, part2 = _only_row(env.phone, p["title"]), _only_row(env.phone, p["new_title"])
+    mid = to_ms(datetime.fromisoformat(p["mid"]))
+    assert orig["dtend"] == mid == part2["dtstart"]
+    assert part2["dtend"] == orig["dtstart"] + p["duration"] * 60000
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET dtend=dtend+1800000 WHERE _id=?", (part2["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # the second part runs too long
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET dtend=? WHERE _id=?", (part2["dtend"], orig["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # the original was not shortened
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET title=? WHERE _id=?", (p["title"], part2["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # the new part has the old title
+    env.phone.restore(snap)
+    add_event(env.phone, p["new_title"], from_ms(part2["dtstart"]), from_ms(part2["dtend"]))
+    assert task.is_successful(env.phone) == 0.0  # two second parts
+
+
+def test_use_location_of_event_near_misses() -> None:
+    task, env = _fresh("calendar_use_location_of_event")
+    p = task.params
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET eventLocation=? WHERE title=?", (p["place"], p["title"]))
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET eventLocation=? WHERE title=?", (p["decoy_place"], p["title"]))
+    assert task.is_successful(env.phone) == 0.0  # the rehearsal's place
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET eventLocation=? WHERE title=?", (p["place"], p["title"]))
+    env.phone.execute("UPDATE events SET eventLocation='' WHERE title=?", (p["other"],))
+    assert task.is_successful(env.phone) == 0.0  # moved the place instead of copying it
+
+
+def test_add_after_event_near_misses() -> None:
+    task, env = _solved("calendar_add_after_event")
+    p = task.params
+    assert task.is_successful(env.phone) == 1.0
+    new = _only_row(env.phone, p["title"])
+    anchor = next(r for r in event_by_title(env.phone, p["anchor"])
+                  if from_ms(r["dtstart"]).date() == date.fromisoformat(p["date"]))
+    assert new["dtstart"] == anchor["dtend"] and new["dtend"] - new["dtstart"] == p["minutes"] * 60000
+    snap = env.phone.snapshot()
+    _move(env.phone, p["title"], timedelta(minutes=15))
+    assert task.is_successful(env.phone) == 0.0  # not right at the end
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET dtend=dtend+900000 WHERE _id=?", (new["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # too long
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET dtend=dtend+900000 WHERE _id=?", (anchor["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # the anchor was changed to fit
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET eventLocation='Room 301' WHERE _id=?", (new["_id"],))
+    assert task.is_successful(env.phone) == 1.0  # a place on the new event is fine

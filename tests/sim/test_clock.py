@@ -11,6 +11,7 @@ from droidverify.env.sim import SimEnv
 from droidverify.env.sim.apps.clock import HOME_OFFSET
 from droidverify.tasks import registry
 from droidverify.tasks.clock import CITY_INFO, read_time
+from droidverify.tasks.helpers.clock import say_time
 
 CLOCK = sorted(t.name for t in registry.all_templates() if t.name.startswith("clock_"))
 
@@ -437,4 +438,259 @@ def test_farthest_city_query(seed: int) -> None:
     others = [c for c in p["cities"] if c != far]
     assert task.is_successful(env.phone, others[0]) == 0.0
     assert task.is_successful(env.phone, ", ".join(p["cities"])) == 0.0  # listing every city
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+# ---- round 2: twelve more kinds of Clock task ---------------------------------------------------------
+def _add_city_row(env: SimEnv, city: str) -> None:
+    off, country = CITY_INFO[city]
+    _set(env, "INSERT OR IGNORE INTO world_cities(city, utc_offset, country) VALUES(?,?,?)", city, off, country)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_add_country_cities_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_add_country_cities", seed)
+    p = task.params
+    snap = env.phone.snapshot()
+    missing = [c for c in p["cities"] if c != p["present"]]
+    for c in missing[:-1]:
+        _add_city_row(env, c)
+    assert task.is_successful(env.phone) == 0.0  # one city missing
+    _add_city_row(env, missing[-1])
+    assert task.is_successful(env.phone) == 1.0
+    have = {r[0] for r in env.phone.query("SELECT city FROM world_cities")}
+    _add_city_row(env, next(c for c in sorted(CITY_INFO) if c not in have))
+    assert task.is_successful(env.phone) == 0.0  # a city of another country added too
+    env.phone.restore(snap)
+    for c in p["cities"]:
+        _add_city_row(env, c)
+    others = [r[0] for r in env.phone.query("SELECT city FROM world_cities") if r[0] not in p["cities"]]
+    if others:
+        _set(env, "DELETE FROM world_cities WHERE city=?", others[0])
+        assert task.is_successful(env.phone) == 0.0  # an existing city removed
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_hours_between_cities_query(seed: int) -> None:
+    task, env = _fresh("clock_query_hours_between_cities", seed)
+    p = task.params
+    n = p["hours"]
+    assert CITY_INFO[p["ahead"]][0] - CITY_INFO[p["behind"]][0] == n > 0
+    assert task.is_successful(env.phone, str(n)) == 1.0
+    assert task.is_successful(env.phone, f"{p['ahead']} is {n} hours ahead") == 1.0
+    assert task.is_successful(env.phone, f"{n + 1} hours") == 0.0
+    own = abs(CITY_INFO[p["ahead"]][0] - HOME_OFFSET)
+    assert own == n or task.is_successful(env.phone, f"{own:g}") == 0.0  # its gap from my own time
+    assert task.is_successful(env.phone, f"{n} or {n + 1}") == 0.0  # hedging
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_remove_duplicate_alarm_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_remove_duplicate_alarm", seed)
+    p = task.params
+    ids = [r[0] for r in env.phone.query("SELECT _id FROM alarm_templates WHERE label=? ORDER BY _id",
+                                         (p["label"],))]
+    assert len(ids) == 2
+    snap = env.phone.snapshot()
+    for aid in ids:  # either copy may go
+        _set(env, "DELETE FROM alarm_templates WHERE _id=?", aid)
+        assert task.is_successful(env.phone) == 1.0
+        env.phone.restore(snap)
+    _set(env, "DELETE FROM alarm_templates WHERE label=?", p["label"])
+    assert task.is_successful(env.phone) == 0.0  # both copies gone
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM alarm_templates WHERE label=?", p["decoy_label"])
+    assert task.is_successful(env.phone) == 0.0  # the other alarm deleted
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET enabled=0 WHERE _id=?", ids[1])
+    assert task.is_successful(env.phone) == 0.0  # switched off instead of deleted
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_add_second_timer_near_misses(seed: int) -> None:
+    task, env = _solved("clock_add_second_timer", seed)
+    p = task.params
+    snap = env.phone.snapshot()
+    _set(env, "UPDATE timers SET state='paused', end_time=NULL WHERE length_s=?", p["seconds"])
+    assert task.is_successful(env.phone) == 0.0  # the first timer paused
+    env.phone.restore(snap)
+    _set(env, "UPDATE timers SET length_s=length_s+60 WHERE length_s=?", p["new_seconds"])
+    assert task.is_successful(env.phone) == 0.0  # wrong length
+    env.phone.restore(snap)
+    _set(env, "UPDATE timers SET state='paused' WHERE length_s=?", p["new_seconds"])
+    assert task.is_successful(env.phone) == 0.0  # not started
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM timers WHERE length_s=?", p["seconds"])
+    assert task.is_successful(env.phone) == 0.0  # replaced the first timer
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_finish_stopwatch_run_near_misses(seed: int) -> None:
+    task, env = _solved("clock_finish_stopwatch_run", seed)
+    p = task.params
+    assert env.phone.query_one("SELECT COUNT(*) FROM laps")[0] == p["laps"] + 1
+    snap = env.phone.snapshot()
+    _set(env, "UPDATE stopwatch SET state='running', started_at=? WHERE _id=1", env.phone.now.isoformat())
+    assert task.is_successful(env.phone) == 0.0  # still running
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM laps WHERE _id=(SELECT MAX(_id) FROM laps)")
+    assert task.is_successful(env.phone) == 0.0  # stopped without the last lap
+    env.phone.restore(snap)
+    _set(env, "INSERT INTO laps(lap_s, total_s) VALUES(1, 1)")
+    assert task.is_successful(env.phone) == 0.0  # two laps added
+    env.phone.restore(snap)
+    _set(env, "UPDATE stopwatch SET state='reset', accumulated_s=0 WHERE _id=1")
+    _set(env, "DELETE FROM laps")
+    assert task.is_successful(env.phone) == 0.0  # reset
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_alarm_on_weekday_query(seed: int) -> None:
+    task, env = _fresh("clock_query_alarm_on_weekday", seed)
+    p = task.params
+    bit = 1 << p["bit"]
+    ringing = env.phone.query("SELECT label FROM alarm_templates WHERE enabled=1 AND days_of_week & ?", (bit,))
+    assert [r[0] for r in ringing] == [p["labels"][0]]
+    assert env.phone.now.weekday() not in (p["bit"], (p["bit"] - 1) % 7)  # one-shot alarms ring today/tomorrow
+    assert task.is_successful(env.phone, p["labels"][0]) == 1.0
+    assert task.is_successful(env.phone, f"the {p['labels'][0].lower()} alarm") == 1.0
+    assert task.is_successful(env.phone, p["labels"][1]) == 0.0  # repeats that day but is off
+    assert task.is_successful(env.phone, p["labels"][2]) == 0.0  # on, but other days
+    assert task.is_successful(env.phone, f"{p['labels'][0]} or {p['labels'][1]}") == 0.0
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_shift_alarm_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_shift_alarm_by_minutes", seed)
+    p = task.params
+    snap = env.phone.snapshot()
+    _set(env, "UPDATE alarm_templates SET hour=?, minutes=? WHERE label=?", p["new_hour"], p["new_minute"], p["label"])
+    assert task.is_successful(env.phone) == 1.0
+    _set(env, "UPDATE alarm_templates SET days_of_week=? WHERE label=?", p["days"] ^ 1, p["label"])
+    assert task.is_successful(env.phone) == 0.0  # repeat days changed too
+    env.phone.restore(snap)
+    sign = 1 if p["direction"] == "earlier" else -1  # the wrong direction
+    h, m = divmod((p["hour"] * 60 + p["minute"] + sign * p["delta"]) % 1440, 60)
+    _set(env, "UPDATE alarm_templates SET hour=?, minutes=? WHERE label=?", h, m, p["label"])
+    assert task.is_successful(env.phone) == 0.0
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET hour=?, minutes=? WHERE label=?", p["new_hour"], p["new_minute"],
+         p["decoy_label"])
+    assert task.is_successful(env.phone) == 0.0  # the other alarm moved
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_swap_alarm_labels_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_swap_alarm_labels", seed)
+    p = task.params
+    snap = env.phone.snapshot()
+
+    def label(h: int, m: int, text: str) -> None:
+        _set(env, "UPDATE alarm_templates SET label=? WHERE hour=? AND minutes=?", text, h, m)
+
+    label(p["hour"], p["minute"], p["other_label"])
+    assert task.is_successful(env.phone) == 0.0  # only one side: two alarms with the same label
+    label(p["other_hour"], p["other_minute"], p["label"])
+    assert task.is_successful(env.phone) == 1.0
+    _set(env, "UPDATE alarm_templates SET days_of_week=0 WHERE hour=? AND minutes=?", p["other_hour"],
+         p["other_minute"])
+    assert task.is_successful(env.phone) == 0.0  # repeat days lost
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET hour=?, minutes=? WHERE label=?", 3, 3, p["label"])
+    _set(env, "UPDATE alarm_templates SET hour=?, minutes=? WHERE label=?", p["hour"], p["minute"], p["other_label"])
+    _set(env, "UPDATE alarm_templates SET hour=?, minutes=? WHERE hour=3 AND minutes=3", p["other_hour"],
+         p["other_minute"])
+    assert task.is_successful(env.phone) == 0.0  # times swapped instead of labels
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_keep_only_city_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_keep_only_world_city", seed)
+    p = task.params
+    snap = env.phone.snapshot()
+    _set(env, "DELETE FROM world_cities WHERE city<>?", p["city"])
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM world_cities WHERE city=?", p["others"][0])
+    assert task.is_successful(env.phone) == 0.0  # one left over
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM world_cities")
+    assert task.is_successful(env.phone) == 0.0  # everything removed
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM world_cities WHERE city<>?", p["others"][0])
+    assert task.is_successful(env.phone) == 0.0  # kept the wrong city
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_first_timer_query(seed: int) -> None:
+    task, env = _fresh("clock_query_first_timer_to_ring", seed)
+    p = task.params
+    rows = env.phone.query("SELECT length_s, remaining_s, state FROM timers")
+    running = [r for r in rows if r["state"] == "running"]
+    paused = [r for r in rows if r["state"] == "paused"]
+    assert min(running, key=lambda r: r["remaining_s"])["length_s"] == p["target"]
+    assert paused[0]["remaining_s"] < min(r["remaining_s"] for r in running)
+    mins = p["target"] // 60
+    assert task.is_successful(env.phone, f"The {mins}-minute timer") == 1.0
+    assert task.is_successful(env.phone, f"{mins}:00") == 1.0
+    assert task.is_successful(env.phone, f"{mins} minutes") == 1.0
+    assert task.is_successful(env.phone, f"{paused[0]['length_s'] // 60}-minute timer") == 0.0  # paused one
+    other = next(r for r in running if r["length_s"] != p["target"])
+    assert task.is_successful(env.phone, f"{other['length_s'] // 60} minutes") == 0.0
+    assert task.is_successful(env.phone, f"{mins} or {other['length_s'] // 60} minutes") == 0.0
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_alarm_in_minutes_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_alarm_in_minutes", seed)
+    p = task.params
+    when = env.phone.now.replace(second=0) + timedelta(minutes=p["minutes"])
+    snap = env.phone.snapshot()
+
+    def add(h: int, m: int, days: int = 0) -> None:
+        _set(env, "INSERT INTO alarm_templates(hour, minutes, days_of_week, enabled, vibrate, label, ringtone) "
+                  "VALUES(?,?,?,1,1,'','Bright Morning')", h, m, days)
+
+    add(when.hour, when.minute)
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    add((when - timedelta(minutes=10)).hour, (when - timedelta(minutes=10)).minute)
+    assert task.is_successful(env.phone) == 0.0  # ten minutes off
+    env.phone.restore(snap)
+    add(p["minutes"] // 60, p["minutes"] % 60)
+    assert task.is_successful(env.phone) == 0.0  # "00:30" instead of now + 30 minutes
+    env.phone.restore(snap)
+    add(when.hour, when.minute)
+    add(when.hour, when.minute)
+    assert task.is_successful(env.phone) == 0.0  # two alarms
+    env.phone.restore(snap)
+    env.phone.advance(600)  # ten minutes later the same alarm is still fine only when set then
+    add(when.hour, when.minute)
+    assert task.is_successful(env.phone) == 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_time_until_alarm_query(seed: int) -> None:
+    task, env = _fresh("clock_query_time_until_alarm", seed)
+    p = task.params
+    now = env.phone.now
+    fire = now.replace(hour=p["hour"], minute=p["minute"], second=0)
+    if fire <= now:
+        fire += timedelta(days=1)
+    mins = int((fire - now).total_seconds() // 60)
+    h, m = divmod(mins, 60)
+    assert task.is_successful(env.phone, f"{h} hours and {m} minutes") == 1.0
+    assert task.is_successful(env.phone, f"about {h} h {m + 1} min") == 1.0  # the toast's rounding
+    assert task.is_successful(env.phone, f"{h + 1} hours and {m} minutes") == 0.0
+    assert task.is_successful(env.phone, say_time(p["hour"], p["minute"])) == 0.0  # the alarm's time, not the wait
+    dh, dm = p["decoy_hour"], p["decoy_minute"]
+    dfire = now.replace(hour=dh, minute=dm, second=0)
+    if dfire <= now:
+        dfire += timedelta(days=1)
+    dmins = int((dfire - now).total_seconds() // 60)
+    if abs(dmins - mins) > 2:
+        assert task.is_successful(env.phone, f"{dmins // 60} hours {dmins % 60} minutes") == 0.0  # other alarm
     assert task.is_successful(env.phone, None) == 0.0

@@ -595,3 +595,170 @@ def test_search_by_number_shows_only_the_exact_owner() -> None:
     assert obs is not None
     assert find(obs, text=task.params["name"], resource_id="contact_row") is not None
     assert find(obs, text=task.params["decoy"], resource_id="contact_row") is None
+
+
+# ---- list position, chained look-ups, read-then-write, bulk edits, compound actions ----------------
+def _email_of(who: str, key: str) -> Callable[[Phone, dict], None]:
+    return lambda p, q: p.execute("UPDATE data SET data1=? WHERE raw_contact_id=? AND mimetype=?",
+                                  (q[key], _cid(p, q[who]), MIME_EMAIL))
+
+
+def _fix_order(p: Phone, q: dict) -> None:
+    cid = _cid(p, q["wrong"])
+    p.execute("UPDATE raw_contacts SET display_name=? WHERE _id=?", (q["name"], cid))
+    p.execute("UPDATE data SET data1=?, data2=?, data3=? WHERE raw_contact_id=? AND mimetype LIKE '%/name'",
+              (q["name"], q["first"], q["last"], cid))
+
+
+def _recreate_order(p: Phone, q: dict) -> None:
+    _soft_delete(p, _cid(p, q["wrong"]))
+    add_contact(p, q["first"], q["last"], number=q["number"])
+
+
+def _rename_company(members: int | None) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for name in q["team"][:members]:
+            _set_company_to(p, name, q["new_company"])
+    return go
+
+
+def _set_company_to(p: Phone, name: str, company: str) -> None:
+    p.execute("UPDATE data SET data1=? WHERE raw_contact_id=? AND mimetype=?", (company, _cid(p, name), MIME_ORG))
+
+
+def _home_on_b(key: str, ptype: int) -> Callable[[Phone, dict], None]:
+    return lambda p, q: p.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,?)",
+                                  (_cid(p, q["name_b"]), MIME_PHONE, q[key], ptype))
+
+
+def _branch(both: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        if q["outdated"] or both:
+            _set_phone(p, q["name"], q["new_number"])
+        if not q["outdated"] or both:
+            _star(p, q["name"], 1)
+    return go
+
+
+NEWEST_CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "contacts_swap_mixed_up_numbers": (
+        lambda p, q: (_set_phone(p, q["name_a"], q["num_a"]), _set_phone(p, q["name_b"], q["num_b"])),
+        lambda p, q: _set_phone(p, q["name_a"], q["num_a"])),  # only one side fixed: both share a number
+    "contacts_fix_reversed_name_order": (_fix_order, _recreate_order),  # deleted and saved again
+    "contacts_rename_company_everywhere": (_rename_company(None), _rename_company(-1)),  # one left behind
+    "contacts_save_colleague_with_same_company": (
+        lambda p, q: add_contact(p, q["first"], q["last"], number=q["number"], company=q["company"]),
+        lambda p, q: add_contact(p, q["first"], q["last"], number=q["number"],
+                                 company=q["decoy_company"])),  # the namesake's company
+    "contacts_save_new_favorite": (
+        lambda p, q: add_contact(p, q["first"], q["last"], number=q["number"], starred=True),
+        lambda p, q: add_contact(p, q["first"], q["last"], number=q["number"])),  # not starred
+    "contacts_copy_home_number_to_housemate": (_home_on_b("home", 1), _home_on_b("mobile_a", 1)),  # the mobile
+    "contacts_change_email_domain": (
+        _email_of("name", "new_email"),
+        lambda p, q: (_email_of("name", "new_email")(p, q),
+                      p.execute("UPDATE data SET data1=? WHERE raw_contact_id=? AND mimetype=?",
+                                (q["decoy_email"].split("@")[0] + "@" + q["new_domain"], _cid(p, q["decoy"]),
+                                 MIME_EMAIL)))),  # the namesake's email changed too
+    "contacts_update_number_if_outdated": (_branch(False), _branch(True)),  # both branches done
+}
+NEW_CASES.update(NEWEST_CASES)
+
+
+def _neighbours(p: Phone, name: str) -> tuple[str, str]:
+    names = [c["display_name"] for c in live_contacts(p)]
+    i = names.index(name)
+    return names[i - 1], names[i + 1]
+
+
+NEWEST_QUERIES: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
+    "contacts_query_next_in_list": lambda p, q: (
+        f"{_neighbours(p, q['name'])[1]}.", _neighbours(p, q["name"])[0]),  # the one above
+    "contacts_query_coworker": lambda p, q: (q["colleague"], q["decoy_colleague"]),  # the namesake's colleague
+    "contacts_query_namesake_number_by_company": lambda p, q: (
+        f"It's {q['number']}", q["decoy_number"]),  # the other namesake
+    "contacts_query_is_favorite": lambda p, q: (
+        "Yes, they are." if q["starred"] else "No", "No" if q["starred"] else "Yes"),
+}
+QUERY_ANSWERS.update(NEWEST_QUERIES)
+
+
+@pytest.mark.parametrize("name", sorted(NEWEST_QUERIES))
+def test_newest_query_checkers_success_and_near_miss(name: str) -> None:
+    test_query_checker_success_and_near_miss(name)
+
+
+def test_newest_templates_are_queries_or_have_cases() -> None:
+    # the operation cases run in test_checker_success_and_near_miss (OPERATIONS lists every template)
+    for name in NEWEST_QUERIES:
+        assert registry.get_template(name).kind == "query"
+    for name in NEWEST_CASES:
+        assert registry.get_template(name).kind == "operation" and name in OPERATIONS
+
+
+def test_next_in_list_rejects_naming_both_neighbours() -> None:
+    task = registry.get_template("contacts_query_next_in_list").instantiate(2)
+    env = fresh(task, 2)
+    before, after = _neighbours(env.phone, task.params["name"])
+    assert task.is_successful(env.phone, f"{before} and {after}") == 0.0
+    assert task.is_successful(env.phone, task.params["name"]) == 0.0
+
+
+def test_namesake_setup_leaves_exactly_two_with_that_first_name() -> None:
+    for seed in range(4):
+        task = registry.get_template("contacts_query_namesake_number_by_company").instantiate(seed)
+        env = fresh(task, seed)
+        same = [c for c in live_contacts(env.phone) if contact_info(env.phone, c["_id"])["first"] == task.params["first"]]
+        assert sorted(c["display_name"] for c in same) == sorted([task.params["name"], task.params["decoy"]])
+        assert task.is_successful(env.phone, f"{task.params['number']} or {task.params['decoy_number']}") == 0.0
+
+
+def test_is_favorite_start_states_vary_and_answer_follows_the_star() -> None:
+    tmpl = registry.get_template("contacts_query_is_favorite")
+    assert {tmpl.instantiate(s).params["starred"] for s in range(8)} == {True, False}
+    task = tmpl.instantiate(0)
+    env = fresh(task, 0)
+    _star(env.phone, task.params["name"], 0 if task.params["starred"] else 1)
+    assert task.is_successful(env.phone, "yes" if task.params["starred"] else "no") == 0.0
+
+
+def test_rename_company_that_also_changes_a_bystander_fails() -> None:
+    task = registry.get_template("contacts_rename_company_everywhere").instantiate(1)
+    env = fresh(task, 1)
+    _rename_company(None)(env.phone, task.params)
+    assert env.is_successful() == 1.0
+    other = next(c for c in live_contacts(env.phone) if contact_info(env.phone, c["_id"])["company"]
+                 and c["display_name"] not in task.params["team"])
+    _set_company_to(env.phone, other["display_name"], task.params["new_company"])
+    assert env.is_successful() == 0.0
+
+
+def test_copy_home_number_with_the_mobile_label_fails() -> None:
+    task = registry.get_template("contacts_copy_home_number_to_housemate").instantiate(0)
+    env = fresh(task, 0)
+    _home_on_b("home", 2)(env.phone, task.params)
+    assert env.is_successful() == 0.0
+
+
+def test_add_as_favorite_with_an_extra_star_fails() -> None:
+    task = registry.get_template("contacts_save_new_favorite").instantiate(3)
+    env = fresh(task, 3)
+    q = task.params
+    add_contact(env.phone, q["first"], q["last"], number=q["number"], starred=True)
+    assert env.is_successful() == 1.0
+    other = next(c for c in live_contacts(env.phone) if not c["starred"])
+    env.phone.execute("UPDATE raw_contacts SET starred=1 WHERE _id=?", (other["_id"],))
+    assert env.is_successful() == 0.0
+
+
+def test_update_if_outdated_wrong_branch_fails() -> None:
+    tmpl = registry.get_template("contacts_update_number_if_outdated")
+    for seed in range(4):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        q = task.params
+        if q["outdated"]:
+            _star(env.phone, q["name"], 1)  # starred although the old number was still there
+        else:
+            _set_phone(env.phone, q["name"], q["new_number"])  # number replaced although it was current
+        assert env.is_successful() == 0.0, seed

@@ -584,3 +584,182 @@ def test_cheapest_follows_the_data_and_swap_checks_both_rows() -> None:
     _swap()(env.phone, task.params)
     env.phone.execute("UPDATE expense SET name=? WHERE name=?", (task.params["name1"] + " x", task.params["name1"]))
     assert task.is_successful(env.phone, None) == 0.0
+
+
+# ---- the third batch: day moves, receipts, copies, split-offs, replacements, thresholds, day/month queries ----
+def _move_day(only_first: bool = False, wrong_day: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        from droidverify.env.sim.timeutil import to_ms
+        new = date.fromisoformat(pr["new_day"]) - timedelta(days=1 if wrong_day else 0)
+        rows = [e for e in expenses(p) if e["date"].date().isoformat() == pr["day"]]
+        for e in rows[:1] if only_first else rows:
+            p.execute("UPDATE expense SET created_date=? WHERE expense_id=?",
+                      (to_ms(datetime.combine(new, e["date"].time())), e["expense_id"]))
+    return f
+
+
+def _receipt(fix: str = "wrong", cents_delta: int = 0):
+    def f(p: Phone, pr: dict) -> None:
+        i = pr["wrong"] if fix in ("wrong", "both") else 3 - pr["wrong"]
+        p.execute("UPDATE expense SET amount_cents=? WHERE name=?", (_cents(pr[f"amount{i}"]) + cents_delta,
+                                                                      pr[f"name{i}"]))
+        if fix == "both":
+            j = 3 - i
+            p.execute("UPDATE expense SET amount_cents=amount_cents + 100 WHERE name=?", (pr[f"name{j}"],))
+    return f
+
+
+def _match_category(reverse: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        if reverse:  # the reference moved to the wrong category instead
+            p.execute("UPDATE expense SET category_id=? WHERE name=?", (category_id(p, pr["category"]), pr["ref"]))
+        else:
+            p.execute("UPDATE expense SET category_id=? WHERE name=?",
+                      (category_id(p, pr["ref_category"]), pr["name"]))
+    return f
+
+
+def _copies(keep: int = 1, old_too: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        ids = [e["expense_id"] for e in expenses(p, "e.name = ?", (pr["name"],))
+               if e["date"].date() == p.now.date()]
+        for eid in ids[keep:]:
+            p.execute("DELETE FROM expense WHERE expense_id=?", (eid,))
+        if old_too:
+            p.execute("DELETE FROM expense WHERE name=? AND amount_cents=?", (pr["name"], _cents(pr["old_amount"])))
+    return f
+
+
+def _split_off(day_key: str | None = "day", lower: bool = True):
+    def f(p: Phone, pr: dict) -> None:
+        if lower:
+            p.execute("UPDATE expense SET amount_cents=? WHERE name=?",
+                      (_cents(pr["amount"]) - _cents(pr["part_amount"]), pr["name"]))
+        when = datetime.fromisoformat(pr[day_key]).replace(hour=9) if day_key else _today(p)
+        add_expense(p, pr["part"], _cents(pr["part_amount"]), pr["part_category"], when)
+    return f
+
+
+def _delete_small(leave_one: bool = False, decoy: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        ids = sorted(_tmpl("expenses_delete_small_since").targets(p, pr))
+        for eid in ids[1:] if leave_one else ids:
+            p.execute("DELETE FROM expense WHERE expense_id=?", (eid,))
+        if decoy:  # the small one from before the start day
+            p.execute("DELETE FROM expense WHERE name=?", (pr["decoy"][0],))
+    return f
+
+
+def _replace(delete_old: bool = True, category: str | None = None):
+    def f(p: Phone, pr: dict) -> None:
+        if delete_old:
+            p.execute("DELETE FROM expense WHERE name=?", (pr["old"],))
+        cat = category or pr["category"]
+        if category == "other":
+            cat = next(c for c in ("Food", "Other") if c != pr["category"])
+        add_expense(p, pr["new"], _cents(pr["amount"]), cat, _today(p))
+    return f
+
+
+THIRD_OPS: dict[str, tuple[Callable, list[Callable]]] = {
+    "expenses_move_day_to_date": (_move_day(), [_move_day(only_first=True), _move_day(wrong_day=True)]),
+    "expenses_fix_receipt_mismatch": (_receipt(), [_receipt(fix="right"), _receipt(fix="both"),
+                                                   _receipt(cents_delta=1)]),
+    "expenses_match_category_of": (_match_category(), [_match_category(reverse=True)]),
+    "expenses_remove_extra_copies": (_copies(), [_copies(keep=0), _copies(old_too=True)]),
+    "expenses_split_off_item": (_split_off(), [_split_off(day_key=None), _split_off(lower=False)]),
+    "expenses_delete_small_since": (_delete_small(), [_delete_small(leave_one=True), _delete_small(decoy=True)]),
+    "expenses_replace_returned": (_replace(), [_replace(delete_old=False), _replace(category="other")]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THIRD_OPS))
+def test_third_batch_operation_checkers_success_and_near_misses(name: str) -> None:
+    good, bads = THIRD_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        for i, bad in enumerate(bads):
+            env2 = fresh(task, seed)
+            bad(env2.phone, task.params)
+            assert task.is_successful(env2.phone, None) == 0.0, (name, seed, i)
+
+
+def _window(p: Phone, pr: dict) -> dict[date, int]:
+    end = date.fromisoformat(pr["end"])
+    days = [end - timedelta(days=i) for i in range(7)]
+    return {d: sum(e["amount_cents"] for e in expenses(p) if e["date"].date() == d) for d in days}
+
+
+def _top_days(p: Phone, pr: dict) -> tuple[date, date]:
+    w = _window(p, pr)
+    ranked = sorted(w, key=lambda d: -w[d])
+    return ranked[0], next(d for d in ranked if w[d] != w[ranked[0]])
+
+
+def _day_words(d: date) -> str:
+    return f"{d.strftime('%B')} {d.day}, {d.year}"
+
+
+def _empty_days(p: Phone, pr: dict) -> int:
+    return sum(1 for v in _window(p, pr).values() if not v)
+
+
+def _item_cents(p: Phone, pr: dict, with_decoy: bool = False) -> int:
+    names = (pr["name"], pr["decoy"]) if with_decoy else (pr["name"],)
+    return sum(e["amount_cents"] for e in expenses(p) if e["name"] in names)
+
+
+def _peak_months(p: Phone, pr: dict) -> tuple[str, str]:
+    by = {m: sum(e["amount_cents"] for e in month_expenses(p, 2024, m, pr["category"])) for m in (7, 8, 9, 10)}
+    ranked = sorted(by, key=lambda m: -by[m])
+    names = ("July", "August", "September", "October")
+    return names[ranked[0] - 7], names[next(m for m in ranked if by[m] != by[ranked[0]]) - 7]
+
+
+def _over(p: Phone, pr: dict) -> int:
+    limit = _cents(pr["limit"])
+    return sum(1 for e in month_expenses(p, 2024, 10) if e["amount_cents"] > limit)
+
+
+THIRD_QUERIES: dict[str, tuple[Callable, Callable]] = {
+    "expenses_query_biggest_day": (
+        lambda p, pr: [_day_words(_top_days(p, pr)[0]), f"{_top_days(p, pr)[0].isoformat()} ($12.50)"],
+        lambda p, pr: [_day_words(_top_days(p, pr)[1]),
+                       f"{_day_words(_top_days(p, pr)[0])} or {_day_words(_top_days(p, pr)[1])}"]),
+    "expenses_query_days_without_spending": (
+        lambda p, pr: [str(_empty_days(p, pr)), f"{_empty_days(p, pr)} days"],
+        lambda p, pr: [str(_empty_days(p, pr) + 1), f"{_empty_days(p, pr)} or {_empty_days(p, pr) + 1}",
+                       str(7 - _empty_days(p, pr))]),
+    "expenses_query_item_total": (
+        lambda p, pr: [format_money(_item_cents(p, pr)), f"{_item_cents(p, pr) / 100:.2f} in total"],
+        lambda p, pr: [format_money(_item_cents(p, pr, with_decoy=True)),  # the look-alike added in
+                       format_money(_item_cents(p, pr) - _cents(pr["amounts"][0]))]),
+    "expenses_query_peak_month_for_category": (
+        lambda p, pr: [_peak_months(p, pr)[0], f"{_peak_months(p, pr)[0]} 2024"],
+        lambda p, pr: [_peak_months(p, pr)[1], f"{_peak_months(p, pr)[0]} or {_peak_months(p, pr)[1]}"]),
+    "expenses_query_count_over_amount": (
+        lambda p, pr: [str(_over(p, pr)), f"{_over(p, pr)} expenses over ${pr['limit']}"],
+        lambda p, pr: [str(_over(p, pr) + 1), f"{_over(p, pr)} or {_over(p, pr) + 1}",
+                       str(len(month_expenses(p, 2024, 10)))]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THIRD_QUERIES))
+def test_third_batch_query_checkers_success_and_near_misses(name: str) -> None:
+    good, bad = THIRD_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in range(4):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        for a in good(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(env.phone, task.params):
+            if a in good(env.phone, task.params):
+                continue  # e.g. every expense of the month is over the limit
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)

@@ -529,3 +529,186 @@ def test_housekeeping_query_success_and_near_miss(name: str) -> None:
             assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
         for a in bad(env.phone, task.params):
             assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+# ---- round 3 templates: swaps, ordered renames, keep-one clean-ups, relative places, yes/no and top-k --------
+def _in(pr: dict, *parts: str) -> str:
+    return "/".join([ROOT, *parts])
+
+
+def _swap(p: Phone, pr: dict, *, finish: bool = True) -> None:
+    a, b = _in(pr, pr["folder"], pr["name_a"]), _in(pr, pr["folder"], pr["name_b"])
+    storage.rename(p, a, "tmp_swap")
+    storage.rename(p, b, pr["name_a"])
+    if finish:
+        storage.rename(p, _in(pr, pr["folder"], "tmp_swap"), pr["name_b"])
+
+
+def _number_shots(p: Phone, pr: dict, *, newest_first: bool = False, skip_last: bool = False) -> None:
+    shots = sorted(_screenshots(p), reverse=newest_first)
+    for i, path in enumerate(shots[:-1] if skip_last else shots, 1):
+        storage.rename(p, path, f"{pr['prefix']}_{i}.png")
+
+
+def _backups(pr: dict, keep: str) -> list[str]:
+    """Paths of the backups other than the newest ("newest") or other than the oldest ("oldest")."""
+    pick = (min if keep == "newest" else max)(pr["files"], key=lambda f: f[1])[0]
+    return [_in(pr, "Documents", pr["folder"], f[0]) for f in pr["files"] if f[0] != pick]
+
+
+def _month_photo(when: str) -> str:
+    return f"{ROOT}/DCIM/Camera/IMG_{datetime.fromisoformat(when):%Y%m%d_%H%M%S}.jpg"
+
+
+def _month_move(p: Phone, pr: dict, *, decoy_too: bool = False, folder: bool = True) -> None:
+    dest = storage.mkdir(p, f"{ROOT}/Pictures/{pr['folder_name']}") if folder else f"{ROOT}/Pictures"
+    for when, _ in pr["photos"] + (pr["decoys"][:1] if decoy_too else []):
+        storage.move(p, _month_photo(when), dest)
+
+
+def _movies(p: Phone) -> list[str]:
+    return [e.path for e in sorted(_entries(p, "Movies"), key=lambda e: e.size) if not e.is_dir]
+
+
+def _copies(pr: dict, *, keep: bool = False) -> list[str]:
+    return [_in(pr, f, pr["name"]) for f in ("Download", "Documents", "Pictures") if (f == pr["keep"]) == keep]
+
+
+def _delete_all(paths: list[str]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        for path in paths:
+            storage.delete(p, path)
+    return f
+
+
+def _except(pr: dict, *, keep_too: bool = False) -> list[str]:
+    return [_in(pr, "Download", pr["sub"], n) for n in pr["files"] if keep_too or n != pr["keep"]]
+
+
+ROUND3_OPS: dict[str, tuple[Callable, list[Callable]]] = {
+    "files_swap_file_names": (_swap, [
+        lambda p, pr: _swap(p, pr, finish=False),  # the first file is left under the spare name
+        lambda p, pr: (_swap(p, pr), storage.copy(p, _in(pr, pr["folder"], pr["name_a"]), f"{ROOT}/Music"))]),
+    "files_number_screenshots": (_number_shots, [
+        lambda p, pr: _number_shots(p, pr, newest_first=True),  # numbered the wrong way round
+        lambda p, pr: _number_shots(p, pr, skip_last=True)]),
+    "files_keep_newest_backup": (lambda p, pr: _delete_all(_backups(pr, "newest"))(p, pr), [
+        lambda p, pr: _delete_all(_backups(pr, "oldest"))(p, pr),  # kept the wrong one
+        lambda p, pr: _delete_all(_backups(pr, "newest")[:-1])(p, pr)]),  # one old backup left
+    "files_move_month_photos_to_new_folder": (_month_move, [
+        lambda p, pr: _month_move(p, pr, decoy_too=True),  # the last day of the month before went too
+        lambda p, pr: _month_move(p, pr, folder=False)]),  # no new folder: straight into Pictures
+    "files_delete_largest_video": (lambda p, pr: storage.delete(p, _movies(p)[-1]), [
+        lambda p, pr: storage.delete(p, _movies(p)[0]),  # the smallest one
+        lambda p, pr: _delete_all(_movies(p)[-2:])(p, pr)]),
+    "files_keep_one_copy": (lambda p, pr: _delete_all(_copies(pr))(p, pr), [
+        lambda p, pr: _delete_all(_copies(pr) + [_in(pr, pr["decoy_folder"], pr["decoy"])])(p, pr),  # v2 too
+        lambda p, pr: _delete_all(_copies(pr, keep=True) + _copies(pr)[:1])(p, pr)]),  # kept the wrong one
+    "files_move_next_to_file": (
+        lambda p, pr: storage.move(p, _in(pr, "Download", pr["name"]), _in(pr, "Documents", pr["parent"], pr["sub"])),
+        [lambda p, pr: storage.move(p, _in(pr, "Download", pr["name"]), _in(pr, "Documents", pr["sub"])),  # look-alike
+         lambda p, pr: storage.copy(p, _in(pr, "Download", pr["name"]),
+                                    _in(pr, "Documents", pr["parent"], pr["sub"]))]),  # original left behind
+    "files_move_all_except": (
+        lambda p, pr: [storage.move(p, s, _in(pr, pr["dest"])) for s in _except(pr)],
+        [lambda p, pr: [storage.move(p, s, _in(pr, pr["dest"])) for s in _except(pr, keep_too=True)],
+         lambda p, pr: [storage.copy(p, s, _in(pr, pr["dest"])) for s in _except(pr)],
+         lambda p, pr: [storage.move(p, s, _in(pr, pr["dest"])) for s in _except(pr)[1:]]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND3_OPS))
+def test_round3_checker_success_and_near_miss(name: str) -> None:
+    good, bads = ROUND3_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        for k, bad in enumerate(bads):
+            env2 = fresh(task, seed)
+            bad(env2.phone, task.params)
+            assert task.is_successful(env2.phone, None) == 0.0, (name, seed, k)
+
+
+def _tree_total(pr: dict) -> int:
+    return sum(pr["counts"])
+
+
+def _top3(p: Phone) -> list[str]:
+    return [e.name for e in sorted(_download_files(p), key=lambda e: -e.size)][:3]
+
+
+ROUND3_QUERIES: dict[str, tuple[Callable[[Phone, dict], list[str]], Callable[[Phone, dict], list[str]]]] = {
+    "files_query_file_exists": (
+        lambda p, pr: ["Yes" if pr["present"] else "No",
+                       f"Yes, {pr['name']} is there" if pr["present"] else "No, there isn't"],
+        lambda p, pr: ["No" if pr["present"] else "Yes", "yes or no", "maybe"]),
+    "files_query_tree_file_count": (
+        lambda p, pr: [str(_tree_total(pr)), f"{_tree_total(pr)} files"],
+        lambda p, pr: [str(pr["counts"][0]), str(_tree_total(pr) + 2),  # top level only / folders counted
+                       f"{_tree_total(pr)} or {_tree_total(pr) + 1}"]),
+    "files_query_download_on_date": (
+        lambda p, pr: [pr["name"], f"It's {pr['name']}."],
+        lambda p, pr: [pr["decoy"], f"{pr['name']} or {pr['decoy']}", "a PDF"]),
+    "files_query_top_three_largest": (
+        lambda p, pr: [", ".join(_top3(p)), "1. " + " 2. ".join(n.rsplit(".", 1)[0] for n in _top3(p)[:2])
+                       + f" 3. {_top3(p)[2]}"],
+        lambda p, pr: [", ".join(reversed(_top3(p))), ", ".join(_top3(p)[:2]),  # wrong order / one missing
+                       ", ".join([*_top3(p), next(e.name for e in _download_files(p) if e.name not in _top3(p))])]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND3_QUERIES))
+def test_round3_query_success_and_near_miss(name: str) -> None:
+    good, bad = ROUND3_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        for a in good(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+def test_file_exists_reads_the_start_and_ignores_look_alikes() -> None:
+    tmpl = registry.get_template("files_query_file_exists")
+    seed = next(s for s in range(50) if tmpl.instantiate(s).params["present"])
+    task = tmpl.instantiate(seed)
+    env = fresh(task, seed)
+    pr = task.params
+    assert storage.exists(env.phone, f"{ROOT}/Download/old_{pr['name']}")  # the search also shows this one
+    assert task.is_successful(env.phone, "Yes") == 1.0
+    storage.delete(env.phone, f"{ROOT}/{pr['folder']}/{pr['name']}")  # deleting it does not make "No" right
+    assert task.is_successful(env.phone, "Yes") == 0.0
+    assert task.is_successful(env.phone, "No") == 0.0
+    task = tmpl.instantiate(next(s for s in range(50) if not tmpl.instantiate(s).params["present"]))
+    env = fresh(task, task.seed)
+    assert task.is_successful(env.phone, "No") == 1.0
+    storage.write_file(env.phone, f"{ROOT}/Documents/{task.params['name']}", None, size=10)  # nor does adding it
+    assert task.is_successful(env.phone, "Yes") == 0.0
+
+
+def test_round3_set_ups_leave_one_right_answer() -> None:
+    for seed in range(6):
+        task = registry.get_template("files_keep_newest_backup").instantiate(seed)
+        env = fresh(task, seed)
+        dates = [e.modified_dt.date() for e in _entries(env.phone, f"Documents/{task.params['folder']}")]
+        assert len(set(dates)) == len(dates) >= 3  # one newest file, by the date the list shows
+        task = registry.get_template("files_query_download_on_date").instantiate(seed)
+        env = fresh(task, seed)
+        shown = [short_date(e.modified) for e in _download_files(env.phone)]
+        target = short_date(storage.stat(env.phone, f"{ROOT}/Download/{task.params['name']}").modified)
+        assert shown.count(target) == 1 and target.startswith(task.params["date_text"][:3])
+        task = registry.get_template("files_query_top_three_largest").instantiate(seed)
+        env = fresh(task, seed)
+        sizes = [storage.human_size(e.size) for e in _download_files(env.phone)]
+        top = sorted(_download_files(env.phone), key=lambda e: -e.size)[:4]
+        assert len({storage.human_size(e.size) for e in top}) == 4, sizes
+        task = registry.get_template("files_delete_largest_video").instantiate(seed)
+        env = fresh(task, seed)
+        movies = sorted(e.size for e in _entries(env.phone, "Movies") if not e.is_dir)
+        assert storage.human_size(movies[-1]) != storage.human_size(movies[-2])

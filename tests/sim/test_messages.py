@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -508,3 +508,152 @@ def test_did_i_reply_hedged_answer_fails() -> None:
     task = registry.get_template("messages_query_did_i_reply").instantiate(0)
     env = fresh(task, 0)
     assert task.is_successful(env.phone, "Yes or no, I can't tell") == 0.0
+
+
+# ---- round 3 templates -----------------------------------------------------------------------------
+def _sent_copies(p: Phone, q: dict) -> list[int]:
+    return [m["_id"] for m in p.query("SELECT _id, body FROM sms WHERE thread_id=? AND type=2 ORDER BY _id",
+                                      (_tid(p, q["number"]),)) if m["body"] == q["body"]]
+
+
+def _delete_ids(p: Phone, ids: list[int]) -> None:
+    for sid in ids:
+        tid = p.query_one("SELECT thread_id FROM sms WHERE _id=?", (sid,))["thread_id"]
+        p.execute("DELETE FROM sms WHERE _id=?", (sid,))
+        refresh_thread(p, tid)
+
+
+def _retry_all(keep_one_failed: bool = False) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, _q: dict) -> None:
+        ids = [r["_id"] for r in p.query("SELECT _id FROM sms WHERE type=? ORDER BY _id", (TYPE_FAILED,))]
+        for sid in ids[1:] if keep_one_failed else ids:
+            p.execute("UPDATE sms SET type=? WHERE _id=?", (TYPE_SENT, sid))
+    return go
+
+
+def _delete_people(pick: Callable[[dict], list]) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for who in pick(q):
+            delete_thread(p, _tid(p, who["number"]))
+    return go
+
+
+def _mark_other_unread(p: Phone, q: dict) -> None:
+    other = p.query_one("SELECT _id FROM threads WHERE _id!=? ORDER BY date DESC", (_tid(p, q["number"]),))
+    mark_thread_read(p, other["_id"], read=False)
+
+
+def _retry_body(key: str) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        p.execute("UPDATE sms SET type=? WHERE _id=?", (TYPE_SENT, _sms_id(p, q["number"], q[key])))
+    return go
+
+
+def _read_people(today_only: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for who in q["people"]:
+            if who["today"] or not today_only:
+                mark_thread_read(p, _tid(p, who["number"]))
+    return go
+
+
+def _delete_before(extra_days: int) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        limit = datetime.fromisoformat(q["cutoff"]) + timedelta(days=extra_days)
+        rows = p.query("SELECT _id, date FROM sms WHERE thread_id=?", (_tid(p, q["number"]),))
+        _delete_ids(p, [r["_id"] for r in rows if from_ms(r["date"]) < limit])
+    return go
+
+
+def _thread_days(p: Phone, number: str) -> list[str]:
+    rows = p.query("SELECT date FROM sms WHERE thread_id=? ORDER BY date", (_tid(p, number),))
+    days = sorted({from_ms(r["date"]).date() for r in rows})
+    return [d.strftime("%B %d").replace(" 0", " ") for d in days]
+
+
+def _time_of(p: Phone, q: dict, body: str) -> str:
+    (row,) = [m for m in p.query("SELECT body, date FROM sms WHERE thread_id=?", (_tid(p, q["number"]),))
+              if m["body"] == body]
+    return from_ms(row["date"]).strftime("%I:%M %p").lstrip("0")
+
+
+ROUND3_CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "messages_correct_sent_typo": (_both(_delete_sms("wrong"), _send("number", "right")),
+                                   _send("number", "right")),  # the wrong text left in place
+    "messages_delete_duplicate_texts": (lambda p, q: _delete_ids(p, _sent_copies(p, q)[1:]),
+                                        lambda p, q: _delete_ids(p, _sent_copies(p, q))),  # no copy kept
+    "messages_resend_failed_in_all_chats": (_retry_all(), _retry_all(keep_one_failed=True)),
+    "messages_delete_stale_conversations": (
+        _delete_people(lambda q: [w for w in q["people"] if w["days"]]),
+        _delete_people(lambda q: q["people"])),  # the one from the cutoff day itself deleted too
+    "messages_mark_unread_by_topic": (lambda p, q: mark_thread_read(p, _tid(p, q["number"]), read=False),
+                                      _mark_other_unread),  # the wrong conversation
+    "messages_resend_one_delete_other": (_both(_delete_sms("drop"), _retry_body("keep")),
+                                         _both(_delete_sms("keep"), _retry_body("drop"))),  # swapped
+    "messages_mark_read_only_today": (_read_people(today_only=True), _read_people(today_only=False)),
+    "messages_delete_thread_messages_before_date": (_delete_before(0), _delete_before(1)),  # the cutoff day too
+}
+ROUND3_QUERIES: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
+    "messages_query_first_text_date": lambda p, q: (_thread_days(p, q["number"])[0],
+                                                    _thread_days(p, q["number"])[1]),  # the second day
+    "messages_query_more_recent_of_two": lambda p, q: (q["a"]["name"], q["b"]["name"]),  # b's chat is on top
+    "messages_query_message_time": lambda p, q: (_time_of(p, q, q["body"]), _time_of(p, q, q["reply"])),
+    "messages_query_mention_count": lambda p, q: (f"{q['count']} messages", str(q["count"] + 1)),
+}
+CASES.update(ROUND3_CASES)
+QUERY_ANSWERS.update(ROUND3_QUERIES)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND3_CASES))
+def test_round3_checker_success_and_near_miss(name: str) -> None:
+    test_checker_success_and_near_miss(name)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND3_QUERIES))
+def test_round3_query_checker_success_and_near_miss(name: str) -> None:
+    test_query_checker_success_and_near_miss(name)
+
+
+def test_correct_sent_typo_resending_the_wrong_text_fails() -> None:
+    task = registry.get_template("messages_correct_sent_typo").instantiate(0)
+    env = fresh(task, 0)
+    _both(_delete_sms("wrong"), _send("number", "wrong"))(env.phone, task.params)
+    assert env.is_successful() == 0.0
+
+
+def test_delete_duplicate_texts_deleting_their_reply_fails() -> None:
+    task = registry.get_template("messages_delete_duplicate_texts").instantiate(1)
+    env = fresh(task, 1)
+    p, q = env.phone, task.params
+    _delete_ids(p, _sent_copies(p, q)[1:])
+    _delete_ids(p, [_sms_id(p, q["number"], "Haha I got it the first time 😂")])
+    assert env.is_successful() == 0.0
+
+
+def test_resend_failed_in_all_chats_retyped_instead_of_retried_passes_but_twice_fails() -> None:
+    task = registry.get_template("messages_resend_failed_in_all_chats").instantiate(2)
+    env = fresh(task, 2)
+    p, q = env.phone, task.params
+    for who in q["people"]:  # deleted the failed ones and typed them again: still delivered once each
+        _delete_ids(p, [_sms_id(p, who["number"], who["body"])])
+        add_sms(p, who["number"], who["body"], kind=TYPE_SENT)
+    assert env.is_successful() == 1.0
+    add_sms(p, q["people"][0]["number"], q["people"][0]["body"], kind=TYPE_SENT)
+    assert env.is_successful() == 0.0
+
+
+def test_message_time_hedged_answer_fails() -> None:
+    task = registry.get_template("messages_query_message_time").instantiate(0)
+    env = fresh(task, 0)
+    p, q = env.phone, task.params
+    right, wrong = _time_of(p, q, q["body"]), _time_of(p, q, q["reply"])
+    assert task.is_successful(p, right.replace(" ", "").lower()) == 1.0  # "2:47pm"
+    assert task.is_successful(p, f"{right} or {wrong}") == 0.0
+
+
+def test_mention_count_is_read_from_state() -> None:
+    task = registry.get_template("messages_query_mention_count").instantiate(3)
+    env = fresh(task, 3)
+    p, q = env.phone, task.params
+    add_sms(p, q["people"][0]["number"], f"One more about the {q['word']}", kind=TYPE_SENT)
+    assert task.is_successful(p, str(q["count"])) == 0.0

@@ -419,3 +419,132 @@ def test_search_count_matches_the_search_results_minus_the_folder() -> None:
     assert len([e for e in hits if e.is_dir]) == 1
     want = str(len(task.params["notes"]))
     assert str(len(hits) - 1) == task.template.expected(env.phone, task.params) == want
+
+
+# ---- reordering lines, sweeping empty notes, folder indexes, bulk renames, comparing notes ----
+def _lines(pr: dict, items: list[str]) -> str:
+    return f"# {pr['note']}\n" + "\n".join(f"- {x}" for x in items)
+
+
+def _delete_notes(which: Callable[[dict], list[str]], where: Callable[[dict], str] = lambda pr: pr["folder"]):
+    def f(p: Phone, pr: dict) -> None:
+        for name in which(pr):
+            st.delete(p, note_path(name + ".md", where(pr)))
+    return f
+
+
+def _index(text: Callable[[dict], str]) -> Callable[[Phone, dict], object]:
+    return lambda p, pr: st.write_file(p, note_path(pr["index"] + ".md", pr["folder"]), text(pr))
+
+
+def _prefix(which: Callable[[dict], list[str]]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        for name in which(pr):
+            st.rename(p, note_path(name + ".md", pr["folder"]), pr["prefix"] + name + ".md")
+    return f
+
+
+ROUND4_OPS: dict[str, tuple[Callable[[Phone, dict], object], Callable[[Phone, dict], object]]] = {
+    "notes_sort_list_alphabetically": (
+        _write("note", lambda pr: _lines(pr, sorted(pr["items"]))),
+        _write("note", lambda pr: _lines(pr, sorted(pr["items"], reverse=True)))),  # Z to A
+    "notes_delete_empty_notes": (
+        _delete_notes(lambda pr: pr["empty"]),
+        lambda p, pr: (_delete_notes(lambda pr: pr["empty"])(p, pr),
+                       _delete_notes(lambda pr: [pr["outside"]], lambda pr: "")(p, pr))),  # the root one too
+    "notes_write_folder_index": (
+        _index(lambda pr: "\n".join(f"- {n}" for n in sorted(pr["notes"]))),
+        _index(lambda pr: "\n".join(sorted(pr["notes"], reverse=True)))),  # Z to A
+    "notes_prefix_folder_notes": (
+        _prefix(lambda pr: pr["notes"]),
+        _prefix(lambda pr: pr["notes"][:-1])),  # the last one forgotten
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND4_OPS))
+def test_round4_operation_checker_success_and_near_miss(name: str) -> None:
+    good, bad = ROUND4_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone) == 0.0, (name, seed)  # the start is not the goal
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone) == 1.0, (name, seed)
+        env = fresh(task, seed)
+        bad(env.phone, task.params)
+        assert task.is_successful(env.phone) == 0.0, (name, seed)
+
+
+def test_round4_more_near_misses() -> None:
+    task = registry.get_template("notes_sort_list_alphabetically").instantiate(3)
+    env = fresh(task, 3)
+    _write("note", lambda pr: "\n".join(f"- {x}" for x in sorted(pr["items"])) + f"\n# {pr['note']}")(
+        env.phone, task.params)
+    assert task.is_successful(env.phone) == 0.0  # the heading moved to the bottom
+    task = registry.get_template("notes_delete_empty_notes").instantiate(3)
+    env = fresh(task, 3)
+    _delete_notes(lambda pr: pr["empty"] + [pr["full"][0][0]])(env.phone, task.params)  # a note with text
+    assert task.is_successful(env.phone) == 0.0
+    env = fresh(task, 3)
+    _delete_notes(lambda pr: pr["empty"][:1])(env.phone, task.params)  # only one of the empty notes
+    assert task.is_successful(env.phone) == 0.0
+    task = registry.get_template("notes_write_folder_index").instantiate(3)
+    env = fresh(task, 3)
+    st.write_file(env.phone, note_path(task.params["index"] + ".md"),  # in the Markor root, not the folder
+                  "\n".join(sorted(task.params["notes"])))
+    assert task.is_successful(env.phone) == 0.0
+    env = fresh(task, 3)
+    _index(lambda pr: "\n".join(sorted(pr["notes"])[:-1]))(env.phone, task.params)  # one name missing
+    assert task.is_successful(env.phone) == 0.0
+    env = fresh(task, 3)
+    _index(lambda pr: "\n".join(f"{n}.md" for n in sorted(pr["notes"])))(env.phone, task.params)
+    assert task.is_successful(env.phone) == 1.0  # file names with their extension are fine
+    task = registry.get_template("notes_prefix_folder_notes").instantiate(3)
+    env = fresh(task, 3)
+    _prefix(lambda pr: pr["notes"])(env.phone, task.params)
+    st.rename(env.phone, note_path(task.params["outside"] + ".md"),
+              task.params["prefix"] + task.params["outside"] + ".md")  # a root note renamed as well
+    assert task.is_successful(env.phone) == 0.0
+    env = fresh(task, 3)
+    for name in task.params["notes"]:  # the prefix at the end instead
+        st.rename(env.phone, note_path(name + ".md", task.params["folder"]),
+                  name + " " + task.params["prefix"].strip() + ".md")
+    assert task.is_successful(env.phone) == 0.0
+
+
+ROUND4_QUERIES: dict[str, tuple[Callable[..., list[str]], Callable[..., list[str]]]] = {
+    "notes_query_longer_list": (
+        lambda t, env: [t.template.winner(t.params)[0], f"\"{t.template.winner(t.params)[0]}.md\" has more"],
+        lambda t, env: [t.template.winner(t.params)[1],  # the shorter one
+                        f"{t.params['a']} and {t.params['b']}"]),  # both named
+    "notes_query_common_item": (
+        lambda t, env: [t.params["common"], f"Both lists have {t.params['common'].title()}."],
+        lambda t, env: [next(x for x in t.params["list_a"] if x != t.params["common"]),  # only on one list
+                        ", ".join(t.params["list_a"])]),  # a whole list
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND4_QUERIES))
+def test_round4_query_checker_success_and_near_miss(name: str) -> None:
+    good, bad = ROUND4_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        for a in good(task, env):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(task, env) + [None, ""]:
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+def test_round4_list_notes_on_the_phone_match_the_params() -> None:
+    task = registry.get_template("notes_query_longer_list").instantiate(4)
+    env = fresh(task, 4)
+    counts = {k: len(note_lines(st.read_file(env.phone, note_path(task.params[k] + ".md")))) - 1 for k in "ab"}
+    assert counts == {"a": len(task.params["items_a"]), "b": len(task.params["items_b"])}
+    assert counts["a"] != counts["b"]
+    task = registry.get_template("notes_query_common_item").instantiate(4)
+    env = fresh(task, 4)
+    a, b = (set(note_lines(st.read_file(env.phone, note_path(task.params[k] + ".md")))[1:]) for k in "ab")
+    assert a & b == {task.params["common"]}

@@ -11,10 +11,11 @@ from simhelpers import fresh
 
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv
-from droidverify.env.sim.apps.settings import TIME_ZONES, _bt_address, set_brightness_pct
+from droidverify.env.sim.apps.settings import TIME_ZONES, TIMEOUTS, _bt_address, set_brightness_pct
 from droidverify.env.sim.phone import Phone
 from droidverify.tasks import registry
 from droidverify.tasks.oracle_utils import find
+from droidverify.tasks.settings import BT_CATALOG, WEEKDAYS
 
 SETTINGS = sorted(t.name for t in registry.all_templates() if t.name.startswith("settings_"))
 
@@ -409,3 +410,169 @@ def test_settings_search_shows_the_menu_path_and_opens_the_setting() -> None:
     assert find(obs, text="System > Date & time", resource_id="search_result") is not None
     _click(env, text="Time zone", resource_id="search_result")
     assert env.phone.location == "settings/datetime"
+
+
+# ---- round 3: devices told apart by type or state, bulk sliders, conditional and derived answers -------
+def _bt_set(sql: str, names: Callable[[dict], list[str]]) -> Callable[[Phone, dict], None]:
+    """Run ``sql`` (one ? for the name) for each device name picked from the params."""
+    def f(p: Phone, pr: dict) -> None:
+        for n in names(pr):
+            p.execute(sql, (n,))
+    return f
+
+
+_CONNECT = "UPDATE bluetooth_devices SET connected=1 WHERE name=?"
+_DISCONNECT = "UPDATE bluetooth_devices SET connected=0 WHERE name=?"
+_FORGET = "UPDATE bluetooth_devices SET paired=0, connected=0 WHERE name=?"
+
+
+def _other_headphones(pr: dict) -> list[str]:
+    return [n for n in pr["names"] if BT_CATALOG[n] == "headphones" and n != pr["device"]]
+
+
+def _not_targets(pr: dict) -> list[str]:
+    return [n for n in pr["names"] if n not in pr["targets"]]
+
+
+def _timeout_ms(label: str) -> int:
+    return dict(TIMEOUTS)[label]
+
+
+def _battery_label(pr: dict, right: bool = True) -> str:
+    low = pr["battery"] < pr["threshold"]
+    return pr["short"] if low == right else pr["long"]
+
+
+def _vol(name: str, level: int) -> Callable[[Phone, dict], None]:
+    return _setting("system", name, lambda pr: level)
+
+
+_FLIGHT_ON = _both(_setting("global", "airplane_mode_on", lambda pr: 1),
+                   _setting("global", "bluetooth_on", lambda pr: 1))
+_FLIGHT_GOOD = _both(_FLIGHT_ON, _bt_set(_CONNECT, lambda pr: [pr["device"]]))
+_SWAP = _both(_bt_set(_DISCONNECT, lambda pr: [pr["old"]]), _bt_set(_CONNECT, lambda pr: [pr["new"]]))
+_WIFI_ON = _setting("global", "wifi_on", lambda pr: 1)
+ROUND3_OPS: dict[str, tuple[Callable[[Phone, dict], None], list[Callable[[Phone, dict], None]]]] = {
+    "settings_flight_mode_with_headphones": (_FLIGHT_GOOD, [
+        _both(_setting("global", "bluetooth_on", lambda pr: 1),
+              _bt_set(_CONNECT, lambda pr: [pr["device"]])),  # airplane mode never turned on
+        _both(_FLIGHT_ON, _bt_set(_CONNECT, _other_headphones)),  # the other headphones
+        _both(_FLIGHT_ON, _bt_set(_CONNECT, lambda pr: pr["names"])),  # everything connected
+        _FLIGHT_ON,  # nothing connected
+    ]),
+    "settings_switch_bluetooth_audio": (_SWAP, [
+        _bt_set(_CONNECT, lambda pr: [pr["new"]]),  # the old one still connected
+        _bt_set(_DISCONNECT, lambda pr: [pr["old"]]),  # the new one never connected
+        _both(_SWAP, _bt_set(_FORGET, lambda pr: [pr["old"]])),  # forgotten, not just disconnected
+        _both(_SWAP, _setting("global", "bluetooth_on", lambda pr: 0)),
+        _both(_SWAP, _bt_set(_CONNECT, lambda pr: pr["others"][1:])),  # an extra device connected
+    ]),
+    "settings_forget_bluetooth_by_type": (_bt_set(_FORGET, lambda pr: pr["targets"]), [
+        _bt_set(_FORGET, lambda pr: pr["targets"][:1]),  # one of the two left
+        _bt_set(_FORGET, lambda pr: pr["targets"] + _not_targets(pr)[:1]),  # another type forgotten too
+        _bt_set(_FORGET, _not_targets),  # the opposite set
+        _both(_bt_set(_FORGET, lambda pr: pr["targets"]),
+              _bt_set(_CONNECT, lambda pr: _not_targets(pr)[:1])),  # a kept device touched
+    ]),
+    "settings_silence_except_alarm": (_both(_vol("volume_music", 0), _vol("volume_ring", 0)), [
+        _vol("volume_music", 0),  # ring left on
+        _both(_vol("volume_music", 0), _vol("volume_ring", 1)),
+        _both(_vol("volume_music", 0), _vol("volume_ring", 0), _vol("volume_alarm", 0)),  # the alarm as well
+        _both(_vol("volume_music", 0), _vol("volume_ring", 0), _vol("volume_voice", 0)),  # the call one too
+    ]),
+    "settings_switch_to_other_saved_wifi": (_both(_WIFI_ON, _sql(_JOIN_OPEN)), [
+        _both(_WIFI_ON, _sql(("UPDATE wifi_networks SET connected = (ssid = ?)", "decoy"))),  # open, unsaved
+        _both(_setting("global", "wifi_on", lambda pr: 0), _sql(_JOIN_OPEN)),  # Wi-Fi left off
+        _WIFI_ON,  # still on the first saved network
+        _both(_WIFI_ON, _sql("UPDATE wifi_networks SET connected=0")),  # disconnected from everything
+    ]),
+    "settings_forget_connected_bluetooth_device": (_bt_set(_FORGET, lambda pr: [pr["device"]]), [
+        _bt_set(_DISCONNECT, lambda pr: [pr["device"]]),  # disconnected but still saved
+        _bt_set(_FORGET, lambda pr: [n for n in pr["names"] if n != pr["device"]][:1]),  # an idle one
+        _bt_set(_FORGET, lambda pr: pr["names"]),  # all of them
+    ]),
+    "settings_timeout_by_battery": (
+        _setting("system", "screen_off_timeout", lambda pr: _timeout_ms(_battery_label(pr))), [
+            _setting("system", "screen_off_timeout", lambda pr: _timeout_ms(_battery_label(pr, right=False))),
+            _setting("system", "screen_off_timeout", lambda pr: _timeout_ms(pr["start"])),
+        ]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND3_OPS))
+def test_round3_operation_checker_success_and_near_misses(name: str) -> None:
+    good, misses = ROUND3_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        for k, bad in enumerate(misses):
+            env = fresh(task, seed)
+            bad(env.phone, task.params)
+            assert task.is_successful(env.phone, None) == 0.0, (name, seed, k)
+
+
+def _q_of_type(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    dev, other = pr["device"], pr["others"][0]
+    return [dev, f"It's the {dev}."], [other, f"{dev} or {other}", ""]
+
+
+def _q_connected(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    on = pr["connected"]
+    idle = [n for n in pr["names"] if n not in on]
+    return ([" and ".join(on), ", ".join(reversed(on))],
+            [on[0], ", ".join(pr["names"]), ", ".join(on + idle[:1]), ", ".join(idle)])
+
+
+def _q_open(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    n = len(pr["open"])
+    return [str(n), f"{n} open networks"], [str(n + 1), f"{n} or {n + 1}", str(n + 2), "none"]
+
+
+def _q_louder(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    right, wrong = ("alarm", "ring") if pr["alarm"] > pr["ring"] else ("ring", "alarm")
+    return ([right, f"The {right} volume is louder."],
+            [wrong, f"{right} or {wrong}", "They are the same", f"{wrong} & notification volume"])
+
+
+def _q_weekday(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    day = pr["weekday"]
+    other = WEEKDAYS[(WEEKDAYS.index(day) + 1) % 7]  # e.g. the weekday of the build date, Tuesday
+    return [day, f"It's a {day.lower()}."], [other, f"{day} or {other}", "October"]
+
+
+ROUND3_QUERIES: dict[str, Callable[[Phone, dict], tuple[list[str], list[str]]]] = {
+    "settings_query_bluetooth_device_of_type": _q_of_type,
+    "settings_query_connected_bluetooth_devices": _q_connected,
+    "settings_query_open_wifi_count": _q_open,
+    "settings_query_louder_alarm_or_ring": _q_louder,
+    "settings_query_phone_weekday": _q_weekday,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND3_QUERIES))
+def test_round3_query_checker_success_and_near_misses(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        good, bad = ROUND3_QUERIES[name](env.phone, task.params)
+        for a in good:
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad:
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+        assert task.is_successful(env.phone, None) == 0.0
+
+
+def test_device_type_is_only_on_the_details_screen() -> None:
+    task = registry.get_template("settings_query_bluetooth_device_of_type").instantiate(0)
+    env = fresh(task, 0)
+    env.step(Action(action_type="open_app", app_name="Settings"))
+    obs = _click(env, text="Connected devices")
+    kind = task.params["kind"].capitalize()
+    assert find(obs, text=kind) is None  # the list text shows names and status only (icons aside)
+    obs = _click(env, text=task.params["device"], resource_id="bt_device")
+    assert find(obs, text=kind) is not None

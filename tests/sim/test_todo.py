@@ -20,6 +20,7 @@ from droidverify.env.sim.apps.todo import (
     due_label,
     due_ms,
     list_id,
+    set_pref,
     show_completed,
     sort_order,
     tasks,
@@ -34,7 +35,7 @@ NAMES = [t.name for t in TEMPLATES]
 
 
 def test_enough_templates_with_both_kinds_and_phrasings() -> None:
-    assert 18 <= len(NAMES) <= 20
+    assert 24 <= len(NAMES) <= 26
     assert {t.kind for t in TEMPLATES} == {"operation", "query"}
     assert all(2 <= len(t.goal_phrasings) <= 3 for t in TEMPLATES)
 
@@ -598,3 +599,131 @@ def test_busiest_list_set_up_has_a_unique_winner_and_a_completed_heavy_decoy() -
         best = task.params["list"]
         assert all(open_counts[best] > c for n, c in open_counts.items() if n != best), (seed, open_counts)
         assert all_counts[task.params["decoy"]] > all_counts[best], (seed, all_counts)
+
+
+# ---- several tasks at once, copying a task, view settings, a new list for old tasks, due questions ----
+def _add_titles(titles: Callable[[dict], list[str]], to: Callable[[dict], str] = lambda pr: pr["list"]):
+    def f(p: Phone, pr: dict) -> None:
+        for title in titles(pr):
+            add_task(p, to(pr), title)
+    return f
+
+
+def _copy(dest_key: str, *, notes: bool = True) -> Callable[[Phone, dict], None]:
+    return lambda p, pr: add_task(p, pr[dest_key], pr["title"], notes=pr["notes"] if notes else "",
+                                  due=date.fromisoformat(pr["due"]), priority=prio(pr["priority"]))
+
+
+def _prefs(sort: bool, shown: bool) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        if sort:
+            set_pref(p, "sort", pr["sort"])
+        if shown:
+            set_pref(p, "show_completed", "1")
+    return f
+
+
+def _into_new_list(keys: tuple[str, ...]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        lid = add_list(p, pr["new_list"])
+        for key in keys:
+            p.execute("UPDATE todo_tasks SET list_id=? WHERE title=?", (lid, pr[key]))
+    return f
+
+
+ROUND4_OPS: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "todo_add_several_tasks": (
+        _add_titles(lambda pr: pr["titles"]),
+        _both(_add_titles(lambda pr: pr["titles"][:2]),
+              _add_titles(lambda pr: pr["titles"][2:], to=lambda pr: "Inbox"))),  # the third in the wrong list
+    "todo_copy_task_to_list": (
+        _copy("dest"),
+        _set("title", list_id=lambda p, pr: list_id(p, pr["dest"]))),  # moved, not copied
+    "todo_sort_and_show_completed": (_prefs(True, True), _prefs(True, False)),  # completed still hidden
+    "todo_new_list_for_tasks": (
+        _into_new_list(("first", "second")),
+        _into_new_list(("first", "second", "other"))),  # the task that should stay moved too
+}
+
+ROUND4_QUERIES: dict[str, tuple[Callable, Callable]] = {
+    "todo_query_earliest_due": (lambda task, env: f"{task.params['title']} is due first",
+                                lambda task, env: task.params["elsewhere"]),  # earlier, but in another list
+    "todo_query_due_by": (lambda task, env: ", ".join(t for t, _ in reversed(task.params["due"])),
+                          lambda task, env: ", ".join([t for t, _ in task.params["due"]] + [task.params["late"]])),
+}
+OPS.update(ROUND4_OPS)
+QUERIES.update(ROUND4_QUERIES)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND4_OPS))
+def test_round4_operation_checker_success_and_near_miss(name: str) -> None:
+    test_operation_checker_success_and_near_miss(name)
+    good, _ = ROUND4_OPS[name]
+    for seed in (1000, 1001):  # unseen draws too, and the start is never the goal
+        task = registry.get_template(name).instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone) == 1.0, (name, seed)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND4_QUERIES))
+def test_round4_query_checker_success_and_near_miss(name: str) -> None:
+    test_query_checker_success_and_near_miss(name)
+
+
+def _round4(name: str, seed: int = 5) -> tuple:
+    task = registry.get_template(name).instantiate(seed)
+    return task, fresh(task, seed)
+
+
+def test_round4_more_near_misses() -> None:
+    task, env = _round4("todo_add_several_tasks")
+    _add_titles(lambda pr: pr["titles"] + pr["titles"][:1])(env.phone, task.params)  # one of them twice
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _round4("todo_add_several_tasks")
+    _add_titles(lambda pr: [f"{pr['titles'][0]}, {pr['titles'][1]} and {pr['titles'][2]}"])(env.phone, task.params)
+    assert task.is_successful(env.phone) == 0.0  # all three in one task
+    task, env = _round4("todo_copy_task_to_list")
+    _copy("dest", notes=False)(env.phone, task.params)  # the description left out
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _round4("todo_copy_task_to_list")
+    _both(_copy("dest"), _set("title", priority=lambda p, pr: 0 if prio(pr["priority"]) else 1))(
+        env.phone, task.params)  # the original changed on the way
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _round4("todo_sort_and_show_completed")
+    _both(_prefs(True, True), _set_first_open_done)(env.phone, task.params)  # a task completed on the way
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _round4("todo_new_list_for_tasks")
+    _into_new_list(("first",))(env.phone, task.params)  # only one of the two
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _round4("todo_new_list_for_tasks")
+    _both(_into_new_list(()), _move_ids(lambda p, pr: {_id(p, pr["first"]), _id(p, pr["second"])}))(
+        env.phone, {**task.params, "dest": _other_list(task.params)})  # moved to an old list instead
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _round4("todo_query_earliest_due")
+    for wrong in (task.params["later"], task.params["done"]):  # the next one; an earlier one already done
+        assert task.is_successful(env.phone, wrong) == 0.0
+    task, env = _round4("todo_query_due_by")
+    some = [t for t, _ in task.params["due"]]
+    assert task.is_successful(env.phone, ", ".join(some[:-1])) == 0.0  # one missing
+    assert task.is_successful(env.phone, ", ".join(some + [task.params["done"]])) == 0.0  # a completed one too
+
+
+def _set_first_open_done(p: Phone, pr: dict) -> None:
+    tid = tasks(p, "t.completed = 0")[0]["_id"]
+    p.execute("UPDATE todo_tasks SET completed=1 WHERE _id=?", (tid,))
+
+
+def test_round4_due_questions_have_one_right_answer() -> None:
+    for seed in range(6):
+        task, env = _round4("todo_query_earliest_due", seed)
+        open_due = [t for t in tasks(env.phone, "l.name = ? AND t.completed = 0 AND t.due > 0",
+                                     (task.params["list"],))]
+        assert min(open_due, key=lambda t: t["due"])["title"] == task.params["title"], seed
+        assert sum(1 for t in open_due if t["due"] == min(x["due"] for x in open_due)) == 1, seed
+        task, env = _round4("todo_query_due_by", seed)
+        cut = due_ms(date.fromisoformat(task.params["cut"]))
+        due_by = {t["title"] for t in tasks(env.phone, "l.name = ? AND t.completed = 0 AND t.due > 0 AND t.due <= ?",
+                                             (task.params["list"], cut))}
+        assert due_by == {t for t, _ in task.params["due"]}, seed

@@ -1745,3 +1745,597 @@ class QueryEventAtLocation(TaskTemplate):
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         return to_search_result(phone, obs, params["venue"]) or answer(params["title"])
+
+
+# ---- round 3: next occurrence, totals, free/busy, counts in a month, series, merges, splits, clean-ups -----
+WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def count_answers(n: int) -> list[str]:
+    return [str(n)] + ([WORDS[n]] if n < len(WORDS) else [])
+
+
+@register_task
+class QueryNextOccurrence(TaskTemplate):
+    name = "calendar_query_next_occurrence"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "When is my next \"{title}\" coming up? Answer with the date."
+    goal_phrasings = (
+        "What's the date of the next \"{title}\" in my calendar (the first one after today)?",
+        "Could you check when \"{title}\" happens next and tell me the date?",
+        "Next upcoming \"{title}\" - which date?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        nxt = rng.randint(2, 12)
+        return {"title": rng.choice(RECURRING), "past": sorted(rng.sample(range(-20, 0), 2)), "next": nxt,
+                "later": nxt + rng.choice((7, 14)), "hour": rng.choice((7, 17, 18, 19))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t, h = params["title"], params["hour"]
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE ?", (f"%{t.lower()}%",))
+        for off in (*params["past"], params["next"], params["later"]):
+            d = TODAY + timedelta(days=off)
+            add_event(phone, t, at(d, h), at(d, h + 1), location="Community Center")
+        d = TODAY + timedelta(days=params["next"] - 1)  # sooner, but not the same event
+        add_event(phone, f"{t} (cancelled)", at(d, h), at(d, h + 1), location="Community Center")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        days = {k: TODAY + timedelta(days=params[k]) for k in ("next", "later")}
+        others = [TODAY + timedelta(days=o) for o in (*params["past"], params["later"], params["next"] - 1)]
+        bad = [a for d in others for a in date_answers(d)]
+        ok = matches_any(answer, date_answers(days["next"])) and no_other(answer, bad)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        d = TODAY + timedelta(days=params["next"])
+        return to_search_result(phone, obs, params["title"]) or answer(f"{MONTHS[d.month - 1]} {d.day}")
+
+
+@register_task
+class QueryBookedMinutes(TaskTemplate):
+    name = "calendar_query_booked_minutes"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = ("How much time is booked in total on {date_text}, not counting all-day events? Answer in "
+                     "minutes.")
+    goal_phrasings = (
+        "Add up the lengths of my timed events on {date_text} (skip all-day ones). How many minutes is that?",
+        "Could you tell me the total number of minutes scheduled on {date_text}? All-day events don't count.",
+        "{date_text}: total minutes of events, excluding all-day ones?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 25)
+        n = rng.randint(2, 3)
+        return {"date": d.isoformat(), "date_text": date_text(d), "titles": rng.sample(TITLES, n),
+                "hours": sorted(rng.sample(range(8, 19, 2), n)), "minutes": [rng.choice((0, 30)) for _ in range(n)],
+                "durations": [rng.choice((15, 30, 45, 60, 75, 90)) for _ in range(n)],
+                "all_day": rng.choice(ALL_DAY_TITLES)}
+
+    def total(self, params: dict[str, Any]) -> int:
+        return sum(params["durations"])
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["date"])
+        clear_day(phone, d)
+        for t, h, m, dur in zip(params["titles"], params["hours"], params["minutes"], params["durations"],
+                                strict=True):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+            add_event(phone, t, at(d, h, m), at(d, h, m) + timedelta(minutes=dur))
+        add_event(phone, params["all_day"], at(d, 0), at(d, 0), all_day=True)  # 24 hours that do not count
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        nums = {n.replace(",", "") for n in NUMBER.findall(answer or "")}
+        return 1.0 if nums == {str(self.total(params))} else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_day(phone, obs, date.fromisoformat(params["date"])) or answer(f"{self.total(params)} minutes")
+
+
+@register_task
+class QuerySlotFree(TaskTemplate):
+    name = "calendar_query_slot_free"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "Am I free on {date_text} from {start_text} to {end_text}? Answer yes or no."
+    goal_phrasings = (
+        "Is {start_text}-{end_text} on {date_text} open in my calendar? Just yes or no.",
+        ("Could you check whether I have anything between {start_text} and {end_text} on {date_text}? Reply yes if "
+         "I'm free, no if not."),
+        "{date_text}, {start_text} to {end_text}: free? (yes/no)",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 25)
+        h, dur = rng.randint(10, 15), rng.choice((60, 90, 120))
+        end = at(d, h) + timedelta(minutes=dur)
+        return {"date": d.isoformat(), "date_text": date_text(d), "hour": h, "duration": dur,
+                "start_text": time_text(h, 0), "end_text": time_text(end.hour, end.minute),
+                "busy": rng.random() < 0.5, "clash_offset": rng.choice((-30, 15, dur - 15)),
+                "titles": rng.sample(TITLES, 3)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["date"])
+        clear_day(phone, d)
+        s = at(d, params["hour"])
+        e = s + timedelta(minutes=params["duration"])
+        before, after, clash = params["titles"]
+        for t in params["titles"]:
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+        add_event(phone, before, s - timedelta(minutes=60), s)  # touches the slot: no conflict
+        add_event(phone, after, e, e + timedelta(minutes=45))
+        if params["busy"]:
+            c = s + timedelta(minutes=params["clash_offset"])
+            add_event(phone, clash, c, c + timedelta(minutes=45))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want, other = ("no", "yes") if params["busy"] else ("yes", "no")
+        return 1.0 if answer_matches(answer, want) and not answer_matches(answer, other) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_day(phone, obs, date.fromisoformat(params["date"])) or answer("no" if params["busy"] else "yes")
+
+
+def birthday_months() -> list[tuple[int, int]]:
+    return [(2024, 10), (2024, 11), (2024, 12)]
+
+
+@register_task
+class QueryBirthdaysInMonth(TaskTemplate):
+    name = "calendar_query_birthdays_in_month"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "How many birthdays are in my calendar in {month_text}? Answer with a number."
+    goal_phrasings = (
+        "Count the birthdays I have in the calendar for {month_text} and give me the number.",
+        "Could you tell me how many birthday events fall in {month_text}?",
+        "Number of birthdays in {month_text} (from my calendar)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        y, m = rng.choice(birthday_months())
+        n = rng.randint(1, 4)
+        people = rng.sample(BIRTHDAY_PEOPLE + ("Emma", "Liam", "Ava", "Lucas"), n + 2)
+        inside = rng.sample(range(1, 29), n)
+        return {"year": y, "month": m, "month_text": f"{MONTHS[m - 1]} {y}", "count": n, "people": people,
+                "days": inside, "outside": [rng.randint(1, 28), rng.randint(1, 28)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE '%birthday%'")
+        y, m, n = params["year"], params["month"], params["count"]
+        for who, day in zip(params["people"][:n], params["days"], strict=True):
+            d = date(y, m, day)
+            add_event(phone, f"{who}'s birthday", at(d, 0), at(d, 0), all_day=True, description="Don't forget a card!")
+        for who, day, delta in zip(params["people"][n:], params["outside"], (-1, 1), strict=True):
+            idx = y * 12 + m - 1 + delta  # the months before and after have one each
+            d = date(idx // 12, idx % 12 + 1, day)
+            add_event(phone, f"{who}'s birthday", at(d, 0), at(d, 0), all_day=True, description="Don't forget a card!")
+        d = date(y, m, 1 + params["outside"][0] % 27)  # mentions birthdays, but is not one
+        add_event(phone, "Buy birthday presents", at(d, 17), at(d, 18), location="Mall")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        n = params["count"]
+        bad = [o for k in range(6) if k != n for o in count_answers(k)]
+        return 1.0 if matches_any(answer, count_answers(n)) and no_other(answer, bad) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_search_result(phone, obs, "birthday") or answer(str(params["count"]))
+
+
+def only_new_is(phone: Phone, base: dict[int, tuple], want: dict[str, Any],
+                edits: dict[int, dict[str, Any]] | None = None) -> bool:
+    """Exactly one event was added and it has ``want``'s title and times (its place and notes may be
+    anything); the starting events are unchanged except ``edits`` (full form values)."""
+    cur = rows_now(phone)
+    new = [r for i, r in cur.items() if i not in base]
+    if len(new) != 1 or not set(base) <= set(cur):
+        return False
+    edits = edits or {}
+    if any(form_values(cur[i]) != edits.get(i, form_values(r)) for i, r in base.items()):
+        return False
+    got = {**form_values(new[0]), "location": "", "description": ""}
+    return got == {**want, "location": "", "description": ""}
+
+
+def create_one_step(phone: Phone, obs: Observation, base: dict[int, tuple], want: dict[str, Any],
+                    edits: dict[int, dict[str, Any]] | None = None) -> Action:
+    """Next step toward ``only_new_is``: repair the starting events, then create (or fix) the one new event."""
+    if only_new_is(phone, base, want, edits):
+        return COMPLETE
+    fill = {k: v for k, v in want.items() if k not in ("location", "description")}
+    step = repair_step(phone, obs, base, set(), edits or {}, keep_new=1)
+    if step is not None:
+        return step
+    new = sorted(i for i in rows_now(phone) if i not in base)
+    if new:
+        return open_row(phone, obs, event_row(phone, new[0])) or fill_form(phone, obs, fill)
+    return open_new_form(phone, obs) or fill_form(phone, obs, fill)
+
+
+SERIES_TITLES = ("On call", "Work from home", "School pickup duty", "Office day", "No meetings day")
+
+
+@register_task
+class CreateWeeklyAllDay(TaskTemplate):
+    name = "calendar_create_weekly_all_day"
+    apps = ("Calendar",)
+    complexity = 3
+    optimal_steps = 24
+    goal_template = ("Add an all-day event \"{title}\" on every {weekday} from {start_text} through {end_text} "
+                     "(one event per {weekday}).")
+    goal_phrasings = (
+        ("Could you mark each {weekday} between {start_text} and {end_text} with an all-day \"{title}\" event? One "
+         "separate event for each of those days."),
+        "Every {weekday} from {start_text} to {end_text} is \"{title}\" - put an all-day event on each of them.",
+        "All-day \"{title}\" on each {weekday}, {start_text} through {end_text}, please (separate events).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first = future_day(rng, 3, 20)
+        n = rng.randint(2, 3)
+        lo = max(TODAY + timedelta(days=1), first - timedelta(days=rng.randint(0, 6)))
+        hi = first + timedelta(days=7 * (n - 1) + rng.randint(0, 6))
+        return {"title": rng.choice(SERIES_TITLES), "weekday": WEEKDAYS[first.weekday()],
+                "first": first.isoformat(), "count": n, "start_text": date_text(lo), "end_text": date_text(hi)}
+
+    def days(self, params: dict[str, Any]) -> list[date]:
+        first = date.fromisoformat(params["first"])
+        return [first + timedelta(days=7 * k) for k in range(params["count"])]
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM events WHERE title=?", (params["title"],))
+        last_week = date.fromisoformat(params["first"]) - timedelta(days=14)  # an earlier one, outside the range
+        add_event(phone, params["title"], at(last_week, 0), at(last_week, 0), all_day=True)
+
+    def wanted(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"title": params["title"], "location": "", "description": "", "all_day": True, "start": at(d, 0),
+                 "end": at(d, 0)} for d in self.days(params)]
+
+    @staticmethod
+    def _key(v: dict[str, Any]) -> tuple:
+        return (v["title"], v["all_day"], v["start"], v["end"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        base, cur = start_rows(phone, self, params), rows_now(phone)
+        if any(cur.get(i) != r for i, r in base.items()):
+            return 0.0
+        got = sorted(self._key(form_values(r)) for i, r in cur.items() if i not in base)
+        return 1.0 if got == sorted(self._key(w) for w in self.wanted(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        base = start_rows(phone, self, params)
+        step = repair_step(phone, obs, base, set(), {}, keep_new=10**6)
+        if step is not None:
+            return step
+        cur = rows_now(phone)
+        todo = self.wanted(params)
+        for j in sorted(i for i in cur if i not in base):
+            k = self._key(form_values(cur[j]))
+            hit = next((w for w in todo if self._key(w) == k), None)
+            if hit is None:
+                return delete_row(phone, obs, event_row(phone, j))  # wrong day, a copy, or not all-day
+            todo.remove(hit)
+        if not todo:
+            return COMPLETE
+        fill = {k: v for k, v in todo[0].items() if k not in ("location", "description")}
+        return open_new_form(phone, obs) or fill_form(phone, obs, fill)
+
+
+@register_task
+class MergeEvents(StateTemplate):
+    name = "calendar_merge_events"
+    complexity = 3
+    optimal_steps = 14
+    goal_template = ("On {date_text}, fold \"{second}\" into \"{first}\": make \"{first}\" last until \"{second}\" "
+                     "ends, then delete \"{second}\".")
+    goal_phrasings = (
+        ("Could you merge my {date_text} events \"{first}\" and \"{second}\" into one? Keep \"{first}\", stretch it "
+         "to the end time of \"{second}\", and remove \"{second}\"."),
+        ("\"{second}\" on {date_text} is now part of \"{first}\". Extend \"{first}\" to finish when \"{second}\" "
+         "does and delete \"{second}\"."),
+        ("Calendar, {date_text}: one combined \"{first}\" running until the end of \"{second}\"; \"{second}\" "
+         "itself goes away."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 20)
+        first, second = rng.sample(TITLES, 2)
+        return {"date": d.isoformat(), "date_text": date_text(d), "first": first, "second": second,
+                "hour": rng.randint(9, 14), "minute": rng.choice((0, 30)), "duration": rng.choice((30, 60, 90)),
+                "gap": rng.choice((0, 0, 15, 30)), "second_duration": rng.choice((30, 45, 60, 90))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for t in (params["first"], params["second"]):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+        s = at(date.fromisoformat(params["date"]), params["hour"], params["minute"])
+        e = s + timedelta(minutes=params["duration"])
+        add_event(phone, params["first"], s, e, location=rng_free_place(s), description="Added by you.")
+        s2 = e + timedelta(minutes=params["gap"])
+        add_event(phone, params["second"], s2, s2 + timedelta(minutes=params["second_duration"]),
+                  location=rng_free_place(s2))
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (a,) = ids_titled(base, params["first"])
+        (b,) = ids_titled(base, params["second"])
+        return {b}, {a: {**form_values(base[a]), "end": form_values(base[b])["end"]}}
+
+
+CLOSED_VENUES = ("Downtown Rec Center", "Pinewood Community Pool", "Elm Street Studio", "Harborfront Gallery")
+
+
+@register_task
+class DeleteEventsAtVenue(StateTemplate):
+    name = "calendar_delete_events_at_venue"
+    complexity = 3
+    optimal_steps = 15
+    goal_template = ("{venue} has closed. Delete every event in my calendar whose location is {venue}; events "
+                     "anywhere else stay.")
+    goal_phrasings = (
+        ("Could you remove all of my events that take place at {venue}? It's shut down. Don't touch events at "
+         "other places."),
+        "{venue} is closed for good - cancel each calendar event located there, and nothing else.",
+        "Calendar clean-up: delete the events held at {venue} (only those with that location).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        n = rng.randint(2, 3)
+        return {"venue": rng.choice(CLOSED_VENUES), "count": n, "titles": rng.sample(TITLES, n + 1),
+                "days": rng.sample(range(1, 30), n + 1), "hours": [rng.randint(9, 18) for _ in range(n + 1)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        v, n = params["venue"], params["count"]
+        phone.execute("DELETE FROM events WHERE eventLocation LIKE ? OR description LIKE ?", (f"%{v}%", f"%{v}%"))
+        for i, (t, off, h) in enumerate(zip(params["titles"], params["days"], params["hours"], strict=True)):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+            d = TODAY + timedelta(days=off)
+            if i < n:
+                add_event(phone, t, at(d, h), at(d, h + 1), location=v)
+            else:  # the search finds it too, but it has moved elsewhere
+                add_event(phone, t, at(d, h), at(d, h + 1), location="City Hall",
+                          description=f"Moved here from {v}.")
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        return {i for i, r in base.items() if r[2] == params["venue"]}, {}
+
+
+@register_task
+class MoveToFreeDay(StateTemplate):
+    name = "calendar_move_to_free_day"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("Move \"{title}\" to the one day from {start_text} to {end_text} that has nothing else "
+                     "scheduled; keep its time.")
+    goal_phrasings = (
+        ("Between {start_text} and {end_text} there's exactly one empty day in my calendar. Could you reschedule "
+         "\"{title}\" to that day at the same time?"),
+        ("Find the free day from {start_text} through {end_text} and move \"{title}\" there (same start and end "
+         "time)."),
+        "\"{title}\" should go on whichever day between {start_text} and {end_text} is completely free; same hours.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        start = future_day(rng, 7, 25)
+        orig = start - timedelta(days=rng.randint(1, 5))
+        end = start + timedelta(days=4)
+        return {"title": rng.choice(TITLES), "range_start": start.isoformat(), "start_text": date_text(start),
+                "end_text": date_text(end), "free": rng.randint(0, 4), "date": orig.isoformat(),
+                "hour": rng.randint(9, 17), "minute": rng.choice((0, 30)), "duration": rng.choice((30, 60, 90))}
+
+    def days(self, params: dict[str, Any]) -> list[date]:
+        return [date.fromisoformat(params["range_start"]) + timedelta(days=i) for i in range(5)]
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM events WHERE title=?", (params["title"],))
+        for i, d in enumerate(self.days(params)):
+            if i == params["free"]:
+                clear_day(phone, d)
+            elif not events_on(phone, d):
+                add_event(phone, "Errands", at(d, 10), at(d, 11), description="Post office and pharmacy.")
+        s = at(date.fromisoformat(params["date"]), params["hour"], params["minute"])
+        add_event(phone, params["title"], s, s + timedelta(minutes=params["duration"]), location=rng_free_place(s))
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (i,) = ids_titled(base, params["title"])
+        shift = self.days(params)[params["free"]] - date.fromisoformat(params["date"])
+        v = form_values(base[i])
+        return set(), {i: {**v, "start": v["start"] + shift, "end": v["end"] + shift}}
+
+
+@register_task
+class RemoveDuplicateEvents(StateTemplate):
+    name = "calendar_remove_duplicate_events"
+    complexity = 2
+    optimal_steps = 11
+    goal_template = ("Some events on {date_text} were entered twice (same title and same time). Delete the extra "
+                     "copies so each of them is there only once.")
+    goal_phrasings = (
+        ("My calendar has duplicate entries on {date_text}: identical events listed two times. Could you remove the "
+         "duplicates and keep one of each?"),
+        ("On {date_text}, a few events show up twice with the same title and time. Delete one copy of each; leave "
+         "everything else."),
+        "Clean up {date_text}: exact duplicate events (same name, same time) should appear only once.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 25)
+        return {"date": d.isoformat(), "date_text": date_text(d), "titles": rng.sample(TITLES, 4),
+                "hours": sorted(rng.sample(range(8, 20, 2), 5)), "dups": sorted(rng.sample(range(4), 2))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["date"])
+        clear_day(phone, d)
+        hours = params["hours"]
+        for t in params["titles"]:
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+        for i, t in enumerate(params["titles"]):
+            add_event(phone, t, at(d, hours[i]), at(d, hours[i], 45), location=LOCATIONS[i])
+        for i in params["dups"]:
+            t = params["titles"][i]
+            add_event(phone, t, at(d, hours[i]), at(d, hours[i], 45), location=LOCATIONS[i])
+        single = min(set(range(4)) - set(params["dups"]))  # same title again, another time: not a copy
+        add_event(phone, params["titles"][single], at(d, hours[4]), at(d, hours[4], 45), location=LOCATIONS[single])
+
+    @staticmethod
+    def pairs(base: dict[int, tuple]) -> list[list[int]]:
+        groups: dict[tuple, list[int]] = {}
+        for i, r in sorted(base.items()):
+            groups.setdefault(r[1:], []).append(i)
+        return [g for g in groups.values() if len(g) > 1]
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        return {i for g in self.pairs(base) for i in g[1:]}, {}
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        base = start_rows(phone, self, params)
+        cur = rows_now(phone)
+        for g in self.pairs(base):
+            left = [i for i in g if i in cur]
+            if len(left) > 1:
+                return delete_row(phone, obs, event_row(phone, left[-1]))  # its twin may go instead: the same
+        return repair_step(phone, obs, base, set(), {}) or COMPLETE
+
+
+@register_task
+class SplitEvent(TaskTemplate):
+    name = "calendar_split_event"
+    apps = ("Calendar",)
+    complexity = 3
+    optimal_steps = 21
+    goal_template = ("Split \"{title}\" on {date_text} at {mid_text}: it should end at {mid_text}, and a new event "
+                     "\"{new_title}\" should run from {mid_text} until the time \"{title}\" ends now.")
+    goal_phrasings = (
+        ("Could you cut my {date_text} \"{title}\" in two at {mid_text}? \"{title}\" stops at {mid_text} and a new "
+         "\"{new_title}\" covers the rest, up to its current end time."),
+        ("Break \"{title}\" ({date_text}) into two events: \"{title}\" until {mid_text}, then \"{new_title}\" from "
+         "{mid_text} to where \"{title}\" finishes today."),
+        ("{date_text}: shorten \"{title}\" to end at {mid_text} and add \"{new_title}\" from {mid_text} to the "
+         "original end time of \"{title}\"."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 20)
+        h, m = rng.randint(9, 14), rng.choice((0, 30))
+        dur = rng.choice((120, 150, 180, 240))
+        mid = at(d, h, m) + timedelta(minutes=rng.choice(range(60, dur - 29, 30)))
+        title = rng.choice(TITLES)
+        return {"date": d.isoformat(), "date_text": date_text(d), "title": title, "new_title": f"{title}, part 2",
+                "hour": h, "minute": m, "duration": dur, "mid": mid.isoformat(),
+                "mid_text": time_text(mid.hour, mid.minute)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for t in (params["title"], params["new_title"]):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+        s = at(date.fromisoformat(params["date"]), params["hour"], params["minute"])
+        add_event(phone, params["title"], s, s + timedelta(minutes=params["duration"]), location=rng_free_place(s))
+
+    def plan(self, phone: Phone, params: dict[str, Any]) -> tuple[dict[int, tuple], dict[str, Any], dict[int, dict]]:
+        base = start_rows(phone, self, params)
+        (i,) = ids_titled(base, params["title"])
+        v, mid = form_values(base[i]), datetime.fromisoformat(params["mid"])
+        want = {"title": params["new_title"], "location": "", "description": "", "all_day": False, "start": mid,
+                "end": v["end"]}
+        return base, want, {i: {**v, "end": mid}}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        base, want, edits = self.plan(phone, params)
+        return 1.0 if only_new_is(phone, base, want, edits) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        base, want, edits = self.plan(phone, params)
+        return create_one_step(phone, obs, base, want, edits)
+
+
+@register_task
+class UseLocationOfEvent(StateTemplate):
+    name = "calendar_use_location_of_event"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = ("\"{title}\" takes place where my \"{other}\" event is. Set the location of \"{title}\" to "
+                     "that place.")
+    goal_phrasings = (
+        "Could you give \"{title}\" the same location as \"{other}\"? Look the place up in my calendar.",
+        "\"{title}\" is at the same venue as \"{other}\" - copy that event's location onto \"{title}\".",
+        "Set where \"{title}\" happens to whatever location \"{other}\" has in the calendar.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, other = rng.sample(TITLES, 2)
+        place, decoy_place = rng.sample(LOCATIONS, 2)
+        return {"title": title, "other": other, "place": place, "decoy_place": decoy_place,
+                "days": rng.sample(range(1, 25), 3), "hours": [rng.randint(9, 18) for _ in range(3)],
+                "had_place": rng.random() < 0.5}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t, o = params["title"], params["other"]
+        phone.execute("DELETE FROM events WHERE title=? OR title LIKE ?", (t, f"{o}%"))
+        (d1, d2, d3) = (TODAY + timedelta(days=k) for k in params["days"])
+        h1, h2, h3 = params["hours"]
+        add_event(phone, t, at(d1, h1), at(d1, h1, 45), location="To be decided" if params["had_place"] else "")
+        add_event(phone, o, at(d2, h2), at(d2, h2 + 1), location=params["place"])
+        add_event(phone, f"{o} (rehearsal)", at(d3, h3), at(d3, h3 + 1),  # not the one
+                  location=params["decoy_place"])
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (i,) = ids_titled(base, params["title"])
+        return set(), {i: {**form_values(base[i]), "location": params["place"]}}
+
+
+ANCHORS = ("Board meeting", "Parent coffee morning", "Orientation session", "Team retrospective")
+FOLLOW_UPS = ("Write up notes", "Debrief with Alex", "Walk to the station", "Quick call with Mom")
+
+
+@register_task
+class AddAfterEvent(TaskTemplate):
+    name = "calendar_add_after_event"
+    apps = ("Calendar",)
+    complexity = 3
+    optimal_steps = 16
+    goal_template = ("Add a {minutes}-minute event \"{title}\" on {date_text} that starts right when my "
+                     "\"{anchor}\" ends.")
+    goal_phrasings = (
+        ("Could you schedule \"{title}\" for {minutes} minutes straight after \"{anchor}\" on {date_text}? Check the "
+         "calendar for when it finishes."),
+        "On {date_text}, as soon as \"{anchor}\" is over, I need \"{title}\" ({minutes} minutes). Please add it.",
+        "New event \"{title}\": {date_text}, beginning at the end time of \"{anchor}\", {minutes} minutes long.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 20)
+        return {"anchor": rng.choice(ANCHORS), "title": rng.choice(FOLLOW_UPS), "date": d.isoformat(),
+                "date_text": date_text(d), "hour": rng.randint(9, 16), "minute": rng.choice((0, 15, 30, 45)),
+                "duration": rng.choice((45, 60, 75, 90, 120)), "minutes": rng.choice((15, 30, 45, 60)),
+                "other_day": rng.choice((-7, 7)), "other_hour": rng.randint(8, 17)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for t in (params["anchor"], params["title"]):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+        s = at(date.fromisoformat(params["date"]), params["hour"], params["minute"])
+        add_event(phone, params["anchor"], s, s + timedelta(minutes=params["duration"]), location=rng_free_place(s))
+        o = at(date.fromisoformat(params["date"]) + timedelta(days=params["other_day"]), params["other_hour"])
+        add_event(phone, params["anchor"], o, o + timedelta(minutes=30), location=rng_free_place(o))  # other day
+
+    def want(self, params: dict[str, Any]) -> dict[str, Any]:
+        s = at(date.fromisoformat(params["date"]), params["hour"], params["minute"]) + \
+            timedelta(minutes=params["duration"])
+        return {"title": params["title"], "location": "", "description": "", "all_day": False, "start": s,
+                "end": s + timedelta(minutes=params["minutes"])}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if only_new_is(phone, start_rows(phone, self, params), self.want(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return create_one_step(phone, obs, start_rows(phone, self, params), self.want(params))

@@ -37,6 +37,7 @@ from droidverify.tasks.helpers import (
     diff_rows,
     dismiss_popups,
     find,
+    find_all,
     navigate,
     scroll_toward,
     type_into,
@@ -1605,3 +1606,666 @@ class QueryFarthestCity(TaskTemplate):
             if act is not None:
                 return act
         return answer(params["farthest"])
+
+
+# ---- 2026-11-28 (round 2): yet more kinds of Clock task ----------------------------------------------
+def _city_step(phone: Phone, obs: Observation, city: str, dialog_ok: bool) -> Action:
+    """Next step of removing ``city`` from the world clock (long-press its row, confirm)."""
+    dlg = phone.dialog
+    if dlg is not None and dlg.data.get("on_ok") == "remove_city":
+        row = phone.query_one("SELECT _id FROM world_cities WHERE city=?", (city,))
+        if dialog_ok and row is not None and dlg.data.get("args", {}).get("city_id") == row["_id"]:
+            return click(obs, resource_id="android:id/button1") or BACK
+        return BACK
+    step, i = _to_city_row(phone, obs, city)
+    return step or Action(action_type="long_press", index=i)
+
+
+@register_task
+class AddCountryCities(TaskTemplate):
+    name = "clock_add_country_cities"
+    apps = ("Clock",)
+    complexity = 3
+    optimal_steps = 12
+    goal_template = "Add every city the world clock's city search offers in {country_text} to my world clock."
+    goal_phrasings = (
+        "I work with offices all over {country_text}: put each of its cities from the city search on my world clock.",
+        "Could you add all the cities listed for {country_text} to the Clock app's world clock?",
+        "World clock: add all cities in {country_text} (any already there can stay).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        country = rng.choice(("United States", "United States", "Canada"))
+        cities = sorted(c for c, (_, k) in CITY_INFO.items() if k == country)
+        present = rng.choice([None, *cities]) if country == "United States" else rng.choice([None, None, cities[0]])
+        text = "the United States" if country == "United States" else country
+        return {"country": country, "country_text": text, "cities": cities, "present": present}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for c in params["cities"]:
+            phone.execute("DELETE FROM world_cities WHERE city=?", (c,))
+        if params["present"]:
+            _add_city(phone, params["present"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = sorted({r[0] for r in baseline_rows(phone, self, params, WORLD_SQL)} | set(params["cities"]))
+        return 1.0 if [r[0] for r in phone.query(WORLD_SQL)] == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        keep = {r[0] for r in baseline_rows(phone, self, params, WORLD_SQL)} | set(params["cities"])
+        have = {r[0] for r in phone.query(WORLD_SQL)}
+        extra = sorted(have - keep)
+        scr = phone.screen
+        if extra:  # a detour added a city from elsewhere: take it off again
+            if phone.foreground == APP and scr is not None and scr.name == "city_search":
+                return BACK
+            return _city_step(phone, obs, extra[0], True)
+        missing = [c for c in params["cities"] if c not in have]
+        if not missing:
+            return COMPLETE  # a city that was there was removed: nothing to put back from here
+        if phone.foreground == APP and scr is not None and scr.name == "city_search" and phone.dialog is None:
+            if scr.fields.get("query", "") != params["country"]:
+                return type_into(obs, params["country"], resource_id="search_src_text") or BACK
+            return click_or_scroll(phone, obs, text=missing[0], resource_id="city_name")
+        return to_tab(phone, obs, "clock") or click(obs, desc="Add city") or COMPLETE
+
+
+INT_CITIES = [c for c in CITY_INFO if c.isascii() and float(CITY_INFO[c][0]).is_integer()]
+
+
+@register_task
+class QueryHoursBetweenCities(TaskTemplate):
+    name = "clock_query_hours_between_cities"
+    apps = ("Clock",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = ("How many hours ahead of {behind} is {ahead}? Both are on my world clock. Answer with a "
+                     "number of hours.")
+    goal_phrasings = (
+        ("Using my world clock, work out the time difference between {ahead} and {behind}: how many hours is "
+         "{ahead} ahead?"),
+        "{ahead} vs {behind} on the world clock - how many hours ahead is {ahead}?",
+        "Could you tell me by how many hours {ahead}'s clock runs ahead of {behind}'s? Check the Clock app.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        while True:
+            a, b = rng.sample(INT_CITIES, 2)
+            gap = CITY_INFO[a][0] - CITY_INFO[b][0]
+            if gap != 0 and HOME_OFFSET not in (CITY_INFO[a][0], CITY_INFO[b][0]):
+                ahead, behind = (a, b) if gap > 0 else (b, a)
+                return {"ahead": ahead, "behind": behind, "hours": int(abs(gap))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        _add_city(phone, params["ahead"])
+        _add_city(phone, params["behind"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        nums = re.findall(r"\d+(?:\.\d+)?", answer or "")
+        words = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                 "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+                 "twenty")
+        n = params["hours"]
+        ok = (len(nums) == 1 and float(nums[0]) == n) or (not nums and answer_matches(answer, words[n]))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_tab(phone, obs, "clock")
+        if step is not None:
+            return step
+        last = max(params["ahead"], params["behind"])
+        if find(obs, text=last, resource_id="city_item") is None:
+            act = scroll_toward(phone, obs, text=last, resource_id="city_item")
+            if act is not None:
+                return act
+        return answer(f"{params['hours']} hours")
+
+
+def _switch_back(phone: Phone, obs: Observation, base: list[tuple]) -> Action | None:
+    """Next step of switching back an alarm a detour switched on or off (None when none was)."""
+    was = {r[0]: r[4] for r in base}
+    for a in sorted(alarms(phone), key=lambda a: (a["hour"], a["minutes"], a["_id"])):
+        if a["_id"] in was and a["enabled"] != was[a["_id"]]:
+            return to_tab(phone, obs, "alarms") or click_or_scroll(
+                phone, obs, desc=f"{phone.format_time(a['hour'], a['minutes'])} alarm", class_contains="Switch")
+    return None
+
+
+@register_task
+class RemoveDuplicateAlarm(AlarmTemplate):
+    name = "clock_remove_duplicate_alarm"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("I accidentally set the {time} \"{label}\" alarm twice. Delete one of the two copies so that "
+                     "exactly one is left.")
+    goal_phrasings = (
+        "There are two identical {time} alarms called \"{label}\" - please remove the duplicate and keep one.",
+        "Could you get rid of the extra copy of my {time} \"{label}\" alarm? One of them should stay.",
+        "Duplicate alarm: {time} \"{label}\". Delete one copy, keep the other.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = _pair(rng)
+        p["days"] = rng.choice([0, *(mask for _, mask in DAY_SETS)])
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        _with_decoy(phone, params, enabled=1)
+        phone.execute("UPDATE alarm_templates SET days_of_week=? WHERE label=?", (params["days"], params["label"]))
+        phone.execute("INSERT INTO alarm_templates(hour, minutes, days_of_week, enabled, vibrate, label, ringtone)"
+                      " VALUES(?,?,?,?,?,?,?)", (params["hour"], params["minute"], params["days"], 1, 1,
+                                                 params["label"], "Bright Morning"))
+
+    def _pair_ids(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        return {r[0] for r in baseline_rows(phone, self, params, ALARM_SQL) if r[6] == params["label"]}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = diff_rows(baseline_rows(phone, self, params, ALARM_SQL),
+                                            [tuple(r) for r in phone.query(ALARM_SQL)])
+        ok = not added and not changed and len(removed) == 1 and removed[0][0] in self._pair_ids(phone, params)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        pair = self._pair_ids(phone, params)
+        left = sorted(a["_id"] for a in alarms(phone) if a["_id"] in pair)
+        base = baseline_rows(phone, self, params, ALARM_SQL)
+        fix = _switch_back(phone, obs, [r for r in base if r[0] not in pair])
+        if fix is not None:
+            return fix
+        if len(left) < 2:
+            return COMPLETE  # both gone or something else changed: nothing this task can put back
+        flipped = [a["_id"] for a in alarms(phone) if a["_id"] in pair and not a["enabled"]]
+        if flipped:  # a detour switched a copy off: back on (its twin's switch looks the same: count them)
+            step = to_tab(phone, obs, "alarms")
+            if step is not None:
+                return step
+            desc = f"{phone.format_time(params['hour'], params['minute'])} alarm"
+            switches = find_all(obs, desc=desc, class_contains="Switch")
+            pos = left.index(flipped[0])
+            if len(switches) > pos:
+                return Action(action_type="click", index=switches[pos])
+            return scroll_toward(phone, obs, desc=desc, class_contains="Switch") or \
+                Action(action_type="scroll", direction="down")
+        dlg = phone.dialog
+        if dlg is not None and dlg.data.get("on_ok") == "delete_alarm":
+            return click(obs, resource_id="android:id/button1") if dlg.data.get("args", {}).get("alarm_id") in pair \
+                else BACK
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "edit_alarm":
+            if scr.args.get("alarm_id") in pair and dlg is None:
+                return click(obs, resource_id="delete") or BACK
+            return BACK
+        return open_alarm_editor(phone, obs, phone.query_one("SELECT * FROM alarm_templates WHERE _id=?", (left[0],)))
+
+
+def _timer_keypad(phone: Phone, obs: Observation, seconds: int) -> Action:
+    """On the timer keypad: type ``seconds`` as minutes and seconds, then Start."""
+    scr = phone.screen
+    assert scr is not None
+    m, s = divmod(seconds, 60)
+    want = f"{m:02d}{s:02d}".lstrip("0")
+    have = scr.state.get("digits", "")
+    if have == want:
+        return click(obs, desc="Start") or COMPLETE
+    if not want.startswith(have):
+        return click(obs, desc="Delete") or COMPLETE
+    return click(obs, resource_id=f"timer_setup_digit_{want[len(have)]}") or COMPLETE
+
+
+@register_task
+class AddSecondTimer(TaskTemplate):
+    name = "clock_add_second_timer"
+    apps = ("Clock",)
+    complexity = 2
+    optimal_steps = 9
+    goal_template = "Keep my {duration_text} timer running and start a second timer for {new_text}."
+    goal_phrasings = (
+        "Could you add another timer of {new_text}? The {duration_text} one that's counting down must keep going.",
+        "I need a {new_text} timer as well - start it alongside the running {duration_text} timer.",
+        "Second timer: {new_text}, started now. Leave the {duration_text} timer alone.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        mins, new = rng.sample((3, 4, 5, 8, 10, 12, 15, 20, 25, 30, 40, 45), 2)
+        return {"seconds": mins * 60, "duration_text": f"{mins}-minute", "new_seconds": new * 60,
+                "new_text": f"{new} minutes"}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM timers")
+        _insert_timer(phone, params["seconds"], "running", params["seconds"] - 95)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        base = baseline_rows(phone, self, params, TIMER_SQL)
+        added, removed, changed = diff_rows(base, [tuple(r) for r in phone.query(TIMER_SQL)])
+        ok = not removed and not changed and len(added) == 1 and added[0][1:] == (params["new_seconds"], "running")
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = to_tab(phone, obs, "timer")
+        if step is not None:
+            return step
+        scr = phone.screen
+        assert scr is not None
+        if scr.state.get("setup"):
+            return _timer_keypad(phone, obs, params["new_seconds"])
+        base = baseline_rows(phone, self, params, TIMER_SQL)
+        added, removed, changed = diff_rows(base, [tuple(r) for r in phone.query(TIMER_SQL)])
+        if removed:
+            return COMPLETE  # the first timer was deleted: nothing to put back
+        if changed:  # a detour paused the first timer: start it again
+            return _timer_button(phone, obs, changed[0][1][1], "timer_toggle") or COMPLETE
+        wrong = [r for r in added if r[1:] != (params["new_seconds"], "running")]
+        if wrong or len(added) > 1:
+            r = wrong[0] if wrong else added[-1]
+            return _timer_button(phone, obs, r[1], "timer_delete") or COMPLETE
+        return click(obs, resource_id="add_timer") or scroll_toward(phone, obs, resource_id="add_timer") or COMPLETE
+
+
+@register_task
+class FinishStopwatchRun(TaskTemplate):
+    name = "clock_finish_stopwatch_run"
+    apps = ("Clock",)
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("I'm on my last lap: record one more lap on the running stopwatch, then stop it. Don't reset "
+                     "it - I want to keep the {laps} laps already there plus the new one.")
+    goal_phrasings = (
+        "Mark a final lap on my stopwatch and pause it right after; keep all laps (there are {laps} now).",
+        "Stopwatch: one more lap, then stop. No reset - the {laps} earlier laps stay.",
+        "Could you log the last lap and stop the stopwatch? It has {laps} laps so far; don't clear them.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        laps = rng.randint(2, 5)
+        return {"laps": laps, "lap_times": [round(rng.uniform(40, 90), 2) for _ in range(laps)],
+                "tail": round(rng.uniform(20, 60), 2)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        ResetStopwatch().setup(phone, params)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        sw = phone.query_one("SELECT state, accumulated_s FROM stopwatch WHERE _id=1")
+        laps = phone.query("SELECT lap_s FROM laps ORDER BY _id")
+        ok = sw is not None and sw["state"] == "paused" and len(laps) == params["laps"] + 1 and \
+            [round(r[0], 2) for r in laps[:-1]] == params["lap_times"]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = to_tab(phone, obs, "stopwatch")
+        if step is not None:
+            return step
+        state = phone.query_one("SELECT state FROM stopwatch WHERE _id=1")["state"]
+        n = phone.query_one("SELECT COUNT(*) FROM laps")[0]
+        if state == "reset" or n > params["laps"] + 1:
+            return COMPLETE  # the laps are gone or too many: nothing to put back
+        if state != "running":
+            return click(obs, desc="Start") or COMPLETE
+        if n <= params["laps"]:
+            return click(obs, resource_id="lap_button") or COMPLETE
+        return click(obs, desc="Pause") or COMPLETE
+
+
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+@register_task
+class QueryAlarmOnWeekday(AlarmTemplate):
+    name = "clock_query_alarm_on_weekday"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 3
+    goal_template = "Which of my alarms will ring on {day}? Only one that is switched on does. Answer with its label."
+    goal_phrasings = (
+        "Exactly one active alarm repeats on {day}. What is its label?",
+        "Could you check my alarms: which switched-on alarm goes off on {day}s? Tell me its label.",
+        "{day} alarm (the one that's on) - its label?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        # never today (Tuesday) or tomorrow: one-shot alarms ring on those days
+        day = rng.choice((0, 3, 4, 5, 6))
+        masks = [m for m in (WEEKDAYS_MASK, WEEKEND_MASK, 0b0010101, 0b0001010, 0b1010100, 0b0011000, 0b1000001)]
+        target = rng.choice([m for m in masks if m >> day & 1])
+        off = rng.choice([m for m in masks if m >> day & 1 and m != target] + [EVERY_DAY])
+        other = rng.choice([m for m in masks if not m >> day & 1])
+        (h1, m1), (h2, m2), (h3, m3) = rng.sample(TIMES, 3)
+        return {"day": WEEKDAY_NAMES[day], "bit": day, "labels": rng.sample(NEW_LABELS, 3),
+                "alarms": [[h1, m1, target, 1], [h2, m2, off, 0], [h3, m3, other, 1]]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("UPDATE alarm_templates SET days_of_week = days_of_week & ?", (EVERY_DAY & ~(1 << params["bit"]),))
+        for (h, m, mask, on), label in zip(params["alarms"], params["labels"]):
+            insert_alarm(phone, h, m, label=label, days=mask, enabled=on)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = params["labels"][0]
+        others = [a["label"] for a in alarms(phone) if a["label"] and a["label"].lower() != want.lower()]
+        ok = answer_matches(answer, want) and not any(answer_matches(answer, o) for o in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_tab(phone, obs, "alarms")
+        if step is not None:
+            return step
+        hits = labelled(phone, params["labels"][0])
+        if hits and find(obs, desc=alarm_desc(phone, hits[0])) is None:
+            act = scroll_toward(phone, obs, desc=alarm_desc(phone, hits[0]))
+            if act is not None:
+                return act
+        return answer(params["labels"][0])
+
+
+@register_task
+class ShiftAlarm(AlarmTemplate):
+    name = "clock_shift_alarm_by_minutes"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = "Move my \"{label}\" alarm {delta} minutes {direction} than it is now."
+    goal_phrasings = (
+        "Could you set the \"{label}\" alarm to ring {delta} minutes {direction}? Keep everything else about it.",
+        "The \"{label}\" alarm should go off {delta} minutes {direction} than it's set for now.",
+        "Alarm \"{label}\": shift it {delta} min {direction}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = _pair(rng)
+        delta = rng.choice((10, 15, 20, 25, 30, 45, 60, 90))
+        direction = rng.choice(("earlier", "later"))
+        total = (p["hour"] * 60 + p["minute"] + (delta if direction == "later" else -delta)) % 1440
+        nh, nm = divmod(total, 60)
+        if (nh, nm) == (p["decoy_hour"], p["decoy_minute"]):
+            p["decoy_minute"] += 2  # never a multiple of 5, so clear of the alarm and its new time
+        p.update(delta=delta, direction=direction, new_hour=nh, new_minute=nm,
+                 days=rng.choice([0, *(mask for _, mask in DAY_SETS)]))
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM alarm_templates WHERE hour=? AND minutes=?", (params["new_hour"],
+                                                                                 params["new_minute"]))
+        _with_decoy(phone, params, enabled=1)
+        phone.execute("UPDATE alarm_templates SET days_of_week=? WHERE label=?", (params["days"], params["label"]))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = diff_rows(baseline_rows(phone, self, params, ALARM_SQL),
+                                            [tuple(r) for r in phone.query(ALARM_SQL)])
+        if added or removed or len(changed) != 1:
+            return 0.0
+        old, new = changed[0]
+        ok = old[6] == params["label"] and new[1:3] == (params["new_hour"], params["new_minute"]) and \
+            new[3:] == old[3:]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        hits = labelled(phone, params["label"])
+        if not hits:
+            return COMPLETE
+        fix = _switch_back(phone, obs, baseline_rows(phone, self, params, ALARM_SQL))
+        if fix is not None:
+            return fix
+        if _on_editor_of(phone, hits[0]["_id"]):
+            return edit_draft(phone, obs, params["new_hour"], params["new_minute"], params["days"], params["label"])
+        return open_alarm_editor(phone, obs, hits[0])
+
+
+@register_task
+class SwapAlarmLabels(AlarmTemplate):
+    name = "clock_swap_alarm_labels"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = "I mixed up two labels: swap the labels of my {time} and {other_time} alarms."
+    goal_phrasings = (
+        "The {time} alarm should carry the {other_time} alarm's label and vice versa - could you swap them?",
+        "Exchange the labels of the {time} alarm and the {other_time} alarm.",
+        "Alarms {time} and {other_time}: swap labels, change nothing else.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (h, m), (oh, om) = rng.sample(TIMES, 2)
+        a, b = rng.sample(NEW_LABELS, 2)
+        return {"hour": h, "minute": m, "time": say_time(h, m), "other_hour": oh, "other_minute": om,
+                "other_time": say_time(oh, om), "label": a, "other_label": b}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        insert_alarm(phone, params["hour"], params["minute"], label=params["label"], enabled=1)
+        insert_alarm(phone, params["other_hour"], params["other_minute"], label=params["other_label"], enabled=1,
+                     days=WEEKDAYS_MASK)
+
+    def _want(self, params: dict[str, Any]) -> dict[tuple[int, int], str]:
+        return {(params["hour"], params["minute"]): params["other_label"],
+                (params["other_hour"], params["other_minute"]): params["label"]}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = self._want(params)
+        base = baseline_rows(phone, self, params, ALARM_SQL)
+        expect = [(*r[:6], want[(r[1], r[2])]) if (r[1], r[2]) in want else r for r in base]
+        now = [(*r[:6], (r[6] or "").strip()) for r in phone.query(ALARM_SQL)]
+        return 1.0 if now == expect else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        fix = _switch_back(phone, obs, baseline_rows(phone, self, params, ALARM_SQL))
+        if fix is not None:
+            return fix
+        for (h, m), label in self._want(params).items():
+            hits = alarms(phone, hour=h, minutes=m)
+            if not hits:
+                return COMPLETE
+            a = hits[0]
+            if _on_editor_of(phone, a["_id"]):
+                return edit_draft(phone, obs, h, m, a["days_of_week"], label)
+        for (h, m), label in self._want(params).items():
+            a = alarms(phone, hour=h, minutes=m)[0]
+            if (a["label"] or "").strip() != label or not a["enabled"]:
+                return open_alarm_editor(phone, obs, a)
+        return COMPLETE
+
+
+@register_task
+class KeepOnlyCity(TaskTemplate):
+    name = "clock_keep_only_world_city"
+    apps = ("Clock",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = "Clean up my world clock: remove every city except {city}."
+    goal_phrasings = (
+        "I only care about {city} now - take all the other cities off the world clock.",
+        "Could you delete all world clock cities but {city}?",
+        "World clock: keep {city}, remove the rest.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cities = rng.sample(_plain_cities(), 4)
+        return {"city": cities[0], "others": sorted(cities[1:rng.randint(3, 4)])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM world_cities")
+        for c in [params["city"], *params["others"]]:
+            _add_city(phone, c)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if [r[0] for r in phone.query(WORLD_SQL)] == [params["city"]] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        extra = [r[0] for r in phone.query(WORLD_SQL) if r[0] != params["city"]]
+        if not extra:
+            return COMPLETE  # the city itself was removed: re-adding is another task
+        return _city_step(phone, obs, extra[0], True)
+
+
+def _durations(text: str) -> list[int]:
+    """Every timer length written in ``text``, in seconds ("10:00", "1:30:00", "10-minute", "10 min")."""
+    out = []
+    for m in re.finditer(r"(\d+)(?::(\d{2}))(?::(\d{2}))?|(\d+)\s*-?\s*(hours?|hrs?|h|minutes?|mins?|m)?\b", text.lower()):
+        if m.group(1) is not None:
+            parts = [int(g) for g in m.group(1, 2, 3) if g is not None]
+            out.append(parts[0] * 3600 + parts[1] * 60 + parts[2] if len(parts) == 3 else parts[0] * 60 + parts[1])
+        else:
+            unit = m.group(5) or "m"
+            out.append(int(m.group(4)) * (3600 if unit.startswith("h") else 60))
+    return out
+
+
+@register_task
+class QueryFirstTimer(TaskTemplate):
+    name = "clock_query_first_timer_to_ring"
+    apps = ("Clock",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 4
+    goal_template = ("Which of my running timers will go off first? Answer with that timer's length (e.g. "
+                     "\"the 10-minute timer\").")
+    goal_phrasings = (
+        "Of the timers that are counting down, which one rings soonest? Tell me its length.",
+        "Could you check my timers and tell me which running one finishes first (by its length)?",
+        "Running timers: which one ends next? Its length, please.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        lengths = rng.sample((5, 8, 10, 12, 15, 20, 25, 30, 40, 45), 4)
+        rem = sorted(rng.sample(range(40, 280, 7), 4))  # seconds left on each
+        # the paused timer has the least time left (but will not ring); the running ones the rest
+        paused_len = rng.choice(lengths)
+        running = [x for x in lengths if x != paused_len]
+        rng.shuffle(running)
+        plan = [[paused_len * 60, rem[0], "paused"]] + [[L * 60, r, "running"] for L, r in zip(running, rem[1:])]
+        rng.shuffle(plan)
+        target = min((p for p in plan if p[2] == "running"), key=lambda p: p[1])
+        return {"timers": plan, "target": target[0]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM timers")
+        for length, left, state in params["timers"]:
+            _insert_timer(phone, length, state, left)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        got = _durations(answer or "")
+        others = {t[0] for t in params["timers"]} - {params["target"]}
+        return 1.0 if params["target"] in got and not others & set(got) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = _on_timer_list(phone, obs)
+        if step is not None:
+            return step
+        label = f"{fmt_duration(params['target'])} timer"
+        if find(obs, text=label, resource_id="timer_label") is None:
+            act = scroll_toward(phone, obs, text=label)
+            if act is not None:
+                return act
+        return answer(f"the {params['target'] // 60}-minute timer")
+
+
+@register_task
+class AlarmInMinutes(AlarmTemplate):
+    name = "clock_alarm_in_minutes"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = "Set an alarm that rings {minutes} minutes from now."
+    goal_phrasings = (
+        "I'm taking a nap - wake me in {minutes} minutes with an alarm.",
+        "Could you add an alarm for {minutes} minutes from the current time?",
+        "Alarm: now + {minutes} minutes.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"minutes": rng.choice((20, 25, 30, 40, 45, 50, 75, 90, 100, 120, 150))}
+
+    @staticmethod
+    def _at(t: Any, minutes: int) -> tuple[int, int]:
+        when = t.replace(second=0, microsecond=0) + timedelta(minutes=minutes)
+        return when.hour, when.minute
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for k in range(3):
+            h, m = self._at(phone.now, params["minutes"] + k)
+            phone.execute("DELETE FROM alarm_templates WHERE hour=? AND minutes=?", (h, m))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = diff_rows(baseline_rows(phone, self, params, ALARM_SQL),
+                                            [tuple(r) for r in phone.query(ALARM_SQL)])
+        if removed or changed or len(added) != 1 or not added[0][4] or added[0][3]:
+            return 0.0
+        start = phone.origin[0].replace(second=0, microsecond=0)
+        end = phone.now.replace(second=0, microsecond=0) + timedelta(minutes=1)  # a wait or two allowed
+        t = start
+        ok = set()
+        while t <= end:
+            ok.add(self._at(t, params["minutes"]))
+            t += timedelta(minutes=1)
+        return 1.0 if tuple(added[0][1:3]) in ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        h, m = self._at(phone.origin[0], params["minutes"])
+        return _add_alarm_step(phone, obs, baseline_rows(phone, self, params, ALARM_SQL), h, m, 0, "")
+
+
+def _says_hours_minutes(answer: str | None) -> int | None:
+    """Minutes in an answer like "3 hours and 19 minutes", "3 h 19 min" or "45 minutes"; None if none."""
+    if answer is None:
+        return None
+    text = answer.lower()
+    hrs = re.search(r"(\d+)\s*(?:hours?|hrs?|h)\b", text)
+    mins = re.search(r"(\d+)\s*(?:minutes?|mins?|m)\b", text)
+    if hrs is None and mins is None:
+        return None
+    return (int(hrs.group(1)) if hrs else 0) * 60 + (int(mins.group(1)) if mins else 0)
+
+
+@register_task
+class QueryTimeUntilAlarm(AlarmTemplate):
+    name = "clock_query_time_until_alarm"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 3
+    goal_template = "How long from now until my \"{label}\" alarm rings? Answer in hours and minutes."
+    goal_phrasings = (
+        "How much time is left before the \"{label}\" alarm goes off (hours and minutes)?",
+        "Could you work out how many hours and minutes remain until my \"{label}\" alarm?",
+        "\"{label}\" alarm: time until it rings?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return _pair(rng)
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        _with_decoy(phone, params, enabled=1)
+
+    def truth(self, phone: Phone, params: dict[str, Any]) -> int:
+        a = labelled(phone, params["label"])
+        if not a:
+            a = [{"hour": params["hour"], "minutes": params["minute"], "days_of_week": 0}]
+        fire = next_fire(phone.now, a[0]["hour"], a[0]["minutes"], a[0]["days_of_week"])
+        return int((fire - phone.now).total_seconds() // 60)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        got = _says_hours_minutes(answer)
+        if got is None:
+            return 0.0
+        return 1.0 if abs(got - self.truth(phone, params)) <= 2 else 0.0  # the toast rounds up a minute
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_tab(phone, obs, "alarms")
+        if step is not None:
+            return step
+        hits = labelled(phone, params["label"])
+        if hits and find(obs, desc=alarm_desc(phone, hits[0])) is None:
+            act = scroll_toward(phone, obs, desc=alarm_desc(phone, hits[0]))
+            if act is not None:
+                return act
+        h, m = divmod(self.truth(phone, params), 60)
+        return answer(f"{h} hours and {m} minutes")

@@ -1677,3 +1677,577 @@ class QueryCompanyByNumber(TaskTemplate):
         if phone.dialog is not None or phone.menu_open:
             return BACK
         return answer(params["company"])
+
+
+# ---- list position, chained look-ups, read-then-write, bulk edits, compound actions ------------------
+def list_neighbours(phone: Phone, name: str) -> tuple[str | None, str | None]:
+    """(the contact listed just before ``name``, the one just after) in the main list's order."""
+    names = [c["display_name"] for c in live_contacts(phone)]
+    want = " ".join(name.split()).lower()
+    i = next((k for k, n in enumerate(names) if " ".join(n.split()).lower() == want), None)
+    if i is None:
+        return None, None
+    return (names[i - 1] if i > 0 else None), (names[i + 1] if i + 1 < len(names) else None)
+
+
+def remove_first_name(phone: Phone, first: str) -> None:
+    """Set-up: hard-delete every contact whose first name is ``first`` (so "two called X" is true)."""
+    for c in live_contacts(phone):
+        if contact_info(phone, c["_id"])["first"] == first:
+            phone.execute("DELETE FROM data WHERE raw_contact_id=?", (c["_id"],))
+            phone.execute("DELETE FROM raw_contacts WHERE _id=?", (c["_id"],))
+
+
+def add_phone_row(phone: Phone, cid: int, number: str, ptype: int) -> None:
+    phone.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,?)",
+                  (cid, MIME_PHONE, number, ptype))
+
+
+def lower_emails(c: dict[str, Any]) -> list[str]:
+    return [e.lower() for e in c["emails"]]
+
+
+def one_phone(c: dict[str, Any] | None, number: str, ptype: int | None = None) -> bool:
+    """``c`` has exactly one phone number, ``number`` (and of type ``ptype`` when given)."""
+    if c is None or len(c["phones"]) != 1:
+        return False
+    num, kind = c["phones"][0]
+    return same_number(num, number) and (ptype is None or kind == ptype)
+
+
+def on_edit_of(phone: Phone, ids: set[int]) -> bool:
+    scr = phone.screen
+    return phone.foreground == APP and scr is not None and scr.name == "edit" and scr.args.get("contact_id") in ids
+
+
+NEW_COMPANY_NAMES = ("Lumen Labs", "Brightline", "Crestview Partners", "Orbital Health", "Redwood Analytics",
+                     "Tessellate")
+
+
+@register_task
+class QueryNextInList(TaskTemplate):
+    name = "contacts_query_next_in_list"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Which contact comes right after {name} in my contact list? Answer with their name."
+    goal_phrasings = ("Look at my contacts list: who is listed directly below {name}?",
+                      "Could you tell me the name of the contact that follows {name} in Contacts?",
+                      "Next contact after {name} in the list?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first = rng.choice([n for n in FIRST_NAMES if n[0] < "V"])
+        return {"name": f"{first} {rng.choice(LAST_NAMES)}", "number": random_number(rng)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        first, last = params["name"].split(" ", 1)
+        put_contact(phone, first, last, number=params["number"])
+        if list_neighbours(phone, params["name"])[1] is None:  # always somebody below
+            put_contact(phone, "Zara", "Williams", number="(212) 555-0147")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before, after = list_neighbours(phone, params["name"])
+        if after is None:
+            return 0.0
+        ok = answer_matches(answer, after) and not (before is not None and answer_matches(answer, before))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_main(phone, obs)
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        after = list_neighbours(phone, params["name"])[1]
+        assert after is not None
+        for name in (params["name"], after):
+            if find(obs, text=name, resource_id="contact_row") is None:
+                return scroll_toward(phone, obs, text=name, resource_id="contact_row") or BACK
+        return answer(after)
+
+
+@register_task
+class QueryCoworker(TaskTemplate):
+    name = "contacts_query_coworker"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = "Who else in my contacts works at the same company as {name}? Answer with their name."
+    goal_phrasings = ("Find {name}'s company in Contacts and tell me which other contact works there.",
+                      "Could you check who {name}'s colleague is? Someone else in my contacts is at their company.",
+                      "{name}'s coworker in my contacts?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (f, la), (cf, cl), (df, dl) = people(rng, 3)
+        company, decoy_company = rng.sample(COMPANIES, 2)
+        return {"name": f"{f} {la}", "colleague": f"{cf} {cl}", "company": company,
+                "decoy": f"{f} {decoy_of(rng, f, la)}", "decoy_colleague": f"{df} {dl}",
+                "decoy_company": decoy_company, "numbers": [random_number(rng) for _ in range(4)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # the namesake works elsewhere, with a colleague of their own
+        for company in (params["company"], params["decoy_company"]):
+            phone.execute("DELETE FROM data WHERE mimetype=? AND data1=?", (MIME_ORG, company))
+        rows = (("decoy", "decoy_company"), ("decoy_colleague", "decoy_company"), ("name", "company"),
+                ("colleague", "company"))
+        for (key, company), number in zip(rows, params["numbers"], strict=True):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=number, company=params[company])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["colleague"]) and not answer_matches(answer, params["decoy_colleague"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_search(phone, obs, params["company"])
+        if step is not None:
+            return step
+        if find(obs, text=params["colleague"], resource_id="contact_row") is None:
+            return scroll_toward(phone, obs, text=params["colleague"], resource_id="contact_row") or BACK
+        return answer(params["colleague"])
+
+
+@register_task
+class QueryNamesakeAtCompany(TaskTemplate):
+    name = "contacts_query_namesake_number_by_company"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "I have two contacts called {first}. What's the phone number of the {first} who works at {company}?"
+    goal_phrasings = ("There are two {first}s in my contacts; give me the number of the one at {company}.",
+                      "Could you find the phone number of {first} from {company}? I have another {first} saved too.",
+                      "Number of {first} ({company}), not the other {first}?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        company, decoy_company = rng.sample(COMPANIES, 2)
+        return {"first": first, "name": f"{first} {last}", "decoy": f"{first} {decoy_of(rng, first, last)}",
+                "company": company, "decoy_company": decoy_company, "number": random_number(rng),
+                "decoy_number": random_number(rng)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        remove_first_name(phone, params["first"])
+        for key, company, number in (("decoy", "decoy_company", "decoy_number"), ("name", "company", "number")):
+            first, last = params[key].split(" ", 1)
+            add_contact(phone, first, last, number=params[number], company=params[company])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = number_answer_matches(answer, params["number"]) and \
+            not number_answer_matches(answer, params["decoy_number"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        ids = find_contacts(phone, params["name"])
+        if not ids:
+            raise TaskError("oracle: the contact asked about is gone")
+        step = leave_edit(phone, obs) or to_entry(phone, obs, params["name"], ids[0], params["first"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return answer(params["number"])
+
+
+@register_task
+class QueryIsFavorite(ExistingContactTemplate):
+    name = "contacts_query_is_favorite"
+    kind = "query"
+    complexity = 1
+    optimal_steps = 7
+    goal_template = "Is {name} one of my favorite contacts? Answer yes or no."
+    goal_phrasings = ("Check whether {name} is starred in Contacts and answer yes or no.",
+                      "Could you tell me if I marked {name} as a favorite? Just yes or no.",
+                      "{name} in my favorites: yes or no?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return dict(self.base_params(rng), starred=rng.random() < 0.5)
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # the namesake has the opposite star, so looking at the wrong entry gives the wrong answer
+        first, last = params["decoy"].split(" ", 1)
+        put_contact(phone, first, last, number=params["decoy_number"], starred=not params["starred"])
+        put_contact(phone, params["first"], params["last"], number=params["number"], starred=params["starred"])
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str | None:
+        c = only(phone, params["name"])
+        return None if c is None else ("yes" if c["starred"] else "no")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = self.expected(phone, params)
+        if want is None:
+            return 0.0
+        other = "no" if want == "yes" else "yes"
+        return 1.0 if answer_matches(answer, want) and not answer_matches(answer, other) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_detail(phone, obs, params["name"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return answer(self.expected(phone, params) or "no")
+
+
+@register_task
+class SwapNumbers(TaskTemplate):
+    name = "contacts_swap_mixed_up_numbers"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 16
+    goal_template = ("I mixed up the phone numbers of {name_a} and {name_b}: each contact has the other's "
+                     "number. Swap them so each has their own.")
+    goal_phrasings = ("{name_a}'s contact has {name_b}'s number and the other way round. Please swap the two numbers.",
+                      ("Could you fix Contacts for me? The numbers on {name_a} and {name_b} are switched; "
+                       "exchange them."),
+                      "Swap the phone numbers of {name_a} and {name_b}; they were saved the wrong way round.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (a1, a2), (b1, b2) = two_people(rng)
+        return {"name_a": f"{a1} {a2}", "name_b": f"{b1} {b2}", "num_a": random_number(rng),
+                "num_b": random_number(rng)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for who, other in (("a", "b"), ("b", "a")):
+            first, last = params[f"name_{who}"].split(" ", 1)
+            put_contact(phone, first, last, number=params[f"num_{other}"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        a, b = only(phone, params["name_a"]), only(phone, params["name_b"])
+        ok = one_phone(a, params["num_a"], PHONE_TYPES["Mobile"]) and one_phone(b, params["num_b"],
+                                                                               PHONE_TYPES["Mobile"])
+        return 1.0 if ok and not deleted_ids(phone) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        for who in ("a", "b"):
+            c = only(phone, params[f"name_{who}"])
+            if c is None:
+                raise TaskError(f"oracle: {params[f'name_{who}']} is gone")
+            if not one_phone(c, params[f"num_{who}"]):
+                return edit_contact(phone, obs, params[f"name_{who}"], {"phone": params[f"num_{who}"]})
+        raise TaskError("oracle: numbers swapped but the task is not done")
+
+
+@register_task
+class FixSwappedNameOrder(TaskTemplate):
+    name = "contacts_fix_reversed_name_order"
+    apps = ("Contacts",)
+    complexity = 2
+    optimal_steps = 9
+    goal_template = ("I saved {name} the wrong way round, as \"{wrong}\" (last name in the first-name field). "
+                     "Fix the contact so it reads {name}.")
+    goal_phrasings = ("My contact \"{wrong}\" has the first and last names swapped; it should be {name}.",
+                      ("Could you correct \"{wrong}\" in Contacts? The first name is the last name and vice "
+                       "versa: it's {name}."),
+                      "\"{wrong}\" -> {name}: swap the first and last name fields.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        return {"first": first, "last": last, "name": f"{first} {last}", "wrong": f"{last} {first}",
+                "number": random_number(rng)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        remove_contacts_named(phone, params["name"])
+        put_contact(phone, params["last"], params["first"], number=params["number"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c = only(phone, params["name"])
+        ok = c is not None and c["first"] == params["first"] and c["last"] == params["last"] and \
+            one_phone(c, params["number"]) and not find_contacts(phone, params["wrong"])
+        return 1.0 if ok and not deleted_ids(phone) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return edit_contact(phone, obs, params["wrong"], {"first": params["first"], "last": params["last"]})
+
+
+@register_task
+class RenameCompanyForAll(TaskTemplate):
+    name = "contacts_rename_company_everywhere"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 16
+    goal_template = "{company} is now called {new_company}. Update the company on all my contacts who work there."
+    goal_phrasings = ("Change the company of every {company} contact to {new_company}; the firm was renamed.",
+                      "Could you replace {company} with {new_company} on all the contacts that have it?",
+                      "Company rename: {company} -> {new_company}, for everyone in my contacts.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        team = [f"{f} {la}" for f, la in people(rng, rng.randint(2, 3))]
+        return {"company": rng.choice(COMPANIES), "new_company": rng.choice(NEW_COMPANY_NAMES), "team": team,
+                "numbers": [random_number(rng) for _ in team]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM data WHERE mimetype=? AND data1 IN (?, ?)",
+                      (MIME_ORG, params["company"], params["new_company"]))
+        for name, number in zip(params["team"], params["numbers"], strict=True):
+            first, last = name.split(" ", 1)
+            put_contact(phone, first, last, number=number, company=params["company"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if deleted_ids(phone) or with_company(phone, params["company"]):
+            return 0.0
+        team = [only(phone, n) for n in params["team"]]
+        if any(c is None for c in team):
+            return 0.0
+        ok = all(c is not None and c["company"] == params["new_company"] and one_phone(c, num)
+                 for c, num in zip(team, params["numbers"], strict=True))
+        # nobody else's company changed
+        sql = f"SELECT raw_contact_id, data1 FROM data WHERE mimetype='{MIME_ORG}' ORDER BY raw_contact_id"
+        before = baseline_rows(phone, self, params, sql)
+        team_ids = {c["id"] for c in team if c is not None}
+        rest_now = [tuple(r) for r in phone.query(sql) if r[0] not in team_ids]
+        ok = ok and rest_now == [r for r in before if r[0] not in team_ids]
+        return 1.0 if ok else 0.0
+
+    def bystanders_changed(self, phone: Phone, params: dict[str, Any]) -> list[tuple[int, str]]:
+        """(contact id, company it started with) for non-team contacts whose company was changed."""
+        sql = f"SELECT raw_contact_id, data1 FROM data WHERE mimetype='{MIME_ORG}' ORDER BY raw_contact_id"
+        before = dict(baseline_rows(phone, self, params, sql))
+        now = {r[0]: r[1] for r in phone.query(sql)}
+        team = {cid for n in params["team"] for cid in find_contacts(phone, n)}
+        live = {c["_id"] for c in live_contacts(phone)}
+        return [(cid, before.get(cid, "")) for cid in sorted(set(before) | set(now))
+                if cid in live and cid not in team and before.get(cid, "") != now.get(cid, "")]
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        todo = with_company(phone, params["company"])
+        if not todo:
+            wrong = self.bystanders_changed(phone, params)
+            if not wrong:
+                return COMPLETE
+            cid, company = wrong[0]  # someone else's company was changed on the way: put it back
+            if on_edit_of(phone, {cid}):
+                return fill_form(phone, obs, {"company": company}, None)
+            step = leave_edit(phone, obs) or to_entry(phone, obs, contact_info(phone, cid)["name"], cid)
+            if step is not None:
+                return step
+            if phone.dialog is not None or phone.menu_open:
+                return BACK
+            return click(obs, desc="Edit contact") or BACK
+        ids = {c["_id"] for c in todo}
+        if on_edit_of(phone, ids):
+            return fill_form(phone, obs, {"company": params["new_company"]}, None)
+        step = leave_edit(phone, obs) or to_entry(phone, obs, todo[0]["display_name"], todo[0]["_id"],
+                                                  params["company"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return click(obs, desc="Edit contact") or BACK
+
+
+@register_task
+class AddCoworker(TaskTemplate):
+    name = "contacts_save_colleague_with_same_company"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("Add {name} to my contacts with the number {number}. They work at the same company as "
+                     "{colleague}; fill in that company too.")
+    goal_phrasings = ("New contact {name}, phone {number}, company: whatever company {colleague} has in Contacts.",
+                      ("Could you save {name} with the number {number}? Put the same company on the contact as "
+                       "{colleague}'s, they're colleagues."),
+                      "Save {name}, {number}, a colleague of {colleague} (same company as on {colleague}'s contact).")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (f, la), (cf, cl) = two_people(rng)
+        company, decoy_company = rng.sample(COMPANIES, 2)
+        return {"first": f, "last": la, "name": f"{f} {la}", "number": random_number(rng),
+                "colleague": f"{cf} {cl}", "colleague_number": random_number(rng), "company": company,
+                "decoy": f"{cf} {decoy_of(rng, cf, cl)}", "decoy_number": random_number(rng),
+                "decoy_company": decoy_company}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        remove_contacts_named(phone, params["name"])
+        for key, company in (("decoy", "decoy_company"), ("colleague", "company")):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=params[f"{key}_number"], company=params[company])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c = only(phone, params["name"])
+        ok = c is not None and c["first"] == params["first"] and c["last"] == params["last"] and \
+            one_phone(c, params["number"]) and c["company"].lower() == params["company"].lower()
+        col = only(phone, params["colleague"])
+        ok = ok and col is not None and col["company"] == params["company"]
+        return 1.0 if ok and not deleted_ids(phone) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        values = {"first": params["first"], "last": params["last"], "company": params["company"],
+                  "phone": params["number"]}
+        existing = find_contacts(phone, params["name"])
+        if existing:  # saved with a wrong company: correct it
+            return edit_contact(phone, obs, params["name"], values)
+        return create_contact(phone, obs, values, None)
+
+
+@register_task
+class AddContactAsFavorite(TaskTemplate):
+    name = "contacts_save_new_favorite"
+    apps = ("Contacts",)
+    complexity = 2
+    optimal_steps = 8
+    goal_template = "Save {name}, {number}, as a new contact and add them to my favorites."
+    goal_phrasings = ("Create a contact for {name} with the number {number}, and star it.",
+                      "Could you add {name}, phone {number}, to my contacts as a favorite?",
+                      "New favorite contact: {name}, {number}")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        return {"first": first, "last": last, "name": f"{first} {last}", "number": random_number(rng)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        remove_contacts_named(phone, params["name"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c = only(phone, params["name"])
+        ok = c is not None and c["starred"] and c["first"] == params["first"] and c["last"] == params["last"] \
+            and one_phone(c, params["number"])
+        return 1.0 if ok and not stars_wrong(phone, self, params, {c["id"]: 1} if c else {}) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        c = only(phone, params["name"])
+        if c is None:
+            return create_contact(phone, obs, {"first": params["first"], "last": params["last"],
+                                               "phone": params["number"]}, None)
+        if c["starred"]:
+            return fix_stars(phone, obs, stars_wrong(phone, self, params, {c["id"]: 1}))
+        step = to_detail(phone, obs, params["name"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return click(obs, desc="Add to favorites") or BACK
+
+
+@register_task
+class CopyHomeNumber(TaskTemplate):
+    name = "contacts_copy_home_number_to_housemate"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("{name_b} lives with {name_a} and shares their home landline. Add {name_a}'s home number "
+                     "to {name_b}'s contact, labelled Home.")
+    goal_phrasings = ("Copy the Home phone number from {name_a}'s contact onto {name_b}'s (as a Home number).",
+                      ("Could you give {name_b} the same home phone as {name_a}? Take it from {name_a}'s contact "
+                       "and save it on {name_b}'s with the Home label."),
+                      "{name_b} needs {name_a}'s home number too (label: Home).")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (a1, a2), (b1, b2) = two_people(rng)
+        return {"name_a": f"{a1} {a2}", "name_b": f"{b1} {b2}", "mobile_a": random_number(rng),
+                "home": random_number(rng), "email_b": email_for(rng, b1, b2)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        first, last = params["name_a"].split(" ", 1)
+        cid = put_contact(phone, first, last, number=params["mobile_a"])  # mobile first, home below it
+        add_phone_row(phone, cid, params["home"], PHONE_TYPES["Home"])
+        first, last = params["name_b"].split(" ", 1)
+        put_contact(phone, first, last, email=params["email_b"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        a, b = only(phone, params["name_a"]), only(phone, params["name_b"])
+        if a is None or b is None or deleted_ids(phone):
+            return 0.0
+        ok = one_phone(b, params["home"], PHONE_TYPES["Home"]) and lower_emails(b) == [params["email_b"].lower()]
+        ok = ok and len(a["phones"]) == 2 and same_number(a["phones"][0][0], params["mobile_a"]) and \
+            a["phones"][0][1] == PHONE_TYPES["Mobile"] and same_number(a["phones"][1][0], params["home"]) and \
+            a["phones"][1][1] == PHONE_TYPES["Home"]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return edit_contact(phone, obs, params["name_b"], {"phone": params["home"]}, PHONE_TYPES["Home"])
+
+
+@register_task
+class ChangeEmailDomain(ExistingContactTemplate):
+    name = "contacts_change_email_domain"
+    complexity = 2
+    optimal_steps = 8
+    goal_template = ("{name} moved their email from {old_domain} to {new_domain}. Change the domain of their "
+                     "email address and keep the part before the @ as it is.")
+    goal_phrasings = ("Update {name}'s email: same username, but @{new_domain} instead of @{old_domain}.",
+                      ("Could you switch the email on {name}'s contact from {old_domain} to {new_domain}? "
+                       "The name before the @ stays the same."),
+                      "{name}: email domain {old_domain} -> {new_domain}, same user name.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base_params(rng)
+        old_domain, new_domain = rng.sample(EMAIL_DOMAINS, 2)
+        local = email_for(rng, p["first"], p["last"]).split("@")[0]
+        return dict(p, old_domain=old_domain, new_domain=new_domain, email=f"{local}@{old_domain}",
+                    new_email=f"{local}@{new_domain}",
+                    decoy_email=email_for(rng, p["first"], p["decoy"].split(" ", 1)[1]).split("@")[0]
+                    + f"@{old_domain}")
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        first, last = params["decoy"].split(" ", 1)
+        put_contact(phone, first, last, number=params["decoy_number"], email=params["decoy_email"])
+        put_contact(phone, params["first"], params["last"], number=params["number"], email=params["email"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c, d = only(phone, params["name"]), only(phone, params["decoy"])
+        ok = c is not None and lower_emails(c) == [params["new_email"].lower()] and one_phone(c, params["number"])
+        ok = ok and d is not None and lower_emails(d) == [params["decoy_email"].lower()] and \
+            one_phone(d, params["decoy_number"])
+        return 1.0 if ok and not deleted_ids(phone) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return edit_contact(phone, obs, params["name"], {"email": params["new_email"]})
+
+
+@register_task
+class UpdateNumberIfOutdated(ExistingContactTemplate):
+    name = "contacts_update_number_if_outdated"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("{name}'s contact may still have the old number {old_number}. If it does, change it to "
+                     "{new_number}; if it shows a different number, leave it and add {name} to my favorites instead.")
+    goal_phrasings = (("Check {name} in Contacts: if the saved number is {old_number}, replace it with {new_number}. "
+                       "Otherwise don't touch the number, just star {name}."),
+                      ("Could you look at {name}'s number? When it's the old {old_number}, update it to "
+                       "{new_number}; when it's something else, make {name} a favorite."),
+                      "{name}: number {old_number} -> {new_number} if still saved, else add to favorites.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base_params(rng)
+        old = random_number(rng)
+        outdated = rng.random() < 0.5
+        # when already changed, the saved number looks like the old one (same area code and exchange)
+        return dict(p, old_number=old, new_number=random_number(rng), outdated=outdated,
+                    number=old if outdated else similar_number(rng, old))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        c = only(phone, params["name"])
+        if c is None or deleted_ids(phone) or not self.decoy_intact(phone, params):
+            return 0.0
+        if params["outdated"]:
+            ok = one_phone(c, params["new_number"], PHONE_TYPES["Mobile"]) and not c["starred"]
+        else:
+            ok = one_phone(c, params["number"], PHONE_TYPES["Mobile"]) and c["starred"]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if params["outdated"]:
+            return edit_contact(phone, obs, params["name"], {"phone": params["new_number"]})
+        step = to_detail(phone, obs, params["name"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return click(obs, desc="Add to favorites") or BACK

@@ -25,6 +25,7 @@ from droidverify.env.sim.apps.expenses import (
 )
 from droidverify.env.sim.phone import Phone
 from droidverify.env.sim.timeutil import MONTHS, day_label
+from droidverify.errors import TaskError
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.helpers import (
     BACK,
@@ -1379,6 +1380,8 @@ class DeleteLargestInCategory(TaskTemplate):
         month = TODAY.isoformat()[:7]
         rows = [r for r in baseline_rows(phone, self, params, EXPENSE_SQL)
                 if r[3] == params["category"] and r[5][:7] == month]
+        if not rows:  # only for other params than the set-up's (the labelled set's decoy-steered oracle)
+            raise TaskError(f"oracle: no {params['category']} expense this month")
         top = max(r[2] for r in rows)
         return [r for r in rows if r[2] == top]
 
@@ -1799,3 +1802,617 @@ class QuerySpentSince(TaskTemplate):
         if find(obs, **header) is None:
             return scroll_toward(phone, obs, **header) or answer(format_money(self._cents(phone, params)))
         return answer(format_money(self._cents(phone, params)))
+
+
+# ---- third batch: day moves, receipts, copies, split-offs, replacements, thresholds, day/month comparisons --
+SMALL_AMOUNTS = ("4.75", "6.50", "7.30", "8.25", "9.99")
+NUMBER_WORDS = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven"))}
+NUMBER_WORDS["none"] = 0
+_MONEY_TEXT = re.compile(r"(?:\$\s*\d[\d,]*(?:\.\d+)?|\b\d[\d,]*\.\d{2}\b)")
+
+
+def window_days(end: date, n: int = 7) -> list[date]:
+    """The ``n`` days ending on ``end`` (oldest first)."""
+    return [end - timedelta(days=n - 1 - i) for i in range(n)]
+
+
+def day_totals(phone: Phone, days: list[date]) -> dict[date, int]:
+    """Money spent on each of ``days`` (0 for a day without expenses)."""
+    totals = dict.fromkeys(days, 0)
+    for e in expenses(phone):
+        d = e["date"].date()
+        if d in totals:
+            totals[d] += e["amount_cents"]
+    return totals
+
+
+def list_answer(phone: Phone, obs: Observation, oldest: date | None, text: str, category: str | None = None) -> Action:
+    """On the (filtered) main list, scroll until the header of ``oldest`` is on screen, then answer ``text``."""
+    step = filtered_list(phone, obs, category) if category else main_screen(phone, obs)
+    if step is not None:
+        return step
+    if oldest is not None:
+        header = {"text": day_label(oldest), "resource_id": "date_header"}
+        if find(obs, **header) is None:
+            return scroll_toward(phone, obs, **header) or answer(text)
+    return answer(text)
+
+
+def delete_rows_action(phone: Phone, obs: Observation, ids: set[int]) -> Action:
+    """Next action deleting the expenses ``ids`` one by one (confirm, detail's Delete, or a list long-press)."""
+    if confirming(phone, ids):
+        return click_in(obs, "dialog", text="Delete", resource_id="button1") or BACK
+    if any(on_screen(phone, "detail", expense_id=i) for i in ids):
+        return click(obs, resource_id="btn_delete") or BACK
+    step = main_screen(phone, obs)
+    if step is not None:
+        return step
+    left = [e for e in expenses(phone) if e["expense_id"] in ids]
+    if not left:
+        return COMPLETE
+    left.sort(key=lambda e: len(expenses(phone, "e.name = ? AND e.amount_cents = ?",
+                                         (e["name"], e["amount_cents"]))))
+    crit = row_of(left[0]["name"], left[0]["amount_cents"])
+    i = find(obs, **crit)
+    if i is not None:
+        return Action(action_type="long_press", index=i)
+    return click_or_scroll(phone, obs, **crit)
+
+
+@register_task
+class MoveDayToDate(TaskTemplate):
+    name = "expenses_move_day_to_date"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 22
+    goal_template = ("Everything I logged in Expenses for {day_text} actually happened on {new_day_text}. Change "
+                     "the date of all of that day's expenses to {new_day_text}.")
+    goal_phrasings = (
+        "Could you move every expense dated {day_text} to {new_day_text}? I entered that whole day wrong.",
+        "All of my {day_text} expenses belong to {new_day_text}; please re-date each one in the Expenses app.",
+        "Expenses: {day_text} -> {new_day_text} for every entry of that day.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (n1, c1), (n2, c2) = rng.sample(ITEMS, 2)
+        a1 = pick_cents(rng)
+        day = TODAY - timedelta(days=rng.randint(3, 20))
+        new = day - timedelta(days=rng.randint(1, 6))
+        return {"day": day.isoformat(), "day_text": day_text(day), "new_day": new.isoformat(),
+                "new_day_text": day_text(new), "names": [n1, n2], "categories": [c1, c2],
+                "amounts": [dollars(a1), dollars(pick_cents(rng, avoid=a1))]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for name, cat, amount in zip(params["names"], params["categories"], params["amounts"]):
+            plant(phone, name, parse_money(amount) or 0, cat, params["day"])
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        return {r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[5] == params["day"]}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not removed and {old[0] for old, _ in changed} == self.targets(phone, params) and all(
+            same_but(old, new, day=params["new_day"]) for old, new in changed)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        ids, new = self.targets(phone, params), date.fromisoformat(params["new_day"])
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "edit" and scr.args.get("expense_id") in ids:
+            return fill_form(phone, obs, day=new)
+        todo = [e for e in expenses(phone) if e["expense_id"] in ids and e["date"].date() != new]
+        if not todo:
+            return COMPLETE
+        if any(on_screen(phone, "detail", expense_id=e["expense_id"]) for e in todo):
+            return click(obs, resource_id="btn_edit") or BACK
+        e = todo[0]
+        return open_expense(phone, obs, e["expense_id"], e["name"], e["amount_cents"]) or \
+            click(obs, resource_id="btn_edit") or BACK
+
+
+@register_task
+class FixReceiptMismatch(TaskTemplate):
+    name = "expenses_fix_receipt_mismatch"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("My receipt lists \"{name1}\" at ${amount1} and \"{name2}\" at ${amount2}. One of them is "
+                     "logged in Expenses with a different amount: fix that one and leave the other alone.")
+    goal_phrasings = (
+        ("Could you compare my \"{name1}\" and \"{name2}\" expenses with the receipt (${amount1} and ${amount2}) "
+         "and correct whichever is wrong?"),
+        "Receipt check: \"{name1}\" should be ${amount1}, \"{name2}\" should be ${amount2}. Fix the one that differs.",
+        "Expenses: make \"{name1}\" = ${amount1} and \"{name2}\" = ${amount2}; only one of them needs changing.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (n1, c1), (n2, c2) = rng.sample(ITEMS, 2)
+        a1 = pick_cents(rng)
+        a2 = pick_cents(rng)
+        wrong = rng.choice((1, 2))
+        logged = pick_cents(rng, avoid=a1 if wrong == 1 else a2)
+        d1, d2 = (TODAY - timedelta(days=d) for d in rng.sample(range(12), 2))
+        return {"name1": n1, "category1": c1, "amount1": dollars(a1), "day1": d1.isoformat(),
+                "name2": n2, "category2": c2, "amount2": dollars(a2), "day2": d2.isoformat(),
+                "wrong": wrong, "logged": dollars(logged)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i in (1, 2):
+            amount = params["logged"] if params["wrong"] == i else params[f"amount{i}"]
+            plant(phone, params[f"name{i}"], parse_money(amount) or 0, params[f"category{i}"], params[f"day{i}"])
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> tuple[int, str, int]:
+        """(id, name, receipt cents) of the wrongly logged one."""
+        i = params["wrong"]
+        eid = next(r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[1] == params[f"name{i}"])
+        return eid, params[f"name{i}"], parse_money(params[f"amount{i}"]) or 0
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        eid, _, cents = self.target(phone, params)
+        ok = not added and not removed and len(changed) == 1 and changed[0][0][0] == eid and same_but(
+            changed[0][0], changed[0][1], cents=cents)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        eid, name, cents = self.target(phone, params)
+        return edit_form(phone, obs, eid, name, cents=cents)
+
+
+@register_task
+class MatchCategoryOf(TaskTemplate):
+    name = "expenses_match_category_of"
+    apps = ("Expenses",)
+    complexity = 2
+    optimal_steps = 7
+    goal_template = ("\"{name}\" is filed under the wrong category in Expenses. Put it in the same category as my "
+                     "\"{ref}\" expense.")
+    goal_phrasings = (
+        "Could you give \"{name}\" whatever category \"{ref}\" has?",
+        "\"{name}\" should be categorised like \"{ref}\". Please change it in the Expenses app.",
+        "Expenses: category of \"{name}\" := category of \"{ref}\".",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (name, _), (ref, ref_cat) = rng.sample(ITEMS, 2)
+        wrong = rng.choice([c for c in CATEGORIES if c != ref_cat])
+        d1, d2 = (TODAY - timedelta(days=d) for d in rng.sample(range(30), 2))
+        return {"name": name, "category": wrong, "amount": dollars(pick_cents(rng)), "day": d1.isoformat(),
+                "ref": ref, "ref_category": ref_cat, "ref_amount": dollars(pick_cents(rng)), "ref_day": d2.isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["ref"], parse_money(params["ref_amount"]) or 0, params["ref_category"], params["ref_day"])
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> int:
+        return next(r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[1] == params["name"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not removed and len(changed) == 1 and changed[0][0][0] == self.target(phone, params) \
+            and same_but(changed[0][0], changed[0][1], category=params["ref_category"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return edit_form(phone, obs, self.target(phone, params), params["name"], category=params["ref_category"])
+
+
+@register_task
+class RemoveExtraCopies(TaskTemplate):
+    name = "expenses_remove_extra_copies"
+    apps = ("Expenses",)
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("I accidentally saved \"{name}\" {count} times today. Delete the extra copies so exactly one "
+                     "of today's remains, and keep my older \"{name}\" from {old_day_text}.")
+    goal_phrasings = (
+        ("Today's \"{name}\" got logged {count} times in Expenses. Please leave just one of those; the "
+         "{old_day_text} \"{name}\" is a real, separate purchase."),
+        ("Could you remove the duplicate \"{name}\" entries from today ({count} identical ones) so only one is "
+         "left? Don't touch the one from {old_day_text}."),
+        ("Expenses: \"{name}\" appears {count} times today; delete all but one of today's copies (not the "
+         "{old_day_text} one)."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        cents = pick_cents(rng)
+        old = TODAY - timedelta(days=rng.randint(3, 25))
+        return {"name": name, "category": cat, "amount": dollars(cents), "count": rng.choice((2, 3)),
+                "old_amount": dollars(pick_cents(rng, avoid=cents)), "old_day": old.isoformat(),
+                "old_day_text": day_text(old)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["name"], parse_money(params["old_amount"]) or 0, params["category"], params["old_day"])
+        for _ in range(params["count"]):
+            add_expense(phone, params["name"], parse_money(params["amount"]) or 0, params["category"],
+                        datetime.combine(TODAY, datetime.min.time()).replace(hour=9, minute=15))
+
+    def copies(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        return {r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL)
+                if r[1] == params["name"] and r[5] == TODAY.isoformat()}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ids = {r[0] for r in removed}
+        ok = not added and not changed and len(ids) == params["count"] - 1 and ids <= self.copies(phone, params)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        left = {e["expense_id"] for e in expenses(phone) if e["expense_id"] in self.copies(phone, params)}
+        if len(left) <= 1:
+            return COMPLETE
+        return delete_rows_action(phone, obs, left)
+
+
+@register_task
+class SplitOffItem(TaskTemplate):
+    name = "expenses_split_off_item"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 17
+    goal_template = ("My \"{name}\" expense of ${amount} also included \"{part}\" for ${part_amount}. Take that "
+                     "out of \"{name}\" (lower its amount) and log \"{part}\" as its own {part_category} expense "
+                     "with the same date.")
+    goal_phrasings = (
+        ("Could you split \"{part}\" (${part_amount}, {part_category}) out of my ${amount} \"{name}\" expense? "
+         "Reduce \"{name}\" by that much and add \"{part}\" on the same day."),
+        ("${part_amount} of the ${amount} I logged as \"{name}\" was really \"{part}\". Please record \"{part}\" "
+         "separately under {part_category}, dated like \"{name}\", and lower \"{name}\" accordingly."),
+        "Expenses: split \"{name}\" (${amount}) into \"{name}\" and \"{part}\" (${part_amount}, {part_category}).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (name, cat), (part, part_cat) = rng.sample(ITEMS, 2)
+        cents = rng.choice([c for c in (parse_money(a) or 0 for a in AMOUNTS) if c >= 3600])
+        part_cents = rng.choice([c for c in (parse_money(a) or 0 for a in AMOUNTS) if c < cents])
+        day = TODAY - timedelta(days=rng.randint(2, 30))
+        return {"name": name, "category": cat, "amount": dollars(cents), "day": day.isoformat(), "part": part,
+                "part_category": part_cat, "part_amount": dollars(part_cents)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM expense WHERE name=?", (params["part"],))
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> int:
+        return next(r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[1] == params["name"])
+
+    def rest(self, params: dict[str, Any]) -> int:
+        return (parse_money(params["amount"]) or 0) - (parse_money(params["part_amount"]) or 0)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not removed and len(changed) == 1 and changed[0][0][0] == self.target(phone, params) and same_but(
+            changed[0][0], changed[0][1], cents=self.rest(params)) and len(added) == 1 and row_is(
+            added[0], params["part"], parse_money(params["part_amount"]) or 0, params["part_category"], params["day"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        eid, rest = self.target(phone, params), self.rest(params)
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "edit" and scr.args.get("expense_id") == eid:
+            return fill_form(phone, obs, cents=rest)
+        e = expenses(phone, "expense_id = ?", (eid,))
+        if e and e[0]["amount_cents"] != rest:
+            return edit_form(phone, obs, eid, params["name"], cents=rest)
+        if find_expense(phone, params["part"]) is None:
+            return add_form(phone, obs, name=params["part"], cents=parse_money(params["part_amount"]),
+                            category=params["part_category"], day=date.fromisoformat(params["day"]))
+        return COMPLETE
+
+
+@register_task
+class DeleteSmallSince(TaskTemplate):
+    name = "expenses_delete_small_since"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("Delete every expense under ${limit} that I logged since {day_text} (that day included). Keep "
+                     "the bigger ones and everything older.")
+    goal_phrasings = (
+        "Could you clear out all expenses below ${limit} from {day_text} onwards in the Expenses app?",
+        ("I don't want to track tiny purchases: remove each expense of less than ${limit} dated {day_text} or "
+         "later, and nothing else."),
+        "Expenses: delete entries < ${limit} from {day_text} to today.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (n1, c1), (n2, c2), (n3, c3), (n4, c4) = rng.sample(ITEMS, 4)
+        day = TODAY - timedelta(days=rng.randint(4, 8))
+        d1, d2 = (day + timedelta(days=d) for d in rng.sample(range((TODAY - day).days + 1), 2))
+        return {"limit": rng.choice(("10.00", "12.00", "15.00")), "day": day.isoformat(), "day_text": day_text(day),
+                "small": [[n, c, a, d.isoformat()]
+                          for (n, c), a, d in zip(((n1, c1), (n2, c2)), rng.sample(SMALL_AMOUNTS, 2), (d1, d2))],
+                "big": [n3, c3, rng.choice(("18.40", "23.99", "36.50")), d2.isoformat()],
+                "decoy": [n4, c4, rng.choice(SMALL_AMOUNTS), (day - timedelta(days=rng.randint(1, 3))).isoformat()]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for name, cat, amount, day in (*params["small"], params["big"], params["decoy"]):
+            plant(phone, name, parse_money(amount) or 0, cat, day)
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        limit = parse_money(params["limit"]) or 0
+        return {r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[5] >= params["day"] and r[2] < limit}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ids = [r[0] for r in removed]
+        ok = not added and not changed and len(ids) == len(set(ids)) and set(ids) == self.targets(phone, params)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return delete_rows_action(phone, obs, self.targets(phone, params))
+
+
+@register_task
+class ReplaceReturned(TaskTemplate):
+    name = "expenses_replace_returned"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("I returned \"{old}\" and bought \"{new}\" instead today for ${amount} ({category}). Delete the "
+                     "\"{old}\" expense and log the new purchase in Expenses.")
+    goal_phrasings = (
+        ("Could you swap my \"{old}\" expense for today's \"{new}\" (${amount}, {category})? \"{old}\" went back "
+         "to the shop."),
+        "\"{old}\" was refunded; I got \"{new}\" for ${amount} today instead. Update Expenses: remove the old, add the new ({category}).",
+        "Expenses: delete \"{old}\", add \"{new}\" ${amount} {category} for today.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (old, old_cat), (new, cat) = rng.sample(ITEMS, 2)
+        old_cents = pick_cents(rng)
+        return {"old": old, "old_category": old_cat, "old_amount": dollars(old_cents),
+                "old_day": (TODAY - timedelta(days=rng.randint(2, 20))).isoformat(), "new": new, "category": cat,
+                "amount": dollars(pick_cents(rng, avoid=old_cents))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM expense WHERE name=?", (params["new"],))
+        plant(phone, params["old"], parse_money(params["old_amount"]) or 0, params["old_category"], params["old_day"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not changed and [r[1] for r in removed] == [params["old"]] and len(added) == 1 and row_is(
+            added[0], params["new"], parse_money(params["amount"]) or 0, params["category"], TODAY.isoformat())
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        old = find_expense(phone, params["old"])
+        if old is not None:
+            return delete_expense_action(phone, obs, old["expense_id"], params["old"])
+        if find_expense(phone, params["new"]) is None:
+            return add_form(phone, obs, name=params["new"], cents=parse_money(params["amount"]),
+                            category=params["category"], day=TODAY)
+        return COMPLETE
+
+
+class WindowQuery(TaskTemplate):
+    """A question about the seven days ``start``..``end``, read off the day headers of the main list."""
+
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        end = TODAY - timedelta(days=rng.randint(0, 14))
+        days = window_days(end)
+        name, cat = pick_item(rng)
+        return {"start": days[0].isoformat(), "start_text": day_text(days[0]), "end": end.isoformat(),
+                "end_text": day_text(end), "name": name, "category": cat, "amount": dollars(pick_cents(rng)),
+                "day": rng.choice(days).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # one purchase inside the window, so the window is never empty
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def totals(self, phone: Phone, params: dict[str, Any]) -> dict[date, int]:
+        return day_totals(phone, window_days(date.fromisoformat(params["end"])))
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        spent = [d for d, v in self.totals(phone, params).items() if v]
+        return list_answer(phone, obs, min(spent) if spent else None, self.expected(phone, params))
+
+
+@register_task
+class QueryBiggestDay(WindowQuery):
+    name = "expenses_query_biggest_day"
+    optimal_steps = 3
+    goal_template = "Between {start_text} and {end_text}, on which day did I spend the most in total? Use Expenses."
+    goal_phrasings = (
+        "Which day from {start_text} to {end_text} had my highest spending? Give the date.",
+        "Could you check in the Expenses app which single day between {start_text} and {end_text} cost me the most?",
+        "Most expensive day, {start_text} to {end_text}?",
+    )
+
+    def tops(self, phone: Phone, params: dict[str, Any]) -> list[date]:
+        totals = self.totals(phone, params)
+        top = max(totals.values())
+        return [d for d, v in totals.items() if v == top]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        text = _MONEY_TEXT.sub(" ", answer)  # "Oct 9 ($84.20)": the amount is not a day
+        return 1.0 if any(date_matches(text, d) for d in self.tops(phone, params)) else 0.0
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        return day_text(self.tops(phone, params)[0])
+
+
+@register_task
+class QueryDaysWithoutSpending(WindowQuery):
+    name = "expenses_query_days_without_spending"
+    optimal_steps = 3
+    goal_template = ("On how many days from {start_text} to {end_text} (both included) did I log no expenses at "
+                     "all? Use the Expenses app.")
+    goal_phrasings = (
+        "How many of the days between {start_text} and {end_text} had zero spending in Expenses?",
+        "Could you count the days from {start_text} through {end_text} on which I spent nothing?",
+        "No-spend days, {start_text} to {end_text} (count)?",
+    )
+
+    def count(self, phone: Phone, params: dict[str, Any]) -> int:
+        return sum(1 for v in self.totals(phone, params).values() if not v)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        nums = [int(x) for x in NUMBER.findall(_TIME.sub(" ", answer)) if x.isdigit()]
+        if not nums:  # "none", "two days"
+            nums = [NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", answer.lower()) if w in NUMBER_WORDS]
+        return 1.0 if len(set(nums)) == 1 and nums[0] == self.count(phone, params) else 0.0
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        return str(self.count(phone, params))
+
+
+@register_task
+class QueryItemTotal(TaskTemplate):
+    name = "expenses_query_item_total"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("How much have I spent on \"{name}\" altogether? Add up every expense named \"{name}\" in "
+                     "Expenses.")
+    goal_phrasings = (
+        "What do all my \"{name}\" expenses come to in total?",
+        "Could you sum up every \"{name}\" entry in the Expenses app for me?",
+        "Total of all \"{name}\" expenses (exact name)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        n = rng.randint(2, 3)
+        days = [(TODAY - timedelta(days=d)).isoformat() for d in sorted(rng.sample(range(1, 70), n + 1))]
+        return {"name": name, "category": cat, "amounts": [dollars(pick_cents(rng)) for _ in range(n)],
+                "days": days[:n], "decoy": name + rng.choice(DECOY_SUFFIXES), "decoy_amount": dollars(pick_cents(rng)),
+                "decoy_day": days[n]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM expense WHERE name IN (?, ?)", (params["name"], params["decoy"]))
+        for amount, day in zip(params["amounts"], params["days"]):
+            add_expense(phone, params["name"], parse_money(amount) or 0, params["category"],
+                        datetime.fromisoformat(day).replace(hour=12, minute=30))
+        plant(phone, params["decoy"], parse_money(params["decoy_amount"]) or 0, params["category"],
+              params["decoy_day"])
+
+    def _items(self, phone: Phone, params: dict[str, Any]) -> list[dict]:
+        return expenses(phone, "e.name = ?", (params["name"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        items = self._items(phone, params)
+        ok = bool(items) and money_matches(answer, sum(e["amount_cents"] for e in items))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        items = self._items(phone, params)
+        total = format_money(sum(e["amount_cents"] for e in items))
+        if not items:
+            return answer(total)
+        return list_answer(phone, obs, items[-1]["date"].date(), total, params["category"])
+
+
+@register_task
+class QueryPeakMonthForCategory(TaskTemplate):
+    name = "expenses_query_peak_month_for_category"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("Since July 2024, in which month did I spend the most on {category}? Answer with the month "
+                     "name; use the Expenses app.")
+    goal_phrasings = (
+        "Which month from July 2024 until now had my highest {category} spending?",
+        "Could you compare my {category} totals month by month in Expenses (July 2024 onwards) and tell me the top month?",
+        "Peak {category} month since July 2024?",
+    )
+    MONTHS_ASKED: ClassVar[tuple[int, ...]] = (7, 8, 9, 10)
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cat = rng.choice(CATEGORIES)
+        m = rng.choice(self.MONTHS_ASKED)
+        return {"category": cat, "name": rng.choice(items_in(cat)), "amount": dollars(pick_cents(rng)),
+                "day": date(2024, m, rng.randint(1, 15)).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # one purchase in the category, so it has a month with spending
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def tops(self, phone: Phone, params: dict[str, Any]) -> list[int]:
+        by = {m: sum(e["amount_cents"] for e in month_expenses(phone, 2024, m, params["category"]))
+              for m in self.MONTHS_ASKED}
+        top = max(by.values())
+        return [m for m, v in by.items() if v == top]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        named = _months_named(_MONEY_TEXT.sub(" ", answer.lower()))
+        return 1.0 if len(named) == 1 and named <= set(self.tops(phone, params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        # Statistics opens on this month; paging back to July passes every month asked about
+        step = stats_screen(phone, obs, 2024, self.MONTHS_ASKED[0])
+        return step or answer(_month_name(self.tops(phone, params)[0]))
+
+
+@register_task
+class QueryCountOverAmount(TaskTemplate):
+    name = "expenses_query_count_over_amount"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 3
+    goal_template = "How many of my expenses this month cost more than ${limit}? Check the Expenses app."
+    goal_phrasings = (
+        "Count this month's expenses above ${limit}.",
+        "Could you look through Expenses and tell me how many purchases this month were over ${limit}?",
+        "Number of expenses > ${limit} this month?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        limit = rng.choice(("20.00", "30.00", "40.00", "50.00"))
+        return {"limit": limit, "name": name, "category": cat, "amount": rng.choice(("57.25", "64.00", "89.90")),
+                "day": TODAY.replace(day=rng.randint(1, 14)).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # one big purchase this month, so the count is never zero
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def _items(self, phone: Phone) -> list[dict]:
+        return month_expenses(phone, TODAY.year, TODAY.month)
+
+    def _count(self, phone: Phone, params: dict[str, Any]) -> int:
+        limit = parse_money(params["limit"]) or 0
+        return sum(1 for e in self._items(phone) if e["amount_cents"] > limit)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        nums = [n for n in NUMBER.findall(_MONEY_TEXT.sub(" ", answer))]
+        n = str(self._count(phone, params))
+        return 1.0 if len(nums) == 1 and nums[0] == n else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        items = self._items(phone)
+        oldest = items[-1]["date"].date() if items else None
+        return list_answer(phone, obs, oldest, str(self._count(phone, params)))

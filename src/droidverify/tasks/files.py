@@ -31,6 +31,7 @@ from droidverify.tasks.helpers import (
     click_in,
     diff_rows,
     find,
+    normalize_answer,
     open_app,
     scroll_toward,
     type_in,
@@ -1605,3 +1606,626 @@ class QueryFolderTotalSize(TaskTemplate):
         names = [e.name for e in files_in(phone, f"{ROOT}/{params['folder']}")]
         step = show_rows(phone, obs, f"{ROOT}/{params['folder']}", names)
         return step or answer(f"{sum(self.sizes(phone, params)) / 1_000_000:.1f} MB")
+
+
+# ---- round 3: swaps, ordered renames, keep-one clean-ups, relative places, yes/no and top-k questions -----
+def plant_at(phone: Phone, path: str, size: int, when: datetime) -> None:
+    """A binary file at ``path`` (absolute) of ``size`` bytes, last modified at ``when``."""
+    storage.write_file(phone, path, None, size=size, modified=when, parents=True)
+
+
+def in_folder(phone: Phone, folder: str, size: int) -> str | None:
+    """Path of the (first) file directly in ``folder`` with exactly ``size`` bytes, if any."""
+    return next((e.path for e in files_in(phone, folder) if e.size == size), None)
+
+
+def gather_into(phone: Phone, obs: Observation, names: list[str], dest: str) -> Action:
+    """Move the files called ``names`` into folder ``dest`` from wherever they are, one folder at a time."""
+    left = sorted(e.path for n in names for e in storage.search(phone, n)
+                  if e.name == n and not e.is_dir and e.parent != dest)
+    if not left:
+        return BACK
+    scr = phone.screen
+    if phone.foreground == APP and scr is not None and scr.name == "picker":
+        folder = posixpath.dirname(scr.args.get("sources", left)[0])
+    elif phone.foreground == APP and scr is not None and scr.name == "main" and \
+            any(posixpath.dirname(p) == scr.state.get("path") for p in left):
+        folder = scr.state.get("path")
+    else:
+        folder = posixpath.dirname(left[0])
+    group = [p for p in left if posixpath.dirname(p) == folder]
+    return transfer_action(phone, obs, group or left[:1], dest, "move")
+
+
+def named_positions(text: str, names: list[str]) -> list[int | None]:
+    """Token index where each file name is first stated in ``text``, extension optional (None if not)."""
+    got = normalize_answer(text)
+    out: list[int | None] = []
+    for n in names:
+        hits = []
+        for form in (n, posixpath.splitext(n)[0]):  # with or without its extension
+            want = normalize_answer(form)
+            k = len(want)
+            hits += [i for i in range(len(got) - k + 1) if want and got[i:i + k] == want]
+        out.append(min(hits) if hits else None)
+    return out
+
+
+def yes_no(text: str | None) -> bool | None:
+    """True for a plain yes, False for a plain no, None when neither or both are said."""
+    toks = set(normalize_answer(text or ""))
+    yes, no = bool(toks & {"yes", "yeah", "yep"}), bool(toks & {"no", "nope"})
+    return None if yes == no else yes
+
+
+SWAPS = (("photo_front.jpg", "photo_back.jpg"), ("invoice_march.pdf", "invoice_april.pdf"),
+         ("before_repair.jpg", "after_repair.jpg"), ("slides_draft.pptx", "slides_final.pptx"),
+         ("speech_short.docx", "speech_long.docx"))
+
+
+@register_task
+class SwapFileNames(TaskTemplate):
+    name = "files_swap_file_names"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 18
+    goal_template = ("In {folder}, {name_a} and {name_b} got each other's names by mistake. Swap their names "
+                     "with the Files app.")
+    goal_phrasings = (
+        ("The files {name_a} and {name_b} in my {folder} folder are mislabelled: each has the other's name. "
+        "Please swap the two names."),
+        "Could you exchange the names of {name_a} and {name_b} (both in {folder})? Right now they're backwards.",
+        "Using Files, rename {name_a} to {name_b} and {name_b} to {name_a}; they are in {folder}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = rng.choice(SWAPS)
+        size_a = rng.randint(40, 900) * 1000 + rng.randint(0, 999)
+        return {"folder": rng.choice(("Documents", "Download", "Pictures")), "name_a": a, "name_b": b,
+                "size_a": size_a, "size_b": size_a + rng.choice((-1, 1)) * rng.randint(8, 30) * 1000 + 7}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["folder"], params["name_a"], params["size_a"], days_ago=6)
+        plant(phone, params["folder"], params["name_b"], params["size_b"], days_ago=5)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        folder = f"{ROOT}/{params['folder']}"
+        a, r, c = files_diff(phone, self, params)
+        want = {(f"{folder}/{params['name_a']}", params["size_b"]), (f"{folder}/{params['name_b']}", params["size_a"])}
+        ok = not a and not r and len(c) == 2 and {(new[0], new[2]) for _, new in c} == want
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        folder = f"{ROOT}/{params['folder']}"
+        pa = f"{folder}/{params['name_a']}"
+        x = in_folder(phone, folder, params["size_a"])  # the file now called name_a that must end up as name_b
+        y = in_folder(phone, folder, params["size_b"])
+        if x is None or y is None:
+            return BACK
+        if y != pa:
+            if x == pa:  # name_a is taken: park the first file under a spare name
+                stem, ext = posixpath.splitext(params["name_a"])
+                return rename_action(phone, obs, x, f"{stem}_tmp{ext}")
+            return rename_action(phone, obs, y, params["name_a"])
+        return rename_action(phone, obs, x, params["name_b"])
+
+
+@register_task
+class NumberScreenshots(TaskTemplate):
+    name = "files_number_screenshots"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 19
+    goal_template = ("Rename the screenshots in Pictures/Screenshots to {prefix}_1.png, {prefix}_2.png and so "
+                     "on, numbered from the oldest (1) to the newest.")
+    goal_phrasings = (
+        ("Give my screenshots (Pictures/Screenshots) numbered names in the order they were taken: the oldest "
+        "becomes {prefix}_1.png, the next {prefix}_2.png, and so on."),
+        ("Could you number the files in Pictures/Screenshots as {prefix}_1.png, {prefix}_2.png, ... "
+        "starting with the oldest one?"),
+        ("Using Files, rename each screenshot in Pictures/Screenshots to {prefix}_<n>.png, where n counts "
+        "up from 1 for the earliest screenshot."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"prefix": rng.choice(("shot", "screen", "capture", "snap"))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        storage.seed_common_files(phone)  # the screenshots come from the shared seed
+
+    def plan(self, phone: Phone, params: dict[str, Any]) -> list[tuple[str, str, int]]:
+        """(old path, new path, size) oldest first (screenshot names carry the time taken)."""
+        folder = f"{ROOT}/Pictures/Screenshots"
+        rows = sorted(r for r in baseline_children(phone, self, params, folder) if not r[1])
+        return [(r[0], f"{folder}/{params['prefix']}_{i}.png", r[2]) for i, r in enumerate(rows, 1)]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        plan = self.plan(phone, params)
+        added = [(new, 0, size) for _, new, size in plan]
+        return 1.0 if plan and changed_exactly(phone, self, params, [old for old, _, _ in plan], added) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        for old, new, _ in self.plan(phone, params):
+            if storage.exists(phone, old):
+                return rename_action(phone, obs, old, posixpath.basename(new))
+        return BACK
+
+
+BACKUP_SETS = (("Contacts backup", "contacts_backup.vcf"), ("Chat exports", "chat_history.txt"),
+               ("Phone backups", "settings_backup.zip"), ("Notes export", "notes_export.zip"))
+
+
+@register_task
+class KeepNewestBackup(TaskTemplate):
+    name = "files_keep_newest_backup"
+    apps = ("Files",)
+    complexity = 2
+    optimal_steps = 9
+    goal_template = ("Documents/{folder} has several versions of my backup. Keep only the most recently "
+                     "modified file in it and delete all the others.")
+    goal_phrasings = (
+        "Clean up Documents/{folder}: delete every file except the newest one (by modified date).",
+        "Could you get rid of the old backups in Documents/{folder}? Only the latest file should remain.",
+        "In Files, look at the dates in Documents/{folder} and remove all but the most recent file.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, base = rng.choice(BACKUP_SETS)
+        stem, ext = posixpath.splitext(base)
+        n = rng.randint(3, 4)
+        names = [base] + [f"{stem} ({k}){ext}" for k in range(1, n)]
+        days = rng.sample(range(2, 160), n)  # distinct days: the newest is not always the highest number
+        return {"folder": folder,
+                "files": [[nm, d, rng.randint(30, 400) * 1000 + rng.randint(0, 999)] for nm, d in zip(names, days)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for name, days, size in params["files"]:
+            plant(phone, f"Documents/{params['folder']}", name, size, days_ago=days)
+
+    def targets(self, params: dict[str, Any]) -> list[str]:
+        newest = min(params["files"], key=lambda f: f[1])[0]
+        return sorted(f"{ROOT}/Documents/{params['folder']}/{f[0]}" for f in params["files"] if f[0] != newest)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if changed_exactly(phone, self, params, self.targets(params), []) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        left = [p for p in self.targets(params) if storage.exists(phone, p)]
+        return delete_action(phone, obs, left) if left else BACK
+
+
+@register_task
+class MoveMonthPhotosToNewFolder(TaskTemplate):
+    name = "files_move_month_photos_to_new_folder"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 20
+    goal_template = ("Create a folder \"{folder_name}\" in Pictures and move every photo from DCIM/Camera that "
+                     "was taken in {month} into it.")
+    goal_phrasings = (
+        ("Using Files, make a new Pictures folder called \"{folder_name}\" and put all my {month} camera photos "
+        "(from DCIM/Camera) in it."),
+        ("Could you gather the photos I took in {month}? They're in DCIM/Camera; move them into a new folder "
+        "\"{folder_name}\" inside Pictures."),
+        ("All DCIM/Camera pictures from {month} should go into Pictures/{folder_name}, a folder you need to "
+        "create first. Photos from other months stay."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        month = rng.choice((5, 6, 7))
+        days = sorted(rng.sample(range(2, 28), rng.randint(2, 3)))
+
+        def at(m: int, d: int) -> str:
+            return datetime(2024, m, d, rng.randint(7, 21), rng.randint(0, 59), rng.randint(0, 59)).isoformat()
+
+        last_prev = (datetime(2024, month, 1) - timedelta(days=1)).day
+        return {"month": f"{MONTHS_LONG[month - 1]} 2024",
+                "folder_name": rng.choice(("Summer trip", "Family visit", "Road trip", "Garden", "Holiday")),
+                "photos": [[at(month, d), rng.randint(1_900_000, 5_000_000)] for d in days],
+                "decoys": [[at(month - 1, last_prev), rng.randint(1_900_000, 5_000_000)],
+                           [at(month + 1, 1), rng.randint(1_900_000, 5_000_000)]]}
+
+    @staticmethod
+    def photo(when: str) -> str:
+        return f"{ROOT}/DCIM/Camera/IMG_{datetime.fromisoformat(when):%Y%m%d_%H%M%S}.jpg"
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        storage.seed_common_files(phone)
+        for when, size in params["photos"] + params["decoys"]:
+            plant_at(phone, self.photo(when), size, datetime.fromisoformat(when))
+        path = f"{ROOT}/Pictures/{params['folder_name']}"
+        if storage.exists(phone, path):
+            storage.delete(phone, path, recursive=True)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        dest = f"{ROOT}/Pictures/{params['folder_name']}"
+        srcs = [self.photo(w) for w, _ in params["photos"]]
+        added = [(dest, 1, 0)] + [(f"{dest}/{posixpath.basename(p)}", 0, s)
+                                  for p, (_, s) in zip(srcs, params["photos"])]
+        return 1.0 if changed_exactly(phone, self, params, srcs, added) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        dest = f"{ROOT}/Pictures/{params['folder_name']}"
+        if not storage.exists(phone, dest):
+            return new_folder_action(phone, obs, f"{ROOT}/Pictures", params["folder_name"])
+        return gather_into(phone, obs, [posixpath.basename(self.photo(w)) for w, _ in params["photos"]], dest)
+
+
+EXISTS_NAMES = ("passport_scan.pdf", "birth_certificate.pdf", "car_insurance.pdf", "warranty_tv.pdf",
+                "vaccination_card.jpg", "rental_deposit_receipt.pdf")
+
+
+@register_task
+class QueryFileExists(TaskTemplate):
+    name = "files_query_file_exists"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 1
+    optimal_steps = 5
+    goal_template = "Is there a file named exactly {name} anywhere on my phone? Answer yes or no."
+    goal_phrasings = (
+        "Do I still have {name} somewhere in my files? Just yes or no, please (the name must match exactly).",
+        "Could you check with Files whether a file called {name} exists in any folder? Reply yes or no.",
+        "Yes or no: is {name} (that exact file name) stored on this phone?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"name": rng.choice(EXISTS_NAMES), "present": rng.random() < 0.5,
+                "folder": rng.choice(("Documents", "Download", "Pictures", "Documents/Scans"))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        if params["present"]:
+            plant(phone, params["folder"], params["name"], 312_000, days_ago=40)
+        plant(phone, "Download", f"old_{params['name']}", 287_000, days_ago=400)  # shows up in a search too
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        was = any(posixpath.basename(r[0]) == params["name"] for r in baseline_rows(phone, self, params, FILES_SQL))
+        there = any(e.name == params["name"] for e in storage.search(phone, params["name"]))
+        said = yes_no(answer)
+        return 1.0 if said is not None and said == was == there else 0.0  # deleting or adding it is no answer
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = searching(phone, obs, params["name"])
+        if step is not None:
+            return step
+        there = any(e.name == params["name"] for e in storage.search(phone, params["name"]))
+        return answer("Yes" if there else "No")
+
+
+TREE_TOPS = ("Projects", "House", "School", "Taxes", "Garden plans")
+TREE_FILES = ("notes.txt", "plan.pdf", "photo_01.jpg", "budget.xlsx", "sketch.png", "contract.pdf", "list.docx")
+
+
+@register_task
+class QueryTreeFileCount(TaskTemplate):
+    name = "files_query_tree_file_count"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = ("How many files are in Documents/{top} altogether, counting the files inside its subfolders "
+                     "too? Folders themselves don't count.")
+    goal_phrasings = (
+        "Count every file under Documents/{top}, including those in subfolders (but not the folders). How many?",
+        "Could you tell me the total number of files in the {top} folder of Documents, subfolders included?",
+        "Documents/{top} and everything below it: how many files (not folders) is that?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        sub1, sub2 = rng.sample(("2024", "Archive", "Old", "Drafts", "Misc"), 2)
+        return {"top": rng.choice(TREE_TOPS), "subs": [sub1, sub2],
+                "counts": [rng.randint(1, 3), rng.randint(1, 3), rng.randint(1, 3)]}
+
+    def levels(self, params: dict[str, Any]) -> list[str]:
+        top = f"{ROOT}/Documents/{params['top']}"
+        return [top, f"{top}/{params['subs'][0]}", f"{top}/{params['subs'][0]}/{params['subs'][1]}"]
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, (folder, n) in enumerate(zip(self.levels(params), params["counts"])):
+            for k, name in enumerate(TREE_FILES[i * 2:i * 2 + n]):
+                plant_at(phone, f"{folder}/{name}", 15_000 + 3_331 * (k + 3 * i),
+                         phone.now - timedelta(days=20 + k + 5 * i))
+
+    def count(self, phone: Phone, params: dict[str, Any]) -> int:
+        return sum(1 for e in storage.walk(phone, self.levels(params)[0]) if not e.is_dir)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None or len(re.findall(r"\d+", answer)) != 1:
+            return 0.0
+        return 1.0 if answer_matches(answer, str(self.count(phone, params))) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        deepest = self.levels(params)[-1]  # browsing there opens each level on the way
+        step = show_rows(phone, obs, deepest, [e.name for e in storage.list_dir(phone, deepest)])
+        return step or answer(str(self.count(phone, params)))
+
+
+DATED_DOWNLOADS = ("flight_confirmation.pdf", "concert_ebook.epub", "gym_membership.pdf", "kitchen_manual.pdf",
+                   "quarterly_report.xlsx", "tax_form_1040.pdf")
+
+
+@register_task
+class QueryDownloadOnDate(TaskTemplate):
+    name = "files_query_download_on_date"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "I downloaded a file on {date_text}. What is it called? It's in the Download folder."
+    goal_phrasings = (
+        "Which file in Download was modified on {date_text}? Give me its name.",
+        "Could you look through my Download folder and tell me the name of the file dated {date_text}?",
+        "Name of the download from {date_text}, please (check the dates in Download).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        name, decoy = rng.sample(DATED_DOWNLOADS, 2)
+        days = rng.randint(95, 200)  # older than every seeded download; the decoy is a day off
+        day = DEFAULT_NOW - timedelta(days=days)
+        return {"name": name, "days": days, "decoy": decoy, "decoy_days": days + rng.choice((-1, 1)),
+                "date_text": f"{MONTHS_LONG[day.month - 1]} {day.day}"}
+
+    @staticmethod
+    def when(days: int) -> datetime:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        return (DEFAULT_NOW - timedelta(days=days)).replace(hour=14, minute=12)  # the day the goal names
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant_at(phone, f"{ROOT}/Download/{params['name']}", 164_000, self.when(params["days"]))
+        plant_at(phone, f"{ROOT}/Download/{params['decoy']}", 171_000, self.when(params["decoy_days"]))
+
+    def dated(self, phone: Phone, params: dict[str, Any]) -> list[storage.FileEntry]:
+        day = self.when(params["days"]).date()
+        return [e for e in files_in(phone, f"{ROOT}/Download") if e.modified_dt.date() == day]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        hits = self.dated(phone, params)
+        others = [e.name for e in files_in(phone, f"{ROOT}/Download") if e not in hits]
+        ok = len(hits) == 1 and answer_matches(answer, hits[0].name) and \
+            not any(answer_matches(answer, n) for n in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        hits = self.dated(phone, params)
+        step = show_rows(phone, obs, f"{ROOT}/Download", [e.name for e in hits])
+        return step or answer(hits[0].name if hits else "none")
+
+
+TOP_PLANTS = ("family_videos.zip", "game_data.obb", "maps_europe.zip", "firmware_update.bin", "ebook_collection.zip")
+
+
+@register_task
+class QueryTopThreeLargest(TaskTemplate):
+    name = "files_query_top_three_largest"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "What are the three largest files in my Download folder? List their names from biggest to smallest."
+    goal_phrasings = (
+        "Name the 3 biggest files in Download, largest first.",
+        ("Could you find which three files take the most space in Download and list them in order of size, "
+        "biggest first?"),
+        "Top three files by size in the Download folder, from the largest down?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(TOP_PLANTS, 3)
+        # size bands chosen so no two files (seeded ones included) show the same size
+        sizes = [rng.randint(30, 99) * 100_000 + 41, rng.randint(105, 179) * 100_000 + 17,
+                 rng.randint(190, 399) * 100_000 + 3]
+        return {"plants": [[n, s] for n, s in zip(names, sizes)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, (name, size) in enumerate(params["plants"]):
+            plant(phone, "Download", name, size, days_ago=4 + i)
+
+    def ranking(self, phone: Phone) -> list[str]:
+        return [e.name for e in sorted(files_in(phone, f"{ROOT}/Download"), key=lambda e: (-e.size, e.name))]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ranked = self.ranking(phone)
+        if answer is None or len(ranked) < 3:
+            return 0.0
+        pos = named_positions(answer, ranked)
+        top, rest = pos[:3], pos[3:]
+        ok = all(p is not None for p in top) and top == sorted(top) and all(p is None for p in rest)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        ranked = self.ranking(phone)
+        listed = [e.name for e in storage.list_dir(phone, f"{ROOT}/Download") if e.name in ranked[:3]]
+        step = show_rows(phone, obs, f"{ROOT}/Download", listed[-1:])  # scrolled down past all three
+        return step or answer(", ".join(ranked[:3]))
+
+
+@register_task
+class DeleteLargestVideo(TaskTemplate):
+    name = "files_delete_largest_video"
+    apps = ("Files",)
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "My storage is almost full. Delete the biggest video in the Movies folder, and only that one."
+    goal_phrasings = (
+        "Free up some space by removing the largest file in Movies; leave the other videos alone.",
+        "Could you find the video in Movies that takes the most space and delete it?",
+        "In Files, delete whichever video in Movies is the biggest (just that one).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        big = rng.random() < 0.5
+        size = rng.randint(260, 400) * 1_000_000 + 123 if big else rng.randint(5, 15) * 1_000_000 + 77
+        return {"extra": [rng.choice(("Graduation.mp4", "Wedding_video.mp4", "Drone_flight.mp4")), size]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        storage.seed_common_files(phone)
+        movies = sorted(files_in(phone, f"{ROOT}/Movies"), key=lambda e: e.size)
+        if len(movies) >= 2 and storage.human_size(movies[-1].size) == storage.human_size(movies[-2].size):
+            phone.execute("UPDATE files SET size = size + 5000000 WHERE path=?", (movies[-1].path,))  # no tie
+        plant(phone, "Movies", params["extra"][0], params["extra"][1], days_ago=9)
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> str:
+        rows = [r for r in baseline_children(phone, self, params, f"{ROOT}/Movies") if not r[1]]
+        return max(rows, key=lambda r: r[2])[0]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if changed_exactly(phone, self, params, [self.target(phone, params)], []) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return delete_action(phone, obs, [self.target(phone, params)])
+
+
+COPIED = ("lease_contract.pdf", "family_photo.jpg", "recipe_book.pdf", "resume.docx", "car_title.pdf")
+
+
+@register_task
+class KeepOneCopy(TaskTemplate):
+    name = "files_keep_one_copy"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 11
+    goal_template = ("I saved {name} in Download, Documents and Pictures. Keep only the copy in {keep} and "
+                     "delete the other copies.")
+    goal_phrasings = (
+        ("There are three copies of {name} (in Download, Documents and Pictures). Delete all of them except the "
+        "one in {keep}."),
+        ("Could you remove the duplicate copies of {name}? The one in {keep} should stay; the ones in the other "
+        "folders go."),
+        "Using Files, make {keep} the only place that has {name}: delete its copies in the other folders.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        keep = rng.choice(("Download", "Documents", "Pictures"))
+        name = rng.choice(COPIED)
+        stem, ext = posixpath.splitext(name)
+        return {"name": name, "keep": keep, "size": rng.randint(80, 900) * 1000 + 311,
+                "decoy": f"{stem}_v2{ext}", "decoy_folder": rng.choice([d for d in ("Download", "Documents",
+                                                                                      "Pictures") if d != keep])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, folder in enumerate(("Download", "Documents", "Pictures")):
+            plant(phone, folder, params["name"], params["size"], days_ago=30 + i)
+        plant(phone, params["decoy_folder"], params["decoy"], params["size"] + 4_096, days_ago=3)  # a newer version
+
+    def targets(self, params: dict[str, Any]) -> list[str]:
+        return [f"{ROOT}/{f}/{params['name']}" for f in ("Download", "Documents", "Pictures") if f != params["keep"]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if changed_exactly(phone, self, params, self.targets(params), []) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        left = [p for p in self.targets(params) if storage.exists(phone, p)]
+        if not left:
+            return BACK
+        scr = phone.screen
+        cur = scr.state.get("path") if phone.foreground == APP and scr is not None and scr.name == "main" else None
+        here = [p for p in left if posixpath.dirname(p) == cur]
+        return delete_action(phone, obs, here[:1] or left[:1])
+
+
+NEXT_TO = (("Work", "Contracts", "employment_contract.pdf"), ("Home", "Insurance", "home_policy.pdf"),
+           ("Car", "Service", "oil_change_receipt.pdf"), ("Health", "Dental", "xray_results.pdf"))
+
+
+@register_task
+class MoveNextToFile(TaskTemplate):
+    name = "files_move_next_to_file"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 11
+    goal_template = "Move {name} from Download into the same folder where {ref} is kept."
+    goal_phrasings = (
+        "Could you put {name} (now in Download) next to {ref}, in whatever folder that file is in?",
+        "{name} belongs with {ref}. Find the folder that holds {ref} and move {name} there from Download.",
+        "Using Files, file {name} away in the folder that contains {ref}; it's currently in Download.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        parent, sub, ref = rng.choice(NEXT_TO)
+        return {"name": rng.choice(("signed_addendum.pdf", "scan_page2.pdf", "receipt_0931.jpg", "letter.docx")),
+                "ref": ref, "parent": parent, "sub": sub, "size": rng.randint(60, 700) * 1000 + 29}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, "Download", params["name"], params["size"], days_ago=1)
+        plant(phone, f"Documents/{params['parent']}/{params['sub']}", params["ref"], 233_000, days_ago=90)
+        storage.mkdir(phone, f"{ROOT}/Documents/{params['sub']}", exist_ok=True)  # a look-alike, empty folder
+
+    def dest(self, params: dict[str, Any]) -> str:
+        return f"{ROOT}/Documents/{params['parent']}/{params['sub']}"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        src = f"{ROOT}/Download/{params['name']}"
+        want = (f"{self.dest(params)}/{params['name']}", 0, params["size"])
+        return 1.0 if changed_exactly(phone, self, params, [src], [want]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        # normally in Download; after a slip it may sit elsewhere (a copy left in Download is moved first)
+        where = sorted((e.parent != f"{ROOT}/Download", e.path) for e in storage.search(phone, params["name"])
+                       if e.name == params["name"] and not e.is_dir and e.parent != self.dest(params))
+        if not where:
+            return BACK
+        return transfer_action(phone, obs, [where[0][1]], self.dest(params), "move")
+
+
+EXCEPT_SETS = (("Telegram", ("IMG_2231.jpg", "IMG_2232.jpg", "sticker_pack.webp", "voice_0412.ogg",
+                             "menu_photo.jpg")),
+               ("WhatsApp Images", ("IMG-20240901-WA0003.jpg", "IMG-20240903-WA0011.jpg", "IMG-20240907-WA0002.jpg",
+                                    "IMG-20240912-WA0007.jpg")),
+               ("Bluetooth", ("beach_01.jpg", "beach_02.jpg", "beach_03.jpg", "group_selfie.jpg")))
+
+
+@register_task
+class MoveAllExcept(TaskTemplate):
+    name = "files_move_all_except"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 13
+    goal_template = "Move everything in Download/{sub} to {dest} except {keep}, which should stay where it is."
+    goal_phrasings = (
+        "Could you move all the files from Download/{sub} into {dest}, apart from {keep}?",
+        "Using Files, empty Download/{sub} into {dest}, leaving only {keep} behind.",
+        "Every file in Download/{sub} but {keep} goes to {dest}; {keep} stays in Download/{sub}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        sub, names = rng.choice(EXCEPT_SETS)
+        files = sorted(rng.sample(names, rng.randint(3, 4)))
+        return {"sub": sub, "files": files, "keep": rng.choice(files), "dest": rng.choice(("Pictures", "Documents"))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, name in enumerate(params["files"]):
+            plant(phone, f"Download/{params['sub']}", name, 140_000 + 27_103 * i, days_ago=8 + i)
+
+    def sources(self, params: dict[str, Any]) -> list[str]:
+        return [f"{ROOT}/Download/{params['sub']}/{n}" for n in params["files"] if n != params["keep"]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        dest = f"{ROOT}/{params['dest']}"
+        added = [(f"{dest}/{posixpath.basename(p)}", 0, 140_000 + 27_103 * params["files"].index(
+            posixpath.basename(p))) for p in self.sources(params)]
+        return 1.0 if changed_exactly(phone, self, params, self.sources(params), added) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        home = f"{ROOT}/Download/{params['sub']}"
+        if not storage.exists(phone, f"{home}/{params['keep']}"):  # moved away by mistake: bring it back
+            return gather_into(phone, obs, [params["keep"]], home)
+        return gather_into(phone, obs, [posixpath.basename(p) for p in self.sources(params)], f"{ROOT}/{params['dest']}")

@@ -11,7 +11,7 @@ exactly the asked-for messages were sent and only the asked-for conversation was
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, ClassVar
 
 from droidverify.actions.model import Action
@@ -32,11 +32,12 @@ from droidverify.env.sim.apps.messages import (
     display_name,
     mark_thread_read,
     max_sms_id,
+    refresh_thread,
     sent_messages,
     thread_for,
 )
-from droidverify.env.sim.phone import Phone
-from droidverify.env.sim.timeutil import from_ms
+from droidverify.env.sim.phone import DEFAULT_NOW, Phone
+from droidverify.env.sim.timeutil import from_ms, to_ms
 from droidverify.errors import TaskError
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.contacts import (
@@ -1656,3 +1657,703 @@ class QueryQuietestConversation(MessagesTemplate):
         if row_index(phone, obs, params["number"]) is None:
             return row_scroll(phone, obs, params["number"])
         return answer(self.quietest(phone))
+
+
+# ---- round 3: correcting, de-duplicating, bulk retry, date clean-up, topic flags, thread history ------
+def delete_sms_row(phone: Phone, obs: Observation, address: str, sms_id: int, body: str) -> Action:
+    """On any screen: delete message ``sms_id`` from ``address``'s conversation (long press, Delete, confirm)."""
+    if on_thread(phone, address):
+        step = confirm_delete(phone, obs, "delete_message")
+        if step is not None:
+            return step
+    step = open_existing(phone, obs, address)
+    if step is not None:
+        return step
+    if phone.dialog is not None or phone.menu_open:
+        return BACK
+    return pick_message(phone, obs, sms_id, body) or click(obs, desc="Delete") or BACK
+
+
+def delivered_count(phone: Phone, address: str, body: str) -> int:
+    """How many delivered (sent) messages to ``address`` say ``body``."""
+    rows = phone.query("SELECT address, body FROM sms WHERE type=?", (TYPE_SENT,))
+    return sum(1 for r in rows if normalize_number(r["address"]) == normalize_number(address)
+               and norm_body(r["body"]) == norm_body(body))
+
+
+TYPOS = (("Meet me at the north entrance", "Meet me at the south entrance"),
+         ("The reservation is for 4 people", "The reservation is for 5 people"),
+         ("I'll be there on Tuesday", "I'll be there on Thursday"),
+         ("My new address is 14 Oak Lane", "My new address is 41 Oak Lane"),
+         ("The total was $35 each", "The total was $53 each"),
+         ("Bring the blue cooler", "Bring the green cooler"))
+
+
+@register_task
+class CorrectSentTypo(MessagesTemplate):
+    name = "messages_correct_sent_typo"
+    complexity = 2
+    optimal_steps = 8
+    goal_template = ("I texted {name} \"{wrong}\" but that's wrong. Delete that message and send \"{right}\" "
+                     "instead.")
+    goal_phrasings = ("My text \"{wrong}\" to {name} was a mistake: remove it and text them \"{right}\".",
+                      ("Could you delete the message \"{wrong}\" I sent {name} and send the correct one, "
+                       "\"{right}\"?"),
+                      "Fix my text to {name}: delete \"{wrong}\", then send \"{right}\".")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        wrong, right = rng.choice(TYPOS)
+        return dict(self.person_params(rng), wrong=wrong, right=right, minutes=rng.randint(10, 90))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n, now = params["number"], phone.now - timedelta(minutes=params["minutes"])
+        add_sms(phone, n, "Quick check before I head out", when=now - timedelta(minutes=6))
+        add_sms(phone, n, params["wrong"], kind=TYPE_SENT, when=now)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before = {r[0]: r for r in baseline_rows(phone, self, params, "SELECT _id, body, type FROM sms")}
+        after = {r["_id"]: r["type"] for r in phone.query("SELECT _id, type FROM sms")}
+        gone = set(before) - set(after)
+        ok = len(gone) == 1 and norm_body(before[next(iter(gone))][1]) == norm_body(params["wrong"]) and \
+            all(after[i] == before[i][2] for i in before if i in after) and \
+            sent_exactly(phone, [(params["number"], params["right"])])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        target = sms_with(phone, params["number"], params["wrong"])
+        if target is not None:
+            return delete_sms_row(phone, obs, params["number"], target, params["wrong"])
+        step = open_existing(phone, obs, params["number"])
+        if step is not None:
+            return step
+        return send_in_thread(phone, obs, params["right"])
+
+
+@register_task
+class DeleteDuplicateTexts(MessagesTemplate):
+    name = "messages_delete_duplicate_texts"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("My phone glitched and sent \"{body}\" to {name} {copies} times in a row. Delete the extra "
+                     "copies so the message is there only once.")
+    goal_phrasings = ("\"{body}\" went to {name} {copies} times. Remove the duplicates and keep just one of them.",
+                      ("Could you clean up my chat with {name}? I accidentally sent \"{body}\" {copies} times; "
+                       "leave a single copy."),
+                      "Chat with {name}: \"{body}\" appears {copies} times. Keep one, delete the rest.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return dict(self.person_params(rng), body=rng.choice(BODIES), copies=rng.choice((3, 3, 4)),
+                    hours=rng.randint(1, 6))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n, now = params["number"], phone.now - timedelta(hours=params["hours"])
+        add_sms(phone, n, "Hey, what's the plan?", when=now - timedelta(minutes=20))
+        for i in range(params["copies"]):
+            add_sms(phone, n, params["body"], kind=TYPE_SENT, when=now + timedelta(seconds=20 * i))
+        add_sms(phone, n, "Haha I got it the first time 😂", when=now + timedelta(minutes=4))
+
+    def copies(self, phone: Phone, params: dict[str, Any]) -> list[int]:
+        tid = thread_for(phone, params["number"])
+        rows = phone.query("SELECT _id, body FROM sms WHERE thread_id=? AND type=? ORDER BY _id",
+                           (tid or -1, TYPE_SENT))
+        return [r["_id"] for r in rows if norm_body(r["body"]) == norm_body(params["body"])]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before = {r[0]: r for r in baseline_rows(phone, self, params, "SELECT _id, address, body, type FROM sms")}
+        after = {r["_id"]: r["type"] for r in phone.query("SELECT _id, type FROM sms")}
+        gone = set(before) - set(after)
+        ok = set(after) <= set(before) and len(gone) == params["copies"] - 1 and \
+            all(normalize_number(before[i][1]) == normalize_number(params["number"])
+                and norm_body(before[i][2]) == norm_body(params["body"]) and before[i][3] == TYPE_SENT
+                for i in gone) and all(after[i] == before[i][3] for i in after)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        copies = self.copies(phone, params)
+        if len(copies) < 2:
+            raise TaskError("oracle: too few copies left but the task is not done")
+        if on_thread(phone, params["number"]):
+            step = confirm_delete(phone, obs, "delete_message")
+            if step is not None:
+                return step
+        step = open_existing(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        scr = phone.screen
+        assert scr is not None
+        if scr.state.get("selected_msg") in copies:
+            return click(obs, desc="Delete") or BACK
+        i = bubble(obs, params["body"])
+        if i is None:
+            return scroll_toward(phone, obs, text=params["body"], resource_id="message_content") or BACK
+        return Action(action_type="long_press", index=i)
+
+
+@register_task
+class ResendFailedEverywhere(MessagesTemplate):
+    name = "messages_resend_failed_in_all_chats"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("{count} of my recent texts didn't go through, in different conversations. Find every "
+                     "message marked Not sent and resend each one.")
+    goal_phrasings = ("Some texts failed to send ({count} of them, to different people). Retry all of them.",
+                      ("Could you go through Messages and resend the {count} texts that say Not sent? They're in "
+                       "several chats."),
+                      "Resend all {count} of my undelivered messages, whichever conversations they're in.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, rng.choice((2, 3)))
+        bodies = rng.sample(BODIES, len(people))
+        for p, b, h in zip(people, bodies, rng.sample(range(2, 40), len(people))):
+            p.update(body=b, hours=h)
+        return {"people": people, "count": len(people)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "airplane_mode_on", 0)
+        for p in params["people"]:
+            fresh_person(phone, p["first"], p["last"], p["number"])
+            when = phone.now - timedelta(hours=p["hours"])
+            add_sms(phone, p["number"], "Let me know what you think", when=when - timedelta(minutes=30))
+            add_sms(phone, p["number"], p["body"], kind=TYPE_FAILED, when=when)
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        wanted = {(normalize_number(p["number"]), norm_body(p["body"])) for p in params["people"]}
+        failed = phone.query_one("SELECT COUNT(*) FROM sms WHERE type=?", (TYPE_FAILED,))[0]
+        others = [s for s in new_sent(phone) if s not in wanted]
+        count = phone.query_one("SELECT COUNT(*) FROM threads")[0]
+        ok = failed == 0 and not others and count == baseline(phone, "threads") and \
+            all(delivered_count(phone, p["number"], p["body"]) == 1 for p in params["people"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        row = phone.query_one("SELECT address FROM sms WHERE type=? ORDER BY date DESC, _id DESC", (TYPE_FAILED,))
+        if row is None:
+            raise TaskError("oracle: no failed message left but the task is not done")
+        step = open_existing(phone, obs, row["address"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        i = find(obs, text="Not sent · Tap to retry", resource_id="message_content")
+        if i is None:
+            return scroll_toward(phone, obs, text="Not sent · Tap to retry", resource_id="message_content") or BACK
+        return Action(action_type="click", index=i)
+
+
+def month_day(d: Any) -> str:
+    return f"{MONTH_NAMES[d.month - 1]} {d.day}"
+
+
+@register_task
+class DeleteStaleConversations(MessagesTemplate):
+    name = "messages_delete_stale_conversations"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("Clean up Messages: delete every conversation whose newest message is from before "
+                     "{date_text}. Keep any conversation with a message on {date_text} or later.")
+    goal_phrasings = (("Delete the chats that have been quiet since before {date_text}; anything active on or "
+                      "after {date_text} stays."),
+                      ("Could you remove all conversations with no messages from {date_text} onwards? Keep the "
+                       "ones that have something from {date_text} or later."),
+                      "Messages: delete conversations last active before {date_text}, keep the rest.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cutoff = DEFAULT_NOW.date() - timedelta(days=rng.randint(9, 13))
+        people = distinct_people(rng, 3)
+        for p, back in zip(people, (rng.randint(1, 6), rng.randint(8, 30), 0)):
+            p["days"] = back
+        return {"people": people, "cutoff": cutoff.isoformat(), "date_text": month_day(cutoff),
+                "hour": rng.randint(8, 20)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        cutoff = date.fromisoformat(params["cutoff"])
+        limit = to_ms(datetime.combine(cutoff, datetime.min.time()))
+        for t in phone.query("SELECT _id FROM threads WHERE date<?", (limit,)):
+            delete_thread(phone, t["_id"])  # only the planted conversations are stale
+        for p in params["people"]:
+            fresh_person(phone, p["first"], p["last"], p["number"])
+            day = datetime.combine(cutoff - timedelta(days=p["days"]), datetime.min.time())
+            when = day + timedelta(hours=params["hour"])
+            add_sms(phone, p["number"], "Thanks for today!", when=when - timedelta(minutes=40))
+            add_sms(phone, p["number"], "Anytime, talk soon", kind=TYPE_SENT, when=when)
+        record_baseline(phone)
+
+    def stale(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return [p for p in params["people"] if p["days"] > 0]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        count = phone.query_one("SELECT COUNT(*) FROM threads")[0]
+        keep = [p for p in params["people"] if p["days"] == 0]
+        ok = all(thread_for(phone, p["number"]) is None for p in self.stale(params)) and \
+            all(thread_for(phone, p["number"]) is not None for p in keep) and \
+            count == baseline(phone, "threads") - len(self.stale(params))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = confirm_delete(phone, obs, "delete_conversation")
+        if step is not None:
+            return step
+        left = [p for p in self.stale(params) if thread_for(phone, p["number"]) is not None]
+        if not left:
+            raise TaskError("oracle: stale conversations gone but the task is not done")
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return select_row(phone, obs, left[0]["number"]) or click(obs, desc="Delete") or BACK
+
+
+# (what the goal calls it, their message)
+TOPIC_TEXTS = (("the broken dishwasher", "The repair guy can look at the dishwasher on Thursday morning"),
+               ("the concert tickets", "I got us two concert tickets for the 18th! You owe me $40"),
+               ("the car insurance", "Your half of the car insurance is due this week, can you send it?"),
+               ("the school fundraiser", "Could you bake something for the school fundraiser on Saturday?"),
+               ("the spare room", "My cousin needs the spare room for two nights next week, is that ok?"))
+
+
+@register_task
+class MarkUnreadByTopic(MessagesTemplate):
+    name = "messages_mark_unread_by_topic"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = ("Someone texted me about {topic}. Mark that conversation as unread so I don't forget to "
+                     "deal with it.")
+    goal_phrasings = ("Find the chat where I was asked about {topic} and set it back to unread.",
+                      "Could you flag the conversation about {topic} as unread? I need to answer it later.",
+                      "Mark the {topic} conversation unread.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        topic, text = rng.choice(TOPIC_TEXTS)
+        return dict(self.person_params(rng), topic=topic, text=text, days=rng.choice((1.2, 2.5, 4.5, 6.5)))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        add_sms(phone, params["number"], "Hi! Hope your week is going well",
+                when=phone.now - timedelta(days=params["days"], minutes=5))
+        add_sms(phone, params["number"], params["text"], when=phone.now - timedelta(days=params["days"]))
+        for t in phone.query("SELECT _id FROM threads"):
+            mark_thread_read(phone, t["_id"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        tid = thread_for(phone, params["number"])
+        others = phone.query_one("SELECT COUNT(*) FROM sms WHERE read=0 AND thread_id!=?", (tid or -1,))[0]
+        count = phone.query_one("SELECT COUNT(*) FROM threads")[0]
+        ok = thread_unread(phone, params["number"]) is True and others == 0 and \
+            count == baseline(phone, "threads") and not new_sent(phone)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return select_row(phone, obs, params["number"]) or click(obs, desc="Mark as unread") or BACK
+
+
+@register_task
+class ResendOneDeleteOther(MessagesTemplate):
+    name = "messages_resend_one_delete_other"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("Two of my texts to {name} failed. Resend \"{keep}\", but delete \"{drop}\" instead of "
+                     "sending it.")
+    goal_phrasings = ("Of my two Not sent texts to {name}, retry \"{keep}\" and throw away \"{drop}\".",
+                      ("Could you get \"{keep}\" delivered to {name} and delete the other failed text, "
+                       "\"{drop}\"?"),
+                      "{name} chat: resend \"{keep}\"; delete \"{drop}\" without sending.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        keep, drop = rng.sample(BODIES, 2)
+        return dict(self.person_params(rng), keep=keep, drop=drop, keep_first=rng.random() < 0.5)
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "airplane_mode_on", 0)
+        n, now = params["number"], phone.now
+        add_sms(phone, n, "Are we still on for later?", when=now - timedelta(hours=2))
+        order = (params["keep"], params["drop"]) if params["keep_first"] else (params["drop"], params["keep"])
+        for i, body in enumerate(order):
+            add_sms(phone, n, body, kind=TYPE_FAILED, when=now - timedelta(minutes=70 - 5 * i))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before = {r[0]: r for r in baseline_rows(phone, self, params, "SELECT _id, body, type FROM sms")}
+        after = {r["_id"]: r for r in phone.query("SELECT _id, body, type FROM sms")}
+        gone = set(before) - set(after)
+        keep = normalize_number(params["number"]), norm_body(params["keep"])
+        ok = len(gone) <= 2 and all(norm_body(before[i][1]) in (keep[1], norm_body(params["drop"]))
+                                    and before[i][2] == TYPE_FAILED for i in gone) and \
+            sms_with(phone, params["number"], params["drop"]) is None and \
+            delivered_count(phone, params["number"], params["keep"]) == 1 and \
+            all(s == keep for s in new_sent(phone)) and \
+            phone.query_one("SELECT COUNT(*) FROM sms WHERE type=?", (TYPE_FAILED,))[0] == 0 and \
+            all(after[i]["type"] == before[i][2] for i in after if i in before
+                and norm_body(before[i][1]) != keep[1])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        target = sms_with(phone, params["number"], params["drop"])
+        if target is not None:
+            return delete_sms_row(phone, obs, params["number"], target, params["drop"])
+        step = open_existing(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        if phone.screen is not None and phone.screen.state.get("selected_msg") is not None:
+            return click(obs, desc="Cancel selection") or BACK
+        i = find(obs, text="Not sent · Tap to retry", resource_id="message_content")
+        return Action(action_type="click", index=i) if i is not None else send_in_thread(phone, obs, params["keep"])
+
+
+# ---- round 3 queries -------------------------------------------------------------------------------
+HISTORY = (("How was the trip?", "Pretty good, a bit tiring"), ("Want to grab coffee this week?", "Sure, Wednesday?"),
+           ("Did you watch the finale?", "Not yet, no spoilers!"), ("Can I borrow your ladder?", "Sure, come by anytime"),
+           ("Is the gym open tomorrow?", "Only until noon I think"), ("Thanks for the book", "Glad you liked it"),
+           ("Running late, 5 min", "No rush"), ("Are you free Saturday?", "Yes, what's up?"))
+INTROS = ("the pottery class", "Jen's wedding", "the hiking group", "the conference in Denver", "the dog park")
+
+
+@register_task
+class QueryFirstTextDate(MessagesTemplate):
+    name = "messages_query_first_text_date"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("When did {name} and I start texting? Answer with the date of the very first message in our "
+                     "conversation.")
+    goal_phrasings = ("What's the date of the oldest message in my chat with {name}? Month and day, please.",
+                      "Could you scroll back to the start of my conversation with {name} and tell me its date?",
+                      "Date of the first text between {name} and me?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        gaps = [rng.randint(1, 4) for _ in range(6)]
+        return dict(self.person_params(rng), intro=rng.choice(INTROS), start=rng.randint(25, 50) + sum(gaps),
+                    gaps=gaps, lines=[t for pair in rng.sample(HISTORY, 6) for t in pair], hour=rng.randint(9, 19))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n = params["number"]
+        day = datetime.combine(phone.now.date() - timedelta(days=params["start"]), datetime.min.time())
+        when = day + timedelta(hours=params["hour"])
+        add_sms(phone, n, f"Hi! It's {params['first']} from {params['intro']}, great to meet you",
+                when=when)
+        lines = list(params["lines"])
+        for i, gap in enumerate(params["gaps"]):
+            when += timedelta(days=gap)
+            for j, text in enumerate(lines[2 * i:2 * i + 2]):
+                add_sms(phone, n, text, kind=TYPE_SENT if (i + j) % 2 == 0 else TYPE_INBOX,
+                        when=when + timedelta(minutes=9 * j))
+
+    def first_day(self, phone: Phone, params: dict[str, Any]) -> Any:
+        tid = thread_for(phone, params["number"])
+        row = phone.query_one("SELECT MIN(date) FROM sms WHERE thread_id=?", (tid or -1,))
+        return from_ms(row[0]).date() if row and row[0] else None
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        day = self.first_day(phone, params)
+        return 1.0 if day is not None and date_matches(answer, day) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = open_existing(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        intro = f"Hi! It's {params['first']} from {params['intro']}, great to meet you"
+        if bubble(obs, intro) is None:
+            return scroll_toward(phone, obs, text=intro, resource_id="message_content") or BACK
+        return answer(month_day(self.first_day(phone, params)))
+
+
+@register_task
+class QueryMoreRecentOfTwo(MessagesTemplate):
+    name = "messages_query_more_recent_of_two"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "Who texted me more recently, {name_1} or {name_2}? Answer with the name."
+    goal_phrasings = ("Between {name_1} and {name_2}, whose latest message to me is newer?",
+                      "Could you check which of {name_1} and {name_2} sent me a text most recently?",
+                      "{name_1} or {name_2}: who messaged me last?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = distinct_people(rng, 2)  # a texted me more recently; b's chat is newer only by my own reply
+        a.update(days=rng.randint(2, 4), hour=rng.randint(9, 20))
+        b.update(days=a["days"] + rng.randint(1, 3), hour=rng.randint(9, 20), reply_hours=rng.randint(1, 20))
+        first = rng.random() < 0.5
+        return {"a": a, "b": b, "name_1": (a if first else b)["name"], "name_2": (b if first else a)["name"]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        a, b = params["a"], params["b"]
+        for p in (a, b):
+            fresh_person(phone, p["first"], p["last"], p["number"])
+        day = datetime.combine(phone.now.date(), datetime.min.time())
+        add_sms(phone, a["number"], "Let me know if you need anything else",
+                when=day - timedelta(days=a["days"]) + timedelta(hours=a["hour"]))
+        add_sms(phone, b["number"], "Can you check if the shop is open on Sunday?",
+                when=day - timedelta(days=b["days"]) + timedelta(hours=b["hour"]))
+        add_sms(phone, b["number"], "Sorry, only just saw this! Yes it is", kind=TYPE_SENT,
+                when=phone.now - timedelta(hours=b["reply_hours"]))
+        record_baseline(phone)
+
+    def latest_from(self, phone: Phone, number: str) -> int:
+        tid = thread_for(phone, number)
+        row = phone.query_one("SELECT MAX(date) FROM sms WHERE thread_id=? AND type=?", (tid or -1, TYPE_INBOX))
+        return int(row[0] or 0)
+
+    def winner(self, phone: Phone, params: dict[str, Any]) -> tuple[str, str]:
+        a, b = params["a"], params["b"]
+        if self.latest_from(phone, a["number"]) >= self.latest_from(phone, b["number"]):
+            return a["name"], b["name"]
+        return b["name"], a["name"]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        win, lose = self.winner(phone, params)
+        return 1.0 if answer_matches(answer, win) and not answer_matches(answer, lose) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = open_existing(phone, obs, params["a"]["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return answer(self.winner(phone, params)[0])
+
+
+INCOMING_NEWS = ("The vet said Max is totally fine!", "I just booked the cabin for August",
+                 "Guess who I ran into at the airport", "We got the apartment!!",
+                 "The printer at the office is fixed finally")
+
+
+def clock_answers(dt: datetime) -> list[str]:
+    """How an answer may state the time of ``dt``: "2:47 PM", "2:47pm" or "14:47"."""
+    h12, half = dt.hour % 12 or 12, "AM" if dt.hour < 12 else "PM"
+    return [f"{h12}:{dt.minute:02d} {half}", f"{h12}:{dt.minute:02d}{half.lower()}", f"{dt.hour:02d}:{dt.minute:02d}"]
+
+
+@register_task
+class QueryMessageTime(MessagesTemplate):
+    name = "messages_query_message_time"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "At what time did {name} send me \"{body}\"? Answer with the time of day."
+    goal_phrasings = ("What time was {name}'s text \"{body}\" sent?",
+                      "Could you check when exactly {name} messaged me \"{body}\"? I need the time.",
+                      "Time of {name}'s message \"{body}\"?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return dict(self.person_params(rng), body=rng.choice(INCOMING_NEWS), days=rng.randint(1, 3),
+                    hour=rng.randint(10, 21), minute=rng.randint(0, 59), gap=rng.randint(3, 9),
+                    reply=rng.choice(("No way!", "That's amazing", "Haha love it", "Wow, tell me more")))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n = params["number"]
+        day = datetime.combine(phone.now.date() - timedelta(days=params["days"]), datetime.min.time())
+        when = day + timedelta(hours=params["hour"], minutes=params["minute"])
+        add_sms(phone, n, "Morning! You busy today?", when=when - timedelta(hours=2, minutes=17))
+        add_sms(phone, n, params["body"], when=when)
+        add_sms(phone, n, params["reply"], kind=TYPE_SENT, when=when + timedelta(minutes=params["gap"]))
+        add_sms(phone, n, "I'll tell you everything tomorrow", when=when + timedelta(minutes=2 * params["gap"] + 1))
+
+    def times(self, phone: Phone, params: dict[str, Any]) -> tuple[list[str], list[str]]:
+        """(ways to say the asked message's time, the same for every other message in the chat)."""
+        tid = thread_for(phone, params["number"])
+        right: list[str] = []
+        wrong: list[str] = []
+        for m in phone.query("SELECT body, date, type FROM sms WHERE thread_id=?", (tid or -1,)):
+            hit = m["type"] == TYPE_INBOX and norm_body(m["body"]) == norm_body(params["body"])
+            (right if hit else wrong).extend(clock_answers(from_ms(m["date"])))
+        return right, [w for w in wrong if w not in right]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        right, wrong = self.times(phone, params)
+        ok = any(answer_matches(answer, t) for t in right) and not any(answer_matches(answer, t) for t in wrong)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = open_existing(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        if bubble(obs, params["body"]) is None:
+            return scroll_toward(phone, obs, text=params["body"], resource_id="message_content") or BACK
+        return answer(self.times(phone, params)[0][0])
+
+
+# word -> texts mentioning it
+MENTIONS = {"pizza": ("Want to get pizza tonight?", "Pizza at my place on Friday", "I already ordered the pizza",
+                      "That pizza place downtown closed", "Save me a slice of pizza!"),
+            "tickets": ("Did you get the tickets?", "The tickets are in my email", "Tickets sold out in an hour",
+                        "I can print the tickets at work", "How much were the tickets?"),
+            "umbrella": ("Take an umbrella, it's pouring", "I left my umbrella at your place",
+                         "Is that your umbrella in my car?", "Bring the big umbrella to the beach"),
+            "charger": ("Can I borrow your charger?", "My charger is in the kitchen drawer",
+                        "Forgot my charger again", "Found your charger under the couch")}
+
+
+@register_task
+class QueryMentionCount(MessagesTemplate):
+    name = "messages_query_mention_count"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("How many of my text messages mention \"{word}\"? Count every message with that word, "
+                     "sent or received, in all conversations.")
+    goal_phrasings = ("Across all my chats, how many texts contain the word \"{word}\"? Mine and theirs both count.",
+                      "Could you count the messages in Messages that mention \"{word}\"? Just the number.",
+                      "Number of texts (any conversation, either direction) with \"{word}\" in them?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        word = rng.choice(sorted(MENTIONS))
+        texts = rng.sample(MENTIONS[word], rng.randint(2, 4))
+        people = distinct_people(rng, 2)
+        return {"word": word, "count": len(texts), "people": people,
+                "plan": [[rng.randrange(2), t, rng.choice((TYPE_INBOX, TYPE_SENT)), rng.randint(2, 200)]
+                         for t in texts]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for m in phone.query("SELECT _id, thread_id FROM sms WHERE body LIKE ?", (f"%{params['word']}%",)):
+            phone.execute("DELETE FROM sms WHERE _id=?", (m["_id"],))
+            refresh_thread(phone, m["thread_id"])
+        for p in params["people"]:
+            fresh_person(phone, p["first"], p["last"], p["number"])
+            seed_thread(phone, p["number"], unread=False, days=9)
+        for who, text, kind, hours in params["plan"]:
+            add_sms(phone, params["people"][who]["number"], text, kind=kind, when=phone.now - timedelta(hours=hours))
+        record_baseline(phone)
+
+    def count(self, phone: Phone, params: dict[str, Any]) -> int:
+        word = params["word"].lower()
+        return sum(1 for m in phone.query("SELECT body FROM sms") if word in m["body"].lower())
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        n = self.count(phone, params)
+        return 1.0 if n == params["count"] and only_numbers(answer) == {str(n)} else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, [("main", {"desc": "Search"}), ("search", None)])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        scr = phone.screen
+        assert scr is not None
+        if scr.fields.get("query") != params["word"]:
+            return type_into(obs, params["word"], resource_id="search_text") or BACK
+        return answer(str(self.count(phone, params)))
+
+
+@register_task
+class MarkTodayRead(MessagesTemplate):
+    name = "messages_mark_read_only_today"
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("Mark as read only the unread conversations that got a new message today. Older unread "
+                     "conversations should stay unread.")
+    goal_phrasings = (("I've dealt with today's texts: mark today's unread chats as read, but leave the unread "
+                      "ones from earlier days alone."),
+                      ("Could you mark the conversations with messages from today as read? Anything unread from "
+                       "before today stays unread."),
+                      "Today's unread conversations -> read; earlier unread ones unchanged.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, rng.choice((4, 5)))
+        n_today = rng.choice((2, 2, 3)) if len(people) == 5 else 2
+        for i, p in enumerate(people):
+            p["today"] = i < n_today
+            p["minutes"] = rng.randint(15, 280) if p["today"] else rng.randint(1, 5) * 1440 + rng.randint(0, 600)
+        rng.shuffle(people)
+        return {"people": people}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for t in phone.query("SELECT _id FROM threads"):
+            mark_thread_read(phone, t["_id"])
+        for p in params["people"]:
+            fresh_person(phone, p["first"], p["last"], p["number"])
+            when = phone.now - timedelta(minutes=p["minutes"])
+            add_sms(phone, p["number"], "Hey, quick question", when=when - timedelta(minutes=3), read=False)
+            add_sms(phone, p["number"], "Call me when you can", when=when, read=False)
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        old = [p["number"] for p in params["people"] if not p["today"]]
+        tids = [thread_for(phone, n) for n in old]
+        unread = phone.query("SELECT DISTINCT thread_id FROM sms WHERE read=0")
+        count = phone.query_one("SELECT COUNT(*) FROM threads")[0]
+        ok = None not in tids and {r[0] for r in unread} == set(tids) and \
+            all(thread_unread(phone, n) for n in old) and count == baseline(phone, "threads") and \
+            not new_sent(phone)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        left = [p for p in params["people"] if p["today"] and thread_unread(phone, p["number"])]
+        if not left:
+            raise TaskError("oracle: today's conversations are read but the task is not done")
+        return select_row(phone, obs, left[0]["number"]) or click(obs, desc="Mark as read") or BACK
+
+
+@register_task
+class DeleteThreadMessagesBefore(MessagesTemplate):
+    name = "messages_delete_thread_messages_before_date"
+    complexity = 4
+    optimal_steps = 15
+    goal_template = ("In my chat with {name}, delete every message from before {date_text}. Keep the messages "
+                     "from {date_text} onwards.")
+    goal_phrasings = (("Trim my conversation with {name}: remove the texts older than {date_text}, keep {date_text} "
+                      "and later."),
+                      ("Could you delete the messages in {name}'s chat that were sent before {date_text}? Don't "
+                       "delete the conversation, and leave anything from {date_text} on."),
+                      "{name} chat: delete everything dated before {date_text}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cut_back = rng.randint(3, 8)
+        cutoff = DEFAULT_NOW.date() - timedelta(days=cut_back)
+        lines = [t for pair in rng.sample(HISTORY, 3) for t in pair]
+        return dict(self.person_params(rng), cutoff=cutoff.isoformat(), date_text=month_day(cutoff),
+                    offsets=[cut_back + rng.randint(6, 9), cut_back + rng.randint(1, 4), cut_back,
+                             rng.randint(0, cut_back - 1)], lines=lines, hour=rng.randint(9, 18))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n, today = params["number"], datetime.combine(phone.now.date(), datetime.min.time())
+        plan = [(0, 0), (0, 1), (1, 2), (1, 3), (2, 4), (3, 5)]  # (which day, which line): 4 old texts, 2 kept
+        for i, (d, k) in enumerate(plan):
+            when = today - timedelta(days=params["offsets"][d]) + timedelta(hours=params["hour"], minutes=7 * k)
+            if when > phone.now - timedelta(minutes=5):
+                when = phone.now - timedelta(minutes=30 - k)
+            add_sms(phone, n, params["lines"][k], kind=TYPE_SENT if i % 2 else TYPE_INBOX, when=when)
+
+    def limit(self, params: dict[str, Any]) -> int:
+        return to_ms(datetime.combine(date.fromisoformat(params["cutoff"]), datetime.min.time()))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before = {r[0]: r for r in baseline_rows(phone, self, params, "SELECT _id, address, date, type FROM sms")}
+        after = {r["_id"]: r["type"] for r in phone.query("SELECT _id, type FROM sms")}
+        want_gone = {i for i, r in before.items()
+                     if normalize_number(r[1]) == normalize_number(params["number"]) and r[2] < self.limit(params)}
+        ok = len(want_gone) == 4 and set(after) == set(before) - want_gone and \
+            all(after[i] == before[i][3] for i in after)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        tid = thread_for(phone, params["number"])
+        row = phone.query_one("SELECT _id, body FROM sms WHERE thread_id=? AND date<? ORDER BY date DESC, _id DESC",
+                              (tid or -1, self.limit(params)))
+        if row is None:
+            raise TaskError("oracle: the old messages are gone but the task is not done")
+        return delete_sms_row(phone, obs, params["number"], row["_id"], row["body"])

@@ -1236,3 +1236,262 @@ class QueryNoteMentioning(NoteTask):
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         return open_note(phone, obs, params["note"], params["folder"]) or answer(params["note"])
+
+
+# ---- round 4: reordering lines, sweeping empty notes, folder indexes, bulk renames, comparing notes ----
+def list_body(title: str, items: list[str]) -> str:
+    """A Markdown list note: a heading, then one ``- item`` line per item."""
+    return f"# {title}\n" + "\n".join(f"- {x}" for x in items)
+
+
+@register_task
+class SortNoteLines(NoteTask):
+    name = "notes_sort_list_alphabetically"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("In my Markor note \"{note}\", put the list items in alphabetical order; keep the heading "
+                     "line at the top.")
+    goal_phrasings = (
+        "Could you alphabetize the items of the list in my Markor note \"{note}\"? The title stays first.",
+        "Markor, \"{note}\": reorder the list A to Z, heading unchanged.",
+        "Sort the lines of my \"{note}\" list in Markor alphabetically (leave the heading where it is).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        items = rng.sample(GROCERIES, rng.randint(4, 6))
+        while items == sorted(items):
+            rng.shuffle(items)
+        return {"note": rng.choice(("Market run", "Pantry restock", "Groceries", "Shopping for Sunday")),
+                "items": items}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["note"] + ".md", list_body(params["note"], params["items"]))
+
+    def target(self, params: dict[str, Any]) -> str:
+        return list_body(params["note"], sorted(params["items"]))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if same_text(one_note(phone, params["note"]), self.target(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return open_note(phone, obs, params["note"]) or edit_text(phone, obs, self.target(params))
+
+
+@register_task
+class DeleteEmptyNotes(NoteTask):
+    name = "notes_delete_empty_notes"
+    complexity = 3
+    optimal_steps = 11
+    goal_template = ("In Markor, delete every empty note (0 B) in the folder \"{folder}\"; keep the notes "
+                     "that have text, and leave other folders alone.")
+    goal_phrasings = (
+        "Clean out the blank notes from my Markor folder \"{folder}\" (the ones of size 0 B); the rest stay.",
+        "Could you remove all the empty files in \"{folder}\" in Markor? Notes with content must stay.",
+        "Markor folder \"{folder}\": delete the 0-byte notes only.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(NOTE_NAMES, 6)
+        n_empty = rng.randint(2, 3)
+        texts = rng.sample(TEXTS, 5 - n_empty)
+        return {"folder": rng.choice(FOLDERS), "empty": names[:n_empty],
+                "full": [[n, t] for n, t in zip(names[n_empty:5], texts)], "outside": names[5]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = note_path(params["folder"])
+        if st.exists(phone, d):
+            st.delete(phone, d, recursive=True)
+        for name in params["empty"]:
+            write_note(phone, name + ".md", "", params["folder"])
+        for name, text in params["full"]:
+            write_note(phone, name + ".md", text, params["folder"])
+        write_note(phone, params["outside"] + ".md", "")  # empty too, but in the Markor root: it stays
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        d = note_path(params["folder"])
+        names = sorted(e.name for e in st.list_dir(phone, d, show_hidden=True)) if st.is_dir(phone, d) else None
+        ok = names == sorted(n + ".md" for n, _ in params["full"]) and \
+            all(same_text(one_note(phone, n, params["folder"]), t) for n, t in params["full"]) and \
+            one_note(phone, params["outside"]) == ""
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        left = [n for n in params["empty"] if notes_named(phone, n, params["folder"])]
+        if not left:  # changed in some other way: nothing this oracle can repair from here
+            return COMPLETE
+        return delete_action(phone, obs, notes_named(phone, left[0], params["folder"])[0].name, params["folder"])
+
+
+@register_task
+class WriteFolderIndex(NoteTask):
+    name = "notes_write_folder_index"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("In the Markor folder \"{folder}\", create a note \"{index}\" that lists the names of the "
+                     "other notes in that folder, one per line, in alphabetical order.")
+    goal_phrasings = (
+        ("Make me a table of contents for my Markor folder \"{folder}\": a new note \"{index}\" in it with "
+         "the names of all the other notes there, A to Z, one per line."),
+        ("Could you add a note called \"{index}\" to \"{folder}\" in Markor that names every other note in "
+         "that folder (alphabetically, one name per line)?"),
+        "Markor: new note \"{index}\" inside \"{folder}\" listing that folder's other notes A-Z, one per line.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"folder": rng.choice(FOLDERS), "index": rng.choice(("Index", "Contents", "Overview")),
+                "notes": rng.sample(NOTE_NAMES, rng.randint(3, 4))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = note_path(params["folder"])
+        if st.exists(phone, d):
+            st.delete(phone, d, recursive=True)
+        for name in params["notes"]:
+            write_note(phone, name + ".md", f"# {name}", params["folder"])
+        for e in notes_named(phone, params["index"]):
+            st.delete(phone, e.path)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        d = note_path(params["folder"])
+        if not st.is_dir(phone, d):
+            return 0.0
+        others = sorted(e.name for e in st.list_dir(phone, d, show_hidden=True)
+                        if stem(e.name) != params["index"])
+        lines = [without_ext(x) or "" for x in note_lines(one_note(phone, params["index"], params["folder"]))]
+        ok = others == sorted(n + ".md" for n in params["notes"]) and \
+            [x.strip() for x in lines] == sorted(n.lower() for n in params["notes"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        text = "\n".join(sorted(params["notes"]))
+        if notes_named(phone, params["index"], params["folder"]):
+            return open_note(phone, obs, params["index"], params["folder"]) or edit_text(phone, obs, text)
+        return to_folder(phone, obs, params["folder"]) or new_item(phone, obs, params["index"], folder=False)
+
+
+@register_task
+class PrefixNotesInFolder(NoteTask):
+    name = "notes_prefix_folder_notes"
+    complexity = 3
+    optimal_steps = 13
+    goal_template = ("In Markor, rename every note in the folder \"{folder}\" so its name starts with "
+                     "\"{prefix}\" (for example \"{example}\" becomes \"{prefix}{example}\"); notes elsewhere "
+                     "keep their names.")
+    goal_phrasings = (
+        ("Could you put \"{prefix}\" in front of the name of each note in my Markor folder \"{folder}\"? "
+         "So \"{example}\" turns into \"{prefix}{example}\"; don't rename anything outside it."),
+        ("Markor folder \"{folder}\": prefix all the note names with \"{prefix}\" (\"{example}\" -> "
+         "\"{prefix}{example}\")."),
+        ("Add \"{prefix}\" to the start of every note name inside \"{folder}\" in Markor, like "
+         "\"{prefix}{example}\" for \"{example}\"."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(NOTE_NAMES, rng.randint(2, 3) + 1)
+        return {"folder": rng.choice(FOLDERS), "prefix": rng.choice(("2023 ", "Old ", "Done - ", "Archived ")),
+                "notes": names[:-1], "example": names[0], "outside": names[-1]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = note_path(params["folder"])
+        if st.exists(phone, d):
+            st.delete(phone, d, recursive=True)
+        for name in params["notes"]:
+            write_note(phone, name + ".md", f"# {name}", params["folder"])
+        write_note(phone, params["outside"] + ".md", f"# {params['outside']}")  # a root note: keeps its name
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        d = note_path(params["folder"])
+        names = sorted(e.name for e in st.list_dir(phone, d, show_hidden=True)) if st.is_dir(phone, d) else None
+        p = params["prefix"]
+        ok = names == sorted(p + n + ".md" for n in params["notes"]) and \
+            all(same_text(one_note(phone, p + n, params["folder"]), f"# {n}") for n in params["notes"]) and \
+            same_text(one_note(phone, params["outside"]), f"# {params['outside']}")
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        p = params["prefix"]
+        left = [n for n in params["notes"] if st.exists(phone, note_path(n + ".md", params["folder"]))]
+        if not left:  # changed in some other way: nothing this oracle can repair from here
+            return COMPLETE
+        return rename_action(phone, obs, left[0] + ".md", p + left[0] + ".md", params["folder"])
+
+
+@register_task
+class QueryLongerList(NoteTask):
+    name = "notes_query_longer_list"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = ("Which of my Markor notes has more items on its list, \"{a}\" or \"{b}\"? "
+                     "Answer with the note's name.")
+    goal_phrasings = (
+        "Compare my Markor notes \"{a}\" and \"{b}\": which one lists more items?",
+        "Could you tell me whether \"{a}\" or \"{b}\" in Markor is the longer list (more items)?",
+        "Markor: \"{a}\" vs \"{b}\", which list has more entries?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = rng.sample(NOTE_NAMES, 2)
+        n_a, n_b = rng.sample(range(3, 7), 2)
+        return {"a": a, "b": b, "items_a": rng.sample(TEXTS, n_a), "items_b": rng.sample(TEXTS, n_b)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["a"] + ".md", list_body(params["a"], params["items_a"]))
+        write_note(phone, params["b"] + ".md", list_body(params["b"], params["items_b"]))
+
+    def winner(self, params: dict[str, Any]) -> tuple[str, str]:
+        a_wins = len(params["items_a"]) > len(params["items_b"])
+        return (params["a"], params["b"]) if a_wins else (params["b"], params["a"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        win, lose = self.winner(params)
+        said = without_ext(answer)
+        return 1.0 if answer_matches(said, win) and not answer_matches(said, lose) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        # the answer is read off the longer list's editor (its item count beside the other one's)
+        win = self.winner(params)[0]
+        return open_note(phone, obs, win) or answer(win)
+
+
+@register_task
+class QueryCommonItem(NoteTask):
+    name = "notes_query_common_item"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "Which item appears on both of my Markor lists \"{a}\" and \"{b}\"?"
+    goal_phrasings = (
+        "My Markor notes \"{a}\" and \"{b}\" have one item in common. What is it?",
+        "Could you compare the lists \"{a}\" and \"{b}\" in Markor and tell me the item they share?",
+        "Markor: the entry that is in both \"{a}\" and \"{b}\"?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = rng.sample(("Market run", "Pantry restock", "Groceries", "Shopping for Sunday"), 2)
+        items = rng.sample(GROCERIES, 7)
+        common = items[0]
+        only_a, only_b = items[1:4], items[4:7]
+        list_a, list_b = [common, *only_a], [common, *only_b]
+        rng.shuffle(list_a)
+        rng.shuffle(list_b)
+        return {"a": a, "b": b, "common": common, "list_a": list_a, "list_b": list_b}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["a"] + ".md", list_body(params["a"], params["list_a"]))
+        write_note(phone, params["b"] + ".md", list_body(params["b"], params["list_b"]))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        others = [x for x in params["list_a"] + params["list_b"] if x != params["common"]]
+        ok = answer_matches(answer, params["common"]) and not any(answer_matches(answer, x) for x in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return open_note(phone, obs, params["b"]) or answer(params["common"])

@@ -1429,3 +1429,593 @@ class QuerySettingLocation(TaskTemplate):
         if find(obs, text=params["setting"], resource_id="search_result") is None:
             return click_or_scroll(phone, obs, text=params["setting"], resource_id="search_result")
         return answer(params["path"])
+
+
+# ---- round 3: devices told apart by type or state, bulk sliders, conditional and derived answers -------
+# saved Bluetooth devices a set-up may plant (name -> type shown on the device's details page only)
+BT_CATALOG: dict[str, str] = {
+    "Pixel Buds Pro": "headphones", "Bose QC45": "headphones", "Sony WH-1000XM5": "headphones",
+    "Galaxy Buds2": "headphones", "JBL Flip 5": "speaker", "Anker Soundcore 2": "speaker",
+    "Bose SoundLink Flex": "speaker", "Sonos Roam": "speaker", "Galaxy Watch5": "watch",
+    "Fitbit Charge 6": "watch", "Pixel Watch 2": "watch", "Toyota Camry": "car", "Honda Civic": "car",
+    "Ford SYNC": "car", "Logitech K380": "keyboard", "Keychron K2": "keyboard", "MX Master 3S": "mouse",
+}
+
+
+def _of_kind(kind: str) -> list[str]:
+    return [n for n, k in BT_CATALOG.items() if k == kind]
+
+
+def _not_kind(kind: str) -> list[str]:
+    return [n for n, k in BT_CATALOG.items() if k != kind]
+
+
+def _plant_bt(phone: Phone, names: list[str], connected: tuple[str, ...] = ()) -> None:
+    """Replace the saved Bluetooth devices with ``names`` (in this order), ``connected`` ones connected."""
+    phone.execute("DELETE FROM bluetooth_devices")
+    for name in names:
+        phone.execute("INSERT INTO bluetooth_devices(name, type, paired, connected) VALUES(?,?,1,?)",
+                      (name, BT_CATALOG[name], int(name in connected)))
+
+
+def _bt_id(phone: Phone, name: str) -> int:
+    return phone.query_one("SELECT _id FROM bluetooth_devices WHERE name=?", (name,))[0]
+
+
+def _open_bt(phone: Phone, obs: Observation, device_id: int) -> Action | None:
+    """Next action toward the details screen of saved device ``device_id``; None once there, no popup."""
+    scr = phone.screen
+    if phone.foreground == APP and scr is not None and scr.name == "bt_device":
+        return dismiss_popups(phone) if scr.args.get("device_id") == device_id else BACK
+    name = phone.query_one("SELECT name FROM bluetooth_devices WHERE _id=?", (device_id,))[0]
+    return navigate(phone, obs, APP, TO_CONNECTED) or dismiss_popups(phone) or \
+        click_or_scroll(phone, obs, text=name, resource_id="bt_device")
+
+
+def _bt_changes(phone: Phone, tmpl: TaskTemplate, params: dict[str, Any]) -> tuple[list, list, list]:
+    return diff_rows(baseline_rows(phone, tmpl, params, BT_SQL), _bt_rows(phone))
+
+
+def _changed_to(changed: list, want: dict[str, tuple[int, int]]) -> bool:
+    """Exactly the devices in ``want`` changed, each to its (paired, connected)."""
+    got = {new[1]: tuple(new[2:]) for _, new in changed}
+    return got == want and all(old[1] == new[1] for old, new in changed)
+
+
+@register_task
+class QueryBluetoothDeviceOfType(TaskTemplate):
+    name = "settings_query_bluetooth_device_of_type"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Which of my saved Bluetooth devices is a {kind}? Answer with its name."
+    goal_phrasings = (
+        "One of the Bluetooth devices saved on this phone is a {kind}. What is it called?",
+        "Could you check the device types in Bluetooth settings and tell me which saved device is a {kind}?",
+        "Name of the saved Bluetooth device whose type is {kind}?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        kind = rng.choice(("car", "watch", "speaker", "keyboard"))
+        target = rng.choice(_of_kind(kind))
+        others: list[str] = []
+        for name in rng.sample(_not_kind(kind), len(_not_kind(kind))):  # one per other type at most
+            if len(others) < 3 and BT_CATALOG[name] not in {BT_CATALOG[o] for o in others}:
+                others.append(name)
+        names = [target, *others]
+        rng.shuffle(names)
+        return {"kind": kind, "device": target, "others": others, "names": names}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        _plant_bt(phone, params["names"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["device"]) \
+            and not any(answer_matches(answer, o) for o in params["others"])
+        return 1.0 if ok else 0.0  # naming another saved device too is a hedge
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = _open_bt(phone, obs, _bt_id(phone, params["device"]))
+        if step is not None:
+            return step
+        if find(obs, text="Device type") is None:
+            return click_or_scroll(phone, obs, text="Device type")
+        return answer(params["device"])
+
+
+@register_task
+class QueryConnectedBluetoothDevices(TaskTemplate):
+    name = "settings_query_connected_bluetooth_devices"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "Which of my Bluetooth devices are connected to the phone right now? Name all of them."
+    goal_phrasings = (
+        "List every Bluetooth device that's currently connected (not just saved).",
+        "Could you tell me the names of all the devices connected over Bluetooth at the moment?",
+        "Bluetooth: which saved devices show as connected right now? Give me all their names.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(sorted(BT_CATALOG), 5)
+        return {"names": names, "connected": sorted(rng.sample(names, rng.choice((2, 3))))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "bluetooth_on", 1)
+        _plant_bt(phone, params["names"], tuple(params["connected"]))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        # the devices connected when asked: all of them named, none of the merely saved ones
+        idle = [n for n in params["names"] if n not in params["connected"]]
+        ok = all(answer_matches(answer, n) for n in params["connected"]) \
+            and not any(answer_matches(answer, n) for n in idle)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_CONNECTED) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if find(obs, text="Connection preferences") is None:  # the last row: every device seen
+            return click_or_scroll(phone, obs, text="Connection preferences")
+        return answer(" and ".join(params["connected"]))
+
+
+@register_task
+class QueryOpenWifiCount(TaskTemplate):
+    name = "settings_query_open_wifi_count"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "How many of the Wi-Fi networks the phone can see are open, with no password needed?"
+    goal_phrasings = (
+        "Count the open (password-free) Wi-Fi networks in the phone's Wi-Fi list for me.",
+        "Could you check how many available Wi-Fi networks don't need a password?",
+        "Number of open Wi-Fi networks around me right now?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"open": rng.sample(OPEN_SSIDS, rng.randint(1, 4)), "locked": rng.sample(LOCKED_SSIDS, 2)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "wifi_on", 1)
+        phone.put_setting("global", "airplane_mode_on", 0)
+        phone.execute("UPDATE wifi_networks SET security='WPA2' WHERE security='Open'")
+        for ssid in params["open"]:
+            phone.execute("INSERT INTO wifi_networks(ssid, security, signal, saved, connected) "
+                          "VALUES(?, 'Open', 2, 0, 0)", (ssid,))
+        for ssid in params["locked"]:
+            phone.execute("INSERT INTO wifi_networks(ssid, security, signal, saved, connected) "
+                          "VALUES(?, 'WPA3', 3, 0, 0)", (ssid,))
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return str(len(params["open"]))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer is not None and _only_number(answer, self.expected(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_INTERNET) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if not _flag(phone, "global", "wifi_on"):  # switched off by mistake: the list is hidden
+            return click_or_scroll(phone, obs, text="Wi‑Fi")
+        if find(obs, text="Network preferences") is None:  # the last row: every network seen
+            return click_or_scroll(phone, obs, text="Network preferences")
+        return answer(self.expected(params))
+
+
+@register_task
+class FlightModeWithHeadphones(TaskTemplate):
+    name = "settings_flight_mode_with_headphones"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 13
+    goal_template = ("I'm about to board: turn on airplane mode, then switch Bluetooth back on and connect "
+                     "my \"{device}\" so I can still listen to music.")
+    goal_phrasings = (
+        ("Flight mode please, but I want my \"{device}\": airplane mode on, Bluetooth on, \"{device}\" "
+         "connected."),
+        ("Could you put the phone in airplane mode and then connect my \"{device}\" over Bluetooth "
+         "(Bluetooth is off right now)?"),
+        "Airplane mode on, and get my \"{device}\" connected via Bluetooth for the flight.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        device = rng.choice(_of_kind("headphones"))
+        names = [device, *rng.sample(_not_kind("headphones"), 2), rng.choice(
+            [n for n in _of_kind("headphones") if n != device])]
+        rng.shuffle(names)
+        return {"device": device, "names": names}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "airplane_mode_on", 0)
+        phone.put_setting("global", "bluetooth_on", 0)
+        _plant_bt(phone, params["names"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = _bt_changes(phone, self, params)
+        ok = _flag(phone, "global", "airplane_mode_on") and _flag(phone, "global", "bluetooth_on") \
+            and not added and not removed and _changed_to(changed, {params["device"]: (1, 1)})
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if not _flag(phone, "global", "airplane_mode_on"):
+            return navigate(phone, obs, APP, TO_NETWORK) or dismiss_popups(phone) or \
+                click_or_scroll(phone, obs, text="Airplane mode")
+        if not _flag(phone, "global", "bluetooth_on"):
+            return navigate(phone, obs, APP, TO_BLUETOOTH) or dismiss_popups(phone) or \
+                click_or_scroll(phone, obs, text="Use Bluetooth")
+        return _open_bt(phone, obs, _bt_id(phone, params["device"])) or \
+            click(obs, text="Connect", resource_id="btn_connect") or BACK
+
+
+@register_task
+class SwitchBluetoothAudio(TaskTemplate):
+    name = "settings_switch_bluetooth_audio"
+    apps = ("Settings",)
+    complexity = 2
+    optimal_steps = 8
+    goal_template = ("Switch my audio from \"{old}\" to \"{new}\": disconnect \"{old}\" and connect "
+                     "\"{new}\" over Bluetooth.")
+    goal_phrasings = (
+        "Could you disconnect my \"{old}\" and connect my \"{new}\" instead?",
+        ("I want to listen on \"{new}\" now, not \"{old}\". Disconnect the one and connect the other "
+         "(keep both saved)."),
+        "Bluetooth: \"{old}\" off the connection, \"{new}\" connected.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        audio = _of_kind("headphones") + _of_kind("speaker")
+        old, new = rng.sample(audio, 2)
+        others = rng.sample([n for n in BT_CATALOG if n not in (old, new)], 2)
+        names = [old, new, *others]
+        rng.shuffle(names)
+        return {"old": old, "new": new, "names": names, "others_on": rng.choice((0, 1)), "others": others}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "bluetooth_on", 1)
+        # a watch or car may stay connected alongside: it must be left alone
+        keep_on = (params["others"][0],) if params["others_on"] else ()
+        _plant_bt(phone, params["names"], (params["old"], *keep_on))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = _bt_changes(phone, self, params)
+        ok = _flag(phone, "global", "bluetooth_on") and not added and not removed \
+            and _changed_to(changed, {params["old"]: (1, 0), params["new"]: (1, 1)})
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if not _flag(phone, "global", "bluetooth_on"):  # switched off by mistake
+            return navigate(phone, obs, APP, TO_BLUETOOTH) or dismiss_popups(phone) or \
+                click_or_scroll(phone, obs, text="Use Bluetooth")
+        old = phone.query_one("SELECT _id, connected FROM bluetooth_devices WHERE name=?", (params["old"],))
+        if old["connected"]:
+            return _open_bt(phone, obs, old["_id"]) or \
+                click(obs, text="Disconnect", resource_id="btn_connect") or BACK
+        return _open_bt(phone, obs, _bt_id(phone, params["new"])) or \
+            click(obs, text="Connect", resource_id="btn_connect") or BACK
+
+
+@register_task
+class ForgetBluetoothByType(TaskTemplate):
+    name = "settings_forget_bluetooth_by_type"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("Forget every saved Bluetooth device whose type is {kind} (check the device details); "
+                     "keep all my other devices.")
+    goal_phrasings = (
+        "Unpair all the {kind} devices saved in Bluetooth, and only those.",
+        "Could you remove each saved Bluetooth device of type {kind} from the phone? Leave the rest paired.",
+        "Bluetooth clean-up: forget the saved devices listed as {kind} in their details, nothing else.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        kind = rng.choice(("headphones", "speaker"))
+        other = "speaker" if kind == "headphones" else "headphones"
+        targets = rng.sample(_of_kind(kind), 2)
+        keep = [rng.choice(_of_kind(other)), rng.choice(_of_kind(rng.choice(("watch", "car", "keyboard"))))]
+        names = targets + keep
+        rng.shuffle(names)
+        return {"kind": kind, "targets": sorted(targets), "names": names, "bt_on": rng.choice((0, 1))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "bluetooth_on", params["bt_on"])
+        _plant_bt(phone, params["names"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = _bt_changes(phone, self, params)
+        ok = not added and not removed and _changed_to(changed, {n: (0, 0) for n in params["targets"]})
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        ids = {_bt_id(phone, n) for n in params["targets"]}
+        scr, dlg = phone.screen, phone.dialog
+        if dlg is not None and dlg.name == "confirm" and phone.foreground == APP \
+                and dlg.data.get("args", {}).get("device_id") in ids:
+            return click_in(obs, "dialog", text="Forget device") or BACK
+        left = phone.query_one("SELECT _id FROM bluetooth_devices WHERE paired=1 AND name IN (?, ?) "
+                               "ORDER BY name", tuple(params["targets"]))
+        if left is None:  # a wrong device forgotten: the simulator cannot re-pair, nothing more to do
+            return navigate(phone, obs, APP, TO_CONNECTED) or COMPLETE
+        if phone.foreground == APP and scr is not None and scr.name == "bt_device" and dlg is None \
+                and scr.args.get("device_id") in ids:
+            return click_or_scroll(phone, obs, text="Forget", resource_id="btn_forget")
+        return _open_bt(phone, obs, left[0]) or \
+            click_or_scroll(phone, obs, text="Forget", resource_id="btn_forget")
+
+
+SILENT_VOLUMES = ("volume_music", "volume_ring", "volume_alarm", "volume_voice")
+
+
+@register_task
+class SilenceExceptAlarm(TaskTemplate):
+    name = "settings_silence_except_alarm"
+    apps = ("Settings",)
+    complexity = 2
+    optimal_steps = 9
+    goal_template = ("Silence my phone: turn the media volume and the ring & notification volume all the way "
+                     "down, but leave the alarm and call volumes as they are.")
+    goal_phrasings = (
+        ("Could you mute media and ring & notification sounds (both sliders to 0)? Don't touch the alarm or "
+         "call volume."),
+        "Media volume 0, ring & notification volume 0; keep the alarm volume and call volume where they are.",
+        "I'm going into a meeting: put the media and ring volumes at zero, alarm and call volumes unchanged.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"levels": [rng.randint(2, 5), rng.randint(1, 4), rng.randint(2, 6), rng.randint(1, 4)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for name, level in zip(SILENT_VOLUMES, params["levels"]):
+            phone.put_setting("system", name, level)
+
+    def _want(self, params: dict[str, Any]) -> list[int]:
+        return [0, 0, params["levels"][2], params["levels"][3]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        levels = [phone.get_int("system", n, -1) for n in SILENT_VOLUMES]
+        return 1.0 if levels == self._want(params) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = navigate(phone, obs, APP, TO_SOUND) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        labels = ("media volume", "ring & notification volume", "alarm volume", "call volume")
+        for name, want, label in zip(SILENT_VOLUMES, self._want(params), labels):
+            cur = phone.get_int("system", name, 0)
+            if cur != want:
+                verb = "Increase" if cur < want else "Decrease"
+                return click_or_scroll(phone, obs, desc=f"{verb} {label}")
+        return COMPLETE
+
+
+SAVED_SSIDS = ("Home-Upstairs", "Garage_Mesh", "Pixel_Hotspot_42", "Mom&Dad WiFi", "StudioNet", "Cabin-5G")
+
+
+@register_task
+class SwitchToOtherSavedWifi(TaskTemplate):
+    name = "settings_switch_to_other_saved_wifi"
+    apps = ("Settings",)
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("My current Wi-Fi keeps dropping. Switch to the other Wi-Fi network this phone has "
+                     "saved (there are only two saved ones).")
+    goal_phrasings = (
+        "Could you move the phone over to its other saved Wi-Fi network? Only two are saved.",
+        "Connect to whichever saved Wi-Fi network the phone isn't on right now (it has exactly two saved).",
+        "Wi-Fi: leave the current network and join the second saved one.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"ssid": rng.choice(SAVED_SSIDS), "signal": rng.randint(1, 3), "decoy": rng.choice(OPEN_SSIDS),
+                "wifi_on": rng.choice((0, 1, 1))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "wifi_on", params["wifi_on"])
+        phone.put_setting("global", "airplane_mode_on", 0)
+        phone.execute("UPDATE wifi_networks SET saved=connected")  # the seed saves only the connected one
+        phone.execute("INSERT INTO wifi_networks(ssid, security, signal, saved, connected) "
+                      "VALUES(?, 'WPA2', ?, 1, 0)", (params["ssid"], params["signal"]))
+        phone.execute("INSERT INTO wifi_networks(ssid, security, signal, saved, connected) "
+                      "VALUES(?, 'Open', 4, 0, 0)", (params["decoy"],))  # strong and open, but not saved
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        joined = [r[0] for r in phone.query("SELECT ssid FROM wifi_networks WHERE connected=1")]
+        return 1.0 if _flag(phone, "global", "wifi_on") and joined == [params["ssid"]] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = navigate(phone, obs, APP, TO_INTERNET) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if not _flag(phone, "global", "wifi_on"):
+            return click_or_scroll(phone, obs, text="Wi‑Fi")
+        return click_or_scroll(phone, obs, text=params["ssid"], resource_id="wifi_entry")
+
+
+@register_task
+class ForgetConnectedBluetoothDevice(TaskTemplate):
+    name = "settings_forget_connected_bluetooth_device"
+    apps = ("Settings",)
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("Forget the Bluetooth device that is connected right now; leave my other saved devices "
+                     "as they are.")
+    goal_phrasings = (
+        "Whatever is connected over Bluetooth at the moment: unpair it from this phone. Nothing else.",
+        "Could you forget the currently connected Bluetooth device (only that one)?",
+        "Remove the connected Bluetooth device from my saved devices; keep the rest.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(sorted(BT_CATALOG), 4)
+        return {"names": names, "device": rng.choice(names)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "bluetooth_on", 1)
+        _plant_bt(phone, params["names"], (params["device"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = _bt_changes(phone, self, params)
+        ok = not added and not removed and _changed_to(changed, {params["device"]: (0, 0)})
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        did = _bt_id(phone, params["device"])
+        dlg = phone.dialog
+        if dlg is not None and dlg.name == "confirm" and phone.foreground == APP \
+                and dlg.data.get("args", {}).get("device_id") == did:
+            return click_in(obs, "dialog", text="Forget device") or BACK
+        return _open_bt(phone, obs, did) or click(obs, text="Forget", resource_id="btn_forget") or BACK
+
+
+TIMEOUT_MS = dict(TIMEOUTS)
+
+
+@register_task
+class TimeoutByBattery(TaskTemplate):
+    name = "settings_timeout_by_battery"
+    apps = ("Settings",)
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("Check my battery level: if it's below {threshold}%, set the screen timeout to {short}; "
+                     "otherwise set it to {long}.")
+    goal_phrasings = (
+        ("Screen timeout depends on the battery: under {threshold}% make it {short}, at {threshold}% or more "
+         "make it {long}."),
+        ("Could you look at the battery percentage and set the screen timeout to {short} if it's under "
+         "{threshold}%, or to {long} if not?"),
+        "If battery < {threshold}%: screen timeout {short}. Else: screen timeout {long}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        threshold = rng.choice((30, 40, 50, 60))
+        battery = rng.choice([b for b in range(15, 96) if b != threshold])
+        short = rng.choice(("15 seconds", "30 seconds"))
+        long = rng.choice(("2 minutes", "5 minutes", "10 minutes"))
+        start = rng.choice([lbl for lbl, _ in TIMEOUTS if lbl not in (short, long)])
+        return {"threshold": threshold, "battery": battery, "short": short, "long": long, "start": start}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "battery_level", params["battery"])
+        phone.put_setting("system", "screen_off_timeout", TIMEOUT_MS[params["start"]])
+
+    def _label(self, params: dict[str, Any]) -> str:
+        return params["short"] if params["battery"] < params["threshold"] else params["long"]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ms = TIMEOUT_MS[self._label(params)]
+        return 1.0 if phone.get_int("system", "screen_off_timeout") == ms else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if phone.dialog is not None and phone.dialog.name == "choice" and phone.screen \
+                and phone.screen.name == "display":
+            return click_or_scroll(phone, obs, text=self._label(params), class_contains="RadioButton")
+        return navigate(phone, obs, APP, TO_DISPLAY) or dismiss_popups(phone) or \
+            click_or_scroll(phone, obs, text="Screen timeout")
+
+
+RING_WORDS, ALARM_WORDS = {"ring", "ringer", "ringtone", "notification", "notifications"}, {"alarm", "alarms"}
+
+
+@register_task
+class QueryLouderAlarmOrRing(TaskTemplate):
+    name = "settings_query_louder_alarm_or_ring"
+    apps = ("Settings",)
+    kind = "query"
+    optimal_steps = 4
+    goal_template = ("Which is set louder right now: the alarm volume or the ring & notification volume? "
+                     "Answer alarm or ring.")
+    goal_phrasings = (
+        "Is my alarm volume higher than my ring & notification volume, or is the ring one higher? Say which.",
+        "Could you compare the alarm and ring & notification volume sliders and tell me which one is louder?",
+        "Louder right now, alarm or ring & notification volume?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        ring, alarm = rng.sample(range(1, 8), 2)
+        return {"ring": ring, "alarm": alarm, "media": rng.randint(1, 14)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("system", "volume_ring", params["ring"])
+        phone.put_setting("system", "volume_alarm", params["alarm"])
+        phone.put_setting("system", "volume_music", params["media"])
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return "Alarm volume" if params["alarm"] > params["ring"] else "Ring & notification volume"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        tokens = set(normalize_answer(answer))
+        says_alarm, says_ring = bool(tokens & ALARM_WORDS), bool(tokens & RING_WORDS)
+        if says_alarm == says_ring:  # neither, or both (a hedge)
+            return 0.0
+        return 1.0 if says_alarm == (params["alarm"] > params["ring"]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_SOUND) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if find(obs, desc="Alarm volume") is None:
+            return click_or_scroll(phone, obs, desc="Alarm volume")
+        return answer(self.expected(params))
+
+
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+@register_task
+class QueryPhoneWeekday(TaskTemplate):
+    name = "settings_query_phone_weekday"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("The date on this phone was set by hand. What day of the week is it by the phone's "
+                     "date? Answer with the weekday.")
+    goal_phrasings = (
+        "Look at the date in Date & time settings: which weekday is that?",
+        "Could you tell me what day of the week the phone thinks it is (its date is set manually)?",
+        "Phone's date, as a day of the week?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        day = DEFAULT_DAY + timedelta(days=rng.choice([d for d in range(-45, 46) if d % 7]))
+        return {"date": day.isoformat(), "weekday": WEEKDAYS[day.weekday()]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["date"])
+        phone.put_setting("global", "auto_time", 0)
+        phone.now = phone.now.replace(year=d.year, month=d.month, day=d.day)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        named = {w for w in WEEKDAYS if answer_matches(answer, w)}
+        return 1.0 if named == {params["weekday"]} else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_DATETIME) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if find(obs, text="Date") is None:
+            return click_or_scroll(phone, obs, text="Date")
+        return answer(params["weekday"])

@@ -23,7 +23,9 @@ from droidverify.env.sim.apps.todo import (
     current_list,
     due_ms,
     list_id,
+    list_name,
     show_completed,
+    sort_order,
     tasks,
 )
 from droidverify.env.sim.phone import Phone
@@ -1052,3 +1054,306 @@ class QueryDescriptionCode(PlantedTemplate):
         t = find_task(phone, params["title"])
         assert t is not None
         return open_editor(phone, obs, t) or answer(params["code"])
+
+
+# ---- round 4: several tasks at once, copying a task, view settings, a new list for old tasks, due questions ----
+NEW_GROCERIES = ("Lemons", "Basil", "Oat milk", "Frozen peas", "Dark chocolate", "Rice noodles", "Parmesan")
+
+
+@register_task
+class AddSeveralTasks(TodoTemplate):
+    name = "todo_add_several_tasks"
+    complexity = 3
+    optimal_steps = 13
+    goal_template = "In Tasks, add these three items to my {list} list, each as its own task: {items}."
+    goal_phrasings = (
+        "Put {items} on my {list} list in the Tasks app, one task per item.",
+        "Could you add three to-dos to {list}: {items}?",
+        "Tasks app, {list} list: new tasks {items} (three separate tasks).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        chosen = rng.sample(NEW_GROCERIES, 3)
+        return {"list": "Groceries", "titles": chosen, "items": f"{chosen[0]}, {chosen[1]} and {chosen[2]}"}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for title in params["titles"]:
+            phone.execute("DELETE FROM todo_tasks WHERE lower(title) = lower(?)", (title,))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = task_diff(phone, self, params)
+        lid = list_id(phone, params["list"])
+        ok = (not removed and not changed and lists_unchanged(phone, self, params)
+              and sorted(norm(r[2]) for r in added) == sorted(norm(t) for t in params["titles"])
+              and all(row_matches(r, list_id=lid, completed=0, notes="", due=0) for r in added))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        wanted = {norm(t) for t in params["titles"]}
+        made = [t for t in tasks(phone) if norm(t["title"]) in wanted]
+        misplaced = [t for t in made if t["list"] != params["list"]]
+        if misplaced:  # added to another list by mistake: fix it in its editor
+            return open_editor(phone, obs, misplaced[0]) or fill_editor(phone, obs, list_name=params["list"])
+        have = {norm(t["title"]) for t in made}
+        missing = [t for t in params["titles"] if norm(t) not in have]
+        if not missing:
+            return COMPLETE
+        if in_editor(phone, None):
+            return fill_editor(phone, obs, title=missing[0], list_name=params["list"])
+        return to_list(phone, obs, params["list"]) or click(obs, desc="Create new task") or BACK
+
+
+@register_task
+class CopyTaskToList(PlantedTemplate):
+    name = "todo_copy_task_to_list"
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("In Tasks, make a copy of my task \"{title}\" in the {dest} list with the same name, "
+                     "description, due date and priority; the original stays in {list}.")
+    goal_phrasings = (
+        ("Could you duplicate the to-do \"{title}\" from {list} into my {dest} list? Same title, description, "
+         "due date and priority, and keep the original."),
+        "Tasks app: copy \"{title}\" ({list}) to {dest}, all of its details included; don't move the original.",
+        ("I want \"{title}\" on my {dest} list too. Add an identical task there (description, due date, "
+         "priority) and leave the one in {list} as it is."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = self.base(rng)
+        if not p["due"]:
+            p["due"] = (TODAY + timedelta(days=rng.randint(3, 25))).isoformat()
+        p["dest"] = rng.choice([n for n in ERRAND_LISTS if n != p["list"]])
+        p["notes"] = rng.choice(NOTES)
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        super().setup(phone, params)
+        phone.execute("UPDATE todo_tasks SET notes = ? WHERE title = ?", (params["notes"], params["title"]))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = task_diff(phone, self, params)
+        ok = (len(added) == 1 and not removed and not changed and lists_unchanged(phone, self, params)
+              and row_matches(added[0], title=params["title"], notes=params["notes"],
+                              due=due_ms(date.fromisoformat(params["due"])), priority=prio(params["priority"]),
+                              list_id=list_id(phone, params["dest"]), completed=0))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        values = {"title": params["title"], "notes": params["notes"], "due": date.fromisoformat(params["due"]),
+                  "priority": prio(params["priority"])}
+        copies = [t for t in tasks(phone) if norm(t["title"]) == norm(params["title"]) and t["list"] == params["dest"]]
+        if copies:  # made already but not right yet: fix it in its editor
+            return open_editor(phone, obs, copies[0]) or fill_editor(phone, obs, **values)
+        if in_editor(phone, None):
+            return fill_editor(phone, obs, list_name=params["dest"], **values)
+        return to_list(phone, obs, params["dest"]) or click(obs, desc="Create new task") or BACK
+
+
+VIEW_SORTS = (("priority", "By priority", "by priority"), ("title", "Alphabetical", "alphabetically"),
+              ("created", "By creation date", "by creation date"))
+
+
+@register_task
+class SortAndShowCompleted(TodoTemplate):
+    name = "todo_sort_and_show_completed"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "In Tasks, sort my tasks {sort_text} and make completed tasks show up in the list too."
+    goal_phrasings = (
+        "Change the Tasks app so the list is sorted {sort_text} and finished to-dos are visible as well.",
+        "Could you set Tasks to order tasks {sort_text}? I also want to see the completed ones.",
+        "Tasks view settings: sort {sort_text}, show completed tasks.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        key, label, text = rng.choice(VIEW_SORTS)
+        return {"sort": key, "sort_label": label, "sort_text": text}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("INSERT OR REPLACE INTO todo_prefs(name, value) VALUES('sort', 'due')")
+        phone.execute("INSERT OR REPLACE INTO todo_prefs(name, value) VALUES('show_completed', '0')")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = task_diff(phone, self, params)
+        ok = (sort_order(phone) == params["sort"] and show_completed(phone) and not added and not removed
+              and not changed and lists_unchanged(phone, self, params))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        scr = phone.screen
+        here = list_name(phone, current_list(phone, scr)) if phone.foreground == KEY and scr is not None \
+            and scr.name == "main" else "Inbox"
+        if sort_order(phone) != params["sort"]:
+            dlg = phone.dialog
+            if phone.foreground == KEY and dlg is not None and dlg.name == "choice" \
+                    and dlg.data.get("on_ok") == "set_sort":
+                return click_in(obs, "dialog", text=params["sort_label"]) or BACK
+            return via_menu(phone, obs, here, "Sort")
+        if not show_completed(phone):
+            return via_menu(phone, obs, here, "Show completed")
+        return COMPLETE  # changed in some other way: nothing this oracle can repair from here
+
+
+def create_list_step(phone: Phone, obs: Observation, name: str) -> Action:
+    """Next action toward a new list ``name`` made from the drawer's "New list"."""
+    dlg = phone.dialog
+    if phone.foreground == KEY and dlg is not None and dlg.name == "text_input" and dlg.data.get("on_ok") == "create_list":
+        if dlg.data.get("fields", {}).get("value", "") != name:
+            return type_in(obs, name, resource_id="edit") or BACK
+        return click_in(obs, "dialog", text="Create") or BACK
+    scr = phone.screen
+    if phone.foreground == KEY and scr is not None and scr.name == "main" and scr.state.get("drawer") \
+            and dlg is None and not phone.menu_open:
+        return click_or_scroll(phone, obs, resource_id="new_list")
+    if phone.foreground == KEY and scr is not None and scr.name == "main" and dlg is None and not phone.menu_open \
+            and scr.state.get("selected") is None:
+        return click(obs, desc="Open navigation drawer") or BACK
+    return to_list(phone, obs, "Inbox") or BACK
+
+
+@register_task
+class NewListForTasks(TodoTemplate):
+    name = "todo_new_list_for_tasks"
+    complexity = 3
+    optimal_steps = 14
+    goal_template = ("In Tasks, create a new list \"{new_list}\" and move \"{first}\" and \"{second}\" from my "
+                     "{list} list into it.")
+    goal_phrasings = (
+        ("Could you start a list called \"{new_list}\" in the Tasks app and put my {list} tasks \"{first}\" and "
+         "\"{second}\" in it?"),
+        "New list \"{new_list}\": move \"{first}\" and \"{second}\" there from {list}; the rest of {list} stays.",
+        ("Tasks app: \"{first}\" and \"{second}\" belong in their own list. Make a \"{new_list}\" list and move "
+         "both of them out of {list} into it."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, second, other = rng.sample(NEW_TITLES, 3)
+        return {"new_list": rng.choice(NEW_LISTS), "list": rng.choice(ERRAND_LISTS), "first": first,
+                "second": second, "other": other}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, key in enumerate(("first", "other", "second")):  # the one that stays sits between them
+            phone.execute("DELETE FROM todo_tasks WHERE title = ?", (params[key],))
+            add_task(phone, params["list"], params[key], due=TODAY + timedelta(days=8 + i))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        lists_before = baseline_rows(phone, self, params, LIST_SQL)
+        lists_now = [tuple(r) for r in phone.query(LIST_SQL)]
+        new = [r for r in lists_now if r not in lists_before]
+        if len(lists_now) != len(lists_before) + 1 or len(new) != 1 or norm(new[0][1]) != norm(params["new_list"]):
+            return 0.0
+        before = baseline_rows(phone, self, params, TASK_SQL)
+        ids = {r[0] for r in before if r[2] in (params["first"], params["second"])}
+        added, removed, changed = task_diff(phone, self, params)
+        if added or removed or {old[0] for old, _ in changed} != ids:
+            return 0.0
+        for old, row in changed:
+            keep = {c: old[i] for i, c in enumerate(COLS) if c != "list_id"}
+            if not (row_matches(row, list_id=new[0][0]) and row_matches(row, **keep)):
+                return 0.0
+        return 1.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if list_id(phone, params["new_list"]) is None:
+            return create_list_step(phone, obs, params["new_list"])
+        left = [t for key in ("first", "second") for t in tasks(phone, "t.title = ?", (params[key],))
+                if t["list"] != params["new_list"]]
+        wrong = [t for t in tasks(phone, "t.title = ?", (params["other"],)) if t["list"] != params["list"]]
+        if not left and not wrong:
+            return COMPLETE  # changed in some other way: nothing this oracle can repair from here
+        t, dest = (left[0], params["new_list"]) if left else (wrong[0], params["list"])
+        dlg = phone.dialog
+        if phone.foreground == KEY and dlg is not None and dlg.name == "choice" \
+                and dlg.data.get("on_ok") == "move_task" and dlg.data.get("args", {}).get("task_id") == t["_id"]:
+            return click_in(obs, "dialog", text=dest) or BACK
+        return select_task(phone, obs, t) or click(obs, desc="Move to list") or BACK
+
+
+@register_task
+class QueryEarliestDue(QueryTemplate):
+    name = "todo_query_earliest_due"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = ("Which open task in my {list} list in Tasks is due soonest? "
+                     "Answer with the task name.")
+    goal_phrasings = (
+        "In the Tasks app, what's the next deadline in {list}? Tell me the unfinished task due first.",
+        "Could you check which not-yet-done {list} task has the earliest due date?",
+        "Tasks, {list} list: open task with the nearest due date?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        lst, other = rng.sample(ERRAND_LISTS, 2)
+        title = rng.choice(NEW_TITLES)
+        done, elsewhere, later = rng.sample(FILLERS, 3)
+        return {"list": lst, "other_list": other, "title": title, "days": rng.randint(1, 5), "done": done,
+                "elsewhere": elsewhere, "later": later}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        due = TODAY + timedelta(days=params["days"])
+        lid = list_id(phone, params["list"])
+        # every other open task of the list with a due date moves after the answer's
+        phone.execute("UPDATE todo_tasks SET due = ? WHERE list_id = ? AND completed = 0 AND due > 0 AND due <= ?",
+                      (due_ms(due + timedelta(days=4)), lid, due_ms(due)))
+        add_task(phone, params["list"], params["title"], due=due)
+        add_task(phone, params["list"], params["later"], due=due + timedelta(days=1), priority=0)
+        add_task(phone, params["list"], params["done"], due=due - timedelta(days=2), completed=True)  # done
+        add_task(phone, params["other_list"], params["elsewhere"], due=due - timedelta(days=1))  # other list
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        others = [params["done"], params["elsewhere"], params["later"]]
+        ok = answer_matches(answer, params["title"]) and not any(answer_matches(answer, o) for o in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_list(phone, obs, params["list"]) or answer(params["title"])
+
+
+@register_task
+class QueryDueBy(QueryTemplate):
+    name = "todo_query_due_by"
+    complexity = 3
+    optimal_steps = 4
+    goal_template = ("Which open tasks in my {list} list in Tasks are due on or before {due_text}? "
+                     "List them all.")
+    goal_phrasings = (
+        "What do I have to get done in {list} by {due_text}? Name every unfinished task due by then.",
+        "Could you list the not-yet-done tasks in my {list} list with a due date no later than {due_text}?",
+        "Tasks app, {list}: all open tasks due {due_text} or earlier?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cut = TODAY + timedelta(days=rng.randint(3, 6))
+        titles = rng.sample(NEW_TITLES, 4)
+        n = rng.randint(2, 3)
+        span = (cut - TODAY).days
+        due = [[t, d] for t, d in zip(titles[:n], rng.sample(range(-2, span + 1), n))]
+        late, done = rng.sample(FILLERS, 2)
+        return {"list": rng.choice(ERRAND_LISTS), "cut": cut.isoformat(), "due_text": say_day(cut), "due": due,
+                "late": late, "done": done}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        cut = date.fromisoformat(params["cut"])
+        lid = list_id(phone, params["list"])
+        phone.execute("UPDATE todo_tasks SET due = ? WHERE list_id = ? AND completed = 0 AND due > 0 AND due <= ?",
+                      (due_ms(cut + timedelta(days=5)), lid, due_ms(cut)))
+        for title, days in params["due"]:
+            add_task(phone, params["list"], title, due=TODAY + timedelta(days=days))
+        add_task(phone, params["list"], params["late"], due=cut + timedelta(days=1))  # one day too late
+        add_task(phone, params["list"], params["done"], due=cut - timedelta(days=1), completed=True)  # done
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = all(answer_matches(answer, t) for t, _ in params["due"]) and \
+            not any(answer_matches(answer, o) for o in (params["late"], params["done"]))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_list(phone, obs, params["list"]) or answer("; ".join(t for t, _ in params["due"]))
