@@ -1388,19 +1388,9 @@ class StarByNumber(TaskTemplate):
                       "Could you find the contact with the phone number {number} and mark them as a favorite?",
                       "Favorite the person with number {number}.")
 
-    def generate_params(self, rng: random.Random) -> dict[str, Any]:
-        (a1, a2), (b1, b2) = two_people(rng)
-        number = random_number(rng)
-        return {"name": f"{a1} {a2}", "number": number, "decoy": f"{b1} {b2}",
-                "decoy_number": similar_number(rng, number)}
-
-    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
-        for key, num in (("decoy", "decoy_number"), ("name", "number")):
-            remove_contacts_with_number(phone, params[num])
-            remove_contacts_named(phone, params[key])
-        for key, num in (("decoy", "decoy_number"), ("name", "number")):
-            first, last = params[key].split(" ", 1)
-            put_contact(phone, first, last, number=params[num])
+    # the same owner and look-alike-number decoy as the number lookup
+    generate_params = QueryNameByNumber.generate_params
+    setup = QueryNameByNumber.setup
 
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         c = only(phone, params["name"])
