@@ -21,6 +21,7 @@ import json
 import math
 import os
 import random
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -134,17 +135,40 @@ class CompactConfig:
 
 @dataclass
 class Example:
-    """A record as the compact scorer sees it."""
+    """A record as the compact scorer sees it. Held packed (candidates as JSON, each step's numbers
+    as one float32 matrix, strings interned): tens of thousands of them are in memory at once."""
 
     record_id: str
     view: StepView
-    candidates: list[Action]
+    candidate_json: tuple[str, ...]
     correct: set[int]  # expanded indices that are right (empty: the labelled value was not proposed)
     positive: int | None  # the expanded index of the record's positive, when covered
     kind: str  # the positive's action type
     split: str
     task_id: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def candidates(self) -> list[Action]:
+        return [Action.model_validate_json(c) for c in self.candidate_json]
+
+
+def pack_view(view: StepView) -> StepView:
+    """``view`` with its numbers in one float32 matrix (a row per candidate) and its strings interned,
+    in place: a step's numbers as Python floats cost ~5x more memory, and screens repeat strings.
+    The scorer reads float32 anyway, so scores do not change."""
+    import sys
+
+    import numpy as np
+
+    if view.candidates:
+        rows = np.asarray([c.numeric for c in view.candidates], np.float32)
+        for c, row in zip(view.candidates, rows):
+            c.numeric = row
+            c.text, c.context, c.value = sys.intern(c.text), sys.intern(c.context), sys.intern(c.value)
+    view.goal = sys.intern(view.goal)
+    view.memory = [sys.intern(m) for m in view.memory]
+    return view
 
 
 def _value(a: Action) -> str | None:
@@ -215,13 +239,20 @@ def record_example(rec: VerifierStepRecord, apps: Sequence[str] | None, content:
     descriptions = [describe_action(c, elements) for c in cands]
     view = step_view(rec.goal, rec.memory, elements, cands, descriptions, version=feature_version)
     kind = Action.model_validate_json(rec.candidates[rec.positive]).action_type
-    return Example(rec.record_id, view, cands, correct, positive, kind, rec.split, rec.task_id)
+    return Example(rec.record_id, pack_view(view), tuple(sys.intern(c.to_json()) for c in cands), correct,
+                   positive, kind, rec.split, rec.task_id)
 
 
 def examples_of(records: Sequence[VerifierStepRecord], apps: Sequence[str] | None, content: str = "select",
                 feature_version: int = FEATURE_VERSION) -> list[Example]:
     """Records as the scorer sees them, in this process."""
     return [record_example(r, apps, content, feature_version) for r in records]
+
+
+def _reintern(ex: Example) -> Example:
+    pack_view(ex.view)
+    ex.candidate_json = tuple(sys.intern(c) for c in ex.candidate_json)
+    return ex
 
 
 def step_loss(scores: Any, correct: list[set[int]], positive: list[int | None], kind: str,
@@ -387,13 +418,15 @@ class CompactTrainer:
                                  feature_version=self.config.feature_version)
         with concurrent.futures.ProcessPoolExecutor(self.config.workers,
                                                     mp_context=multiprocessing.get_context("spawn")) as pool:
-            return [ex for part in pool.map(work, chunks) for ex in part]
+            # each chunk arrives with its own copies of the strings: intern them again here
+            return [_reintern(ex) for part in pool.map(work, chunks) for ex in part]
 
     def load_data(self) -> None:
         t0 = time.perf_counter()
         train_records, swapped = with_name_swaps(read_records(self.config.train_file), self.config.name_swaps,
                                                  self.config.seed)
         train = self.examples(train_records)
+        del train_records  # the screens' XML is ~40 KB a record: not kept while embedding
         ev: list[Example] = []
         if self.config.eval_file:
             recs = read_records(self.config.eval_file)
@@ -683,6 +716,7 @@ def template_folds(task_ids: Sequence[str], k: int) -> dict[str, int]:
 
 def _stack_tensors(scores: Sequence[Sequence[float]], examples: Sequence[Example]) -> tuple[Any, Any, Any, Any]:
     """Held-out scores, numbers, presence and right-answer masks, padded to [records, candidates]."""
+    import numpy as np
     import torch
 
     n = max(len(row) for row in scores)
@@ -694,7 +728,7 @@ def _stack_tensors(scores: Sequence[Sequence[float]], examples: Sequence[Example
     for i, (row, ex) in enumerate(zip(scores, examples)):
         c = len(row)
         s[i, :c] = torch.tensor(row)
-        x[i, :c] = torch.tensor([cv.numeric for cv in ex.view.candidates])
+        x[i, :c] = torch.from_numpy(np.asarray([cv.numeric for cv in ex.view.candidates], np.float32))
         present[i, :c] = True
         right[i, sorted(ex.correct)] = True
     return s, x, present, right

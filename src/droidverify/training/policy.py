@@ -83,7 +83,7 @@ class PolicyConfig(CompactConfig):
 def exact_rewards(ex: Example) -> list[float]:
     """The simulator's semantics as a reward row: 1 for the candidates that reach the reference's
     state (the record's positive and equivalents), else 0."""
-    return [1.0 if j in ex.correct else 0.0 for j in range(len(ex.candidates))]
+    return [1.0 if j in ex.correct else 0.0 for j in range(len(ex.candidate_json))]
 
 
 def asl_loss(scores: Any, reference: Sequence[int], sampled: Any, reward: Any) -> Any:
@@ -160,7 +160,7 @@ class PolicyTrainer(CompactTrainer):
             _write_json(cache_file, cache)
         for ex in self.train_examples:
             row = cache.get(ex.record_id)
-            if row is None or len(row) != len(ex.candidates):
+            if row is None or len(row) != len(ex.candidate_json):
                 raise TrainingError(f"{cache_file}: no reward row matching record {ex.record_id}'s candidates "
                                     "(the data file changed): delete the cache file to recompute it")
             ex.meta["reward"] = [float(x) for x in row]
@@ -168,7 +168,7 @@ class PolicyTrainer(CompactTrainer):
     def _row(self, rec: VerifierStepRecord, ex: Example) -> list[float]:
         assert self.table is not None and ex.positive is not None and rec.xml is not None
         _, cands, _, _ = expand_record(rec, self.config.apps, self.config.content)
-        if [c.to_json() for c in cands] != [c.to_json() for c in ex.candidates]:
+        if [c.to_json() for c in cands] != list(ex.candidate_json):
             raise TrainingError(f"record {rec.record_id}: candidates differ between preparations")
         row = [float(x) for x in self.table(rec.xml, cands, ex.positive)]
         if len(row) != len(cands) or not all(math.isfinite(x) for x in row):

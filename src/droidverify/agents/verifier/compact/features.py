@@ -156,7 +156,7 @@ class CandidateView:
     text: str  # what it does to which element (embedded)
     context: str  # the row or card around the element (embedded)
     value: str  # typed text, answer or app name it carries ("" for none; embedded)
-    numeric: list[float]
+    numeric: Sequence[float]  # a float32 row when packed for training
 
 
 @dataclass
