@@ -725,3 +725,74 @@ def test_add_after_event_near_misses() -> None:
     env.phone.restore(snap)
     env.phone.execute("UPDATE events SET eventLocation='Room 301' WHERE _id=?", (new["_id"],))
     assert task.is_successful(env.phone) == 1.0  # a place on the new event is fine
+
+
+def _open_row_steps(env: SimEnv, ev) -> int:
+    """Drive ``open_event_row`` to ``ev``'s form; never lets it open another event."""
+    from droidverify.tasks.calendar import open_event_row
+
+    obs = env.observe()
+    for n in range(60):
+        a = open_event_row(env.phone, obs, ev)
+        if a is None:
+            return n
+        obs = env.step(a)
+        scr = env.phone.screen
+        assert not (scr.name == "edit" and scr.args.get("event_id") not in (None, ev["_id"])), "opened a twin"
+    raise AssertionError("open_event_row did not reach the event")
+
+
+def test_open_event_row_same_title_same_day() -> None:
+    # Regression: rows were matched by title and day only, so the first twin opened again and again.
+    env = _env()
+    add_event(env.phone, "Twin talk", datetime(2024, 10, 22, 9), datetime(2024, 10, 22, 10))
+    add_event(env.phone, "Twin talk", datetime(2024, 10, 22, 15), datetime(2024, 10, 22, 16))
+    snap = env.phone.snapshot()
+    for ev in event_by_title(env.phone, "Twin talk"):
+        env.phone.restore(snap)
+        assert _open_row_steps(env, ev) <= 5
+
+
+def test_open_event_row_identical_twins_and_scrolling() -> None:
+    # Rows identical on screen (title, day, time) and a long result list: the intended one still opens.
+    env = _env()
+    for d in range(1, 13):
+        add_event(env.phone, "Twin talk", datetime(2024, 11, d, 9), datetime(2024, 11, d, 10))
+    for k in range(3):
+        add_event(env.phone, "Twin talk", datetime(2024, 11, 30, 9), datetime(2024, 11, 30, 10),
+                  description=f"copy {k}")
+    snap = env.phone.snapshot()
+    rows = event_by_title(env.phone, "Twin talk")
+    for ev in [r for r in rows if r["description"]] + [rows[0]]:
+        env.phone.restore(snap)
+        _open_row_steps(env, ev)
+
+
+def test_open_event_row_gone_raises() -> None:
+    from droidverify.errors import TaskError
+    from droidverify.tasks.calendar import open_event_row
+
+    env = _env()
+    add_event(env.phone, "Twin talk", datetime(2024, 10, 22, 9), datetime(2024, 10, 22, 10))
+    ev = event_by_title(env.phone, "Twin talk")[0]
+    env.phone.execute("DELETE FROM events WHERE _id=?", (ev["_id"],))
+    with pytest.raises(TaskError):
+        open_event_row(env.phone, env.observe(), ev)
+
+
+def test_copy_event_oracle_with_same_day_extras() -> None:
+    # Two stray copies on the same day (other times) used to send the oracle round in circles to the step limit.
+    task = registry.get_template("calendar_copy_event_to_date").instantiate(1)
+    env = SimEnv(task, 1)
+    env.reset()
+    p, nd = task.params, date.fromisoformat(task.params["new_date"])
+    for h in (6, 21):
+        add_event(env.phone, p["title"], datetime.combine(nd, datetime.min.time()).replace(hour=h),
+                  datetime.combine(nd, datetime.min.time()).replace(hour=h, minute=30), location=p["location"])
+    obs = env.observe()
+    for _ in range(task.max_steps):
+        a = task.oracle_action(env.phone, obs)
+        if a.action_type == "status":
+            break
+        obs = env.step(a)
+    assert env.is_successful() == 1.0

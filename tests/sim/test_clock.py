@@ -507,6 +507,23 @@ def test_remove_duplicate_alarm_near_misses(seed: int) -> None:
     assert task.is_successful(env.phone) == 0.0  # switched off instead of deleted
 
 
+def test_no_indistinguishable_alarm_targets() -> None:
+    # Alarms alike on screen (time and label) would leave a goal naming one of them unanswerable; only the
+    # duplicate-removal task starts with such twins, and its checker accepts deleting either (above).
+    names = sorted(t.name for t in registry.all_templates() if "Clock" in t.apps)
+    for name in names:
+        for seed in range(51):
+            task, env = _fresh(name, seed)
+            rows = env.phone.query("SELECT hour, minutes, lower(trim(label)) FROM alarm_templates")
+            keys = [tuple(r) for r in rows]
+            twins = {k for k in keys if keys.count(k) > 1}
+            if name == "clock_remove_duplicate_alarm":
+                assert twins == {(task.params["hour"], task.params["minute"], task.params["label"].lower())}
+            else:
+                assert not twins, (name, seed, twins)
+            env.close()
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_add_second_timer_near_misses(seed: int) -> None:
     task, env = _solved("clock_add_second_timer", seed)

@@ -398,6 +398,32 @@ def test_date_answers() -> None:
         assert not date_matches(bad, d), bad
 
 
+# Regression: amounts next to a date were read as days ("$45.20" -> days 45 and 20).
+@pytest.mark.parametrize(("text", "ok"), [
+    ("October 9, 2024 ($45.20)", True),
+    ("October 9, 2024, $12.05", True),
+    ("$12.05 on October 9", True),
+    ("Oct 9 - $9.50", True),
+    ("October 9, 2024 (45.20)", True),
+    ("Oct 9: 12.05 dollars", True),
+    ("October 9, 2024 ($1,234.56)", True),
+    ("October 9, $12", True),
+    ("2024-10-09 ($3.50)", True),
+    ("10/9/2024 $12.05", True),
+    ("Wed, Oct 9, 2024, 10:30:00 AM ($8.00)", True),
+    ("October 12, 2024 ($9.05)", False),
+    ("Oct 9, 2023 ($4.50)", False),
+    ("Oct 9 or Oct 10 ($45.20)", False),
+    ("Oct 9 or 10", False),
+    ("October ($9.00)", False),
+    ("$9.10", False),
+])
+def test_date_answers_with_amounts(text: str, ok: bool) -> None:
+    from droidverify.tasks.expenses import date_matches
+
+    assert date_matches(text, date(2024, 10, 9)) is ok
+
+
 # ---- the second batch of kinds: bulk/comparative edits, merges, read-then-act, range and comparison queries ----
 def _tmpl(name: str):
     return registry.get_template(name)

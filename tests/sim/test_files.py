@@ -257,6 +257,24 @@ def test_date_matching() -> None:
     assert not date_matches("Mar 9, 2023", when) and not date_matches("Mar 9 or Mar 10", when)
 
 
+# Regression: the decimals of an amount or size right before a month were read as a day ("$12.05 March 9").
+@pytest.mark.parametrize(("text", "ok"), [
+    ("$12.05 March 9, 2024", True),
+    ("4.05 March 9", True),
+    ("2.10 of March 9", True),
+    ("Mar 9, 2024 ($45.20)", True),
+    ("12.5 MB, 9 March 2024", True),
+    ("March 9,2024", True),
+    ("Mar 9, 2024 (1.05 MB)", True),
+    ("Mar 19, 2024 ($9.05)", False),
+    ("Mar 9 or Mar 10 (2.4 MB)", False),
+    ("$9 March", False),
+    ("March 9.5 MB", False),
+])
+def test_date_matching_with_amounts(text: str, ok: bool) -> None:
+    assert date_matches(text, datetime(2024, 3, 9, 7, 41)) is ok
+
+
 # ---- screens ------------------------------------------------------------------------------------
 def _open(seed: int = 0) -> SimEnv:
     env = SimEnv(seed=seed)

@@ -25,6 +25,7 @@ from droidverify.env.sim.apps.messages import (
 from droidverify.env.sim.phone import Phone
 from droidverify.env.sim.timeutil import from_ms
 from droidverify.tasks import registry
+from droidverify.tasks.messages import pick_message
 from droidverify.tasks.oracle_utils import find
 
 MINE = ("messages_", "multi_send_contact_number_by_sms", "multi_add_message_sender_as_contact",
@@ -383,6 +384,33 @@ def test_long_press_message_selects_it_then_delete_or_forward() -> None:
     _click(env, desc="Send SMS")
     row = p.query_one("SELECT * FROM sms ORDER BY _id DESC")
     assert (row["body"], row["type"], normalize_number(row["address"])) == ("third line", TYPE_SENT, "2125550142")
+
+
+def test_pick_message_scrolls_to_an_off_screen_message_and_skips_its_look_alike() -> None:
+    # bubbles show up as message_content rows (their message_text view is folded in); the oracle
+    # helper used to look for message_text, never found an off-screen message and looped on BACK
+    env = _open(6)
+    p = env.phone
+    number = "(503) 555-0123"
+    add_sms(p, number, "Running late", kind=TYPE_SENT, when=p.now - timedelta(hours=5))
+    add_sms(p, number, "see you soon", when=p.now - timedelta(hours=4, minutes=50))
+    for k in range(25):
+        add_sms(p, number, f"filler line {k}", when=p.now - timedelta(hours=4) + timedelta(minutes=5 * k))
+    add_sms(p, number, "Running late", kind=TYPE_SENT, when=p.now - timedelta(minutes=30))  # the look-alike
+    target = p.query_one("SELECT _id FROM sms WHERE body='Running late' ORDER BY _id")[0]
+    env.step(Action(action_type="navigate_back"))
+    env.step(Action(action_type="open_app", app_name="Messages"))
+    _click(env, text=number, resource_id="swipeableContainer")
+    assert find(_obs(env), text="Running late", resource_id="message_content") is not None  # only the twin
+    kinds = []
+    for _ in range(20):
+        step = pick_message(p, _obs(env), target, "Running late")
+        if step is None:
+            break
+        kinds.append(step.action_type)
+        env.step(step)
+    assert p.location == "messages/thread" and p.screen.state.get("selected_msg") == target, kinds
+    assert "navigate_back" not in kinds and kinds[-1] == "long_press" and "scroll" in kinds
 
 
 def test_tap_failed_message_retries_unless_airplane_mode() -> None:

@@ -412,6 +412,20 @@ def test_settings_search_shows_the_menu_path_and_opens_the_setting() -> None:
     assert env.phone.location == "settings/datetime"
 
 
+@pytest.mark.parametrize("query", ["Wi-Fi", "wifi", "WI-FI", "Wi\u2011Fi"])
+def test_settings_search_finds_wifi_whatever_the_hyphen_or_case(query: str) -> None:
+    # the entry is displayed with a non-breaking hyphen (U+2011); typed ASCII must still find it
+    env = _settings()
+    _click(env, resource_id="search_action_bar")
+    i = find(env.last_observation or env.observe(), editable=True, resource_id="search_src_text")
+    assert i is not None
+    obs = env.step(Action(action_type="input_text", index=i, text=query))
+    titles = [e.text.split(" | ")[0] for e in obs.elements if (e.resource_id or "").endswith("search_result")]
+    assert "Wi\u2011Fi" in titles, (query, titles)
+    _click(env, text="Wi\u2011Fi", resource_id="search_result")
+    assert env.phone.location == "settings/internet"
+
+
 # ---- round 3: devices told apart by type or state, bulk sliders, conditional and derived answers -------
 def _bt_set(sql: str, names: Callable[[dict], list[str]]) -> Callable[[Phone, dict], None]:
     """Run ``sql`` (one ? for the name) for each device name picked from the params."""

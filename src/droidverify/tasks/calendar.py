@@ -16,6 +16,7 @@ from droidverify.env.records import Observation
 from droidverify.env.sim.apps.calendar import KEY, add_event, event_by_title, events_on, fmt_day, time_range
 from droidverify.env.sim.phone import DEFAULT_NOW, Phone
 from droidverify.env.sim.timeutil import MONTHS, WEEKDAYS, day_label, from_ms, to_ms
+from droidverify.errors import TaskError
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.helpers import (
     BACK,
@@ -193,21 +194,70 @@ def fill_form(phone: Phone, obs: Observation, want: dict[str, Any]) -> Action:
     return click(obs, desc="Save") or BACK
 
 
+def _row_summary(phone: Phone, ev: Any) -> str:
+    """The start of ``ev``'s search-result summary: its day and its time range (as the phone shows times)."""
+    return f"{day_label(from_ms(ev['dtstart']).date())} · {time_range(phone, ev)}"
+
+
+def _row_matches(el: Any, title: str, summary: str) -> bool:
+    parts = (el.text or "").split(" | ", 1)
+    return (el.resource_id or "").endswith("search_result") and parts[0] == title and len(parts) == 2 \
+        and (parts[1] == summary or parts[1].startswith(summary + " · "))
+
+
+def _opens(phone: Phone, index: int, ev_id: int) -> bool:
+    """Whether clicking element ``index`` opens the form of event ``ev_id`` (tried on a clone of the phone)."""
+    from droidverify.env.sim.env import SimEnv
+
+    probe = SimEnv.attach(phone.clone())
+    try:
+        probe.observe()
+        probe.step(Action(action_type="click", index=index))
+        scr = probe.phone.screen
+        return scr is not None and scr.name == "edit" and scr.args.get("event_id") == ev_id
+    finally:
+        probe.close()
+
+
+def _row_of(phone: Phone, obs: Observation, ev: Any) -> int | None:
+    """Index of the on-screen search row that opens ``ev``. Rows are told apart by day and time; rows
+    identical on screen (same title, day, time and place) by which one opens ``ev``."""
+    summary = _row_summary(phone, ev)
+    hits = [i for i, el in enumerate(obs.elements) if _row_matches(el, ev["title"], summary)]
+    if len(hits) <= 1:
+        return hits[0] if hits else None
+    return next((i for i in hits if _opens(phone, i, ev["_id"])), None)
+
+
 def open_event_row(phone: Phone, obs: Observation, ev: Any) -> Action | None:
     """Next step toward the form of the event row ``ev`` when others share its title (found in the search
-    results by its date); None once its form is open."""
+    results by its day and time); None once its form is open.
+
+    Raises :class:`TaskError` when ``ev`` is gone or no search row opens it (else it would loop)."""
     scr = phone.screen
     if phone.foreground == KEY and scr is not None and scr.name == "edit" and scr.args.get("event_id") == ev["_id"]:
         return None
+    ev = phone.query_one("SELECT * FROM events WHERE _id=?", (ev["_id"],))  # the row as it is now
+    if ev is None:
+        raise TaskError("oracle: the event to open no longer exists")
     step = to_search_result(phone, obs, ev["title"])
     if step is not None:
         return step
-    label = day_label(from_ms(ev["dtstart"]).date())
-    for i, el in enumerate(obs.elements):
-        parts = (el.text or "").split(" | ")
-        if (el.resource_id or "").endswith("search_result") and parts[0] == ev["title"] and label in el.text:
-            return Action(action_type="click", index=i)
-    return scroll_toward(phone, obs, text_contains=label, resource_id="search_result") or BACK
+    i = _row_of(phone, obs, ev)
+    if i is not None:
+        return Action(action_type="click", index=i)
+    direction = _scroll_to_row(phone, ev)
+    if direction is None:
+        raise TaskError(f"oracle: no search result opens event {ev['_id']} ({ev['title']!r})")
+    return Action(action_type="scroll", direction=direction)
+
+
+def _scroll_to_row(phone: Phone, ev: Any) -> str | None:
+    """The scroll direction that brings a row opening ``ev`` on screen (a look-alike twin on
+    screen does not count as found)."""
+    from droidverify.env.sim.env import probe_scroll_on
+
+    return probe_scroll_on(phone, lambda probe, obs: _row_of(probe, obs, ev) is not None)
 
 
 def delete_event_row(phone: Phone, obs: Observation, ev: Any) -> Action:

@@ -739,7 +739,10 @@ def day_text(d: date) -> str:
     return f"{_month_name(d.month)} {d.day}, {d.year}"
 
 
-_TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
+_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
+# Amounts are not days: "$45.20", "$12", "45.20", "1,234.56", "12 dollars" (decimals also cover "12.05").
+_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)"
+_AMOUNT = re.compile(rf"[$€£]\s*{_NUM}(?:\.\d+)?|\b{_NUM}\.\d+\b|\b{_NUM}\s*(?:dollars?|usd|eur|cents?)\b")
 _DAY_NUM = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\b")
 _YEAR = re.compile(r"\b(\d{4})\b")
 _SLASHED = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?\b")
@@ -757,11 +760,12 @@ def _months_named(text: str) -> set[int]:
 def date_matches(text: str | None, day: date) -> bool:
     """Whether an answer names ``day``: "October 3, 2024", "Oct 3rd", "2024-10-03" or "10/3/2024".
 
-    Naming a second day or month (hedging) fails; a time of day ("12:30 PM") is ignored.
+    Naming a second day or month (hedging) fails; a time of day ("12:30 PM") and money amounts
+    ("October 9, 2024 ($45.20)") are ignored.
     """
     if text is None:
         return False
-    t = _TIME.sub(" ", text.lower())
+    t = _AMOUNT.sub(" ", _TIME.sub(" ", text.lower()))
     if day.isoformat() in t:
         return True
     slashed = _SLASHED.findall(t)

@@ -685,9 +685,11 @@ def dates_in(text: str) -> set[tuple[int, int, int | None]]:
     t = text.lower()
     months = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
     out: set[tuple[int, int, int | None]] = set()
-    for m in re.finditer(rf"\b{_MONTH_WORD}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", t):
+    # A day is never the tail or head of an amount or size ("$12.05 March 9": 05 is not a day).
+    for m in re.finditer(rf"\b{_MONTH_WORD}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\.\d)(?:,?\s+(\d{{4}}))?", t):
         out.add((months.index(m.group(1)) + 1, int(m.group(2)), int(m.group(3)) if m.group(3) else None))
-    for m in re.finditer(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}(?:,?\s+(\d{{4}}))?", t):
+    for m in re.finditer(rf"(?<![\d.,$€£])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}(?:,?\s+(\d{{4}}))?",
+                         t):
         out.add((months.index(m.group(2)) + 1, int(m.group(1)), int(m.group(3)) if m.group(3) else None))
     for m in re.finditer(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", t):
         out.add((int(m.group(2)), int(m.group(3)), int(m.group(1))))

@@ -58,6 +58,7 @@ from droidverify.tasks.helpers import (
     click,
     click_or_scroll,
     find,
+    matches,
     navigate,
     normalize_answer,
     scroll_toward,
@@ -693,16 +694,52 @@ def bubble(obs: Observation, body: str) -> int | None:
     return i if i is not None else find(obs, text=body, resource_id="message_text")
 
 
+def _selects(phone: Phone, index: int, sms_id: int) -> bool:
+    """Whether long-pressing element ``index`` selects message ``sms_id`` (tried on a clone of the phone)."""
+    from droidverify.env.sim.env import SimEnv
+
+    probe = SimEnv.attach(phone.clone())
+    try:
+        probe.observe()
+        probe.step(Action(action_type="long_press", index=index))
+        scr = probe.phone.screen
+        return scr is not None and scr.state.get("selected_msg") == sms_id
+    finally:
+        probe.close()
+
+
+def bubble_of(phone: Phone, obs: Observation, sms_id: int, body: str) -> int | None:
+    """Index of the on-screen bubble of message ``sms_id`` (showing ``body``), else None.
+
+    The bubble's text view is folded into its long-clickable ``message_content`` row, so rows are
+    matched by the text they show; a look-alike (another message with the same text) does not count."""
+    hits = [i for i, el in enumerate(obs.elements) if matches(el, text=body, resource_id="message_content")]
+    return next((i for i in hits if _selects(phone, i, sms_id)), None)
+
+
+def _scroll_to_bubble(phone: Phone, sms_id: int, body: str) -> str | None:
+    """The scroll direction that brings message ``sms_id``'s bubble on screen (probed on clones)."""
+    from droidverify.env.sim.env import probe_scroll_on
+
+    return probe_scroll_on(phone, lambda probe, obs: bubble_of(probe, obs, sms_id, body) is not None)
+
+
 def pick_message(phone: Phone, obs: Observation, sms_id: int, body: str) -> Action | None:
-    """On a conversation: long-press message ``sms_id`` (None once it is the selected one)."""
+    """On a conversation: long-press message ``sms_id`` (None once it is the selected one).
+
+    Raises :class:`TaskError` when no bubble in the conversation selects it (else BACK and reopening
+    the conversation would loop)."""
     scr = phone.screen
     assert scr is not None
     if scr.state.get("selected_msg") == sms_id:
         return None
-    i = bubble(obs, body)
-    if i is None:
-        return scroll_toward(phone, obs, text=body, resource_id="message_text") or BACK
-    return Action(action_type="long_press", index=i)
+    i = bubble_of(phone, obs, sms_id, body)
+    if i is not None:
+        return Action(action_type="long_press", index=i)
+    direction = _scroll_to_bubble(phone, sms_id, body)
+    if direction is None:
+        raise TaskError(f"oracle: no bubble selects message {sms_id} ({body!r}) on {phone.location}")
+    return Action(action_type="scroll", direction=direction)
 
 
 def sms_with(phone: Phone, address: str, body: str) -> int | None:

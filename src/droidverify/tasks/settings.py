@@ -1379,8 +1379,8 @@ class QueryFreeStorage(TaskTemplate):
         return answer(self.expected(phone))
 
 
-# settings the search finds, with the menu path its result shows (Wi-Fi is left out: its title is
-# written with a non-breaking hyphen, so typing "Wi-Fi" finds nothing)
+# settings the search finds, with the menu path its result shows (Wi-Fi is left out: its non-breaking
+# hyphen once made it unsearchable; search now folds hyphens, but the set is kept so seeds keep their params)
 SEARCHABLE = tuple((t, crumb) for t, crumb, _ in SEARCH_INDEX if "Wi" not in t and t not in ("Internet",))
 TOP_MENUS = tuple(t for t, _, _ in MAIN_ROWS)
 TO_SEARCH: NavPath = [("main", {"resource_id": "search_action_bar"}), ("search", None)]

@@ -400,13 +400,19 @@ def probe_scroll(phone: Phone, found: Callable[[Observation], bool], *, max_scro
     """The whole-screen scroll direction ("down", then "up") that brings something ``found`` on
     screen, or None. Scrolls a CLONE of ``phone`` until found or the screen stops changing; the
     phone itself is untouched (oracles use this to look ahead)."""
+    return probe_scroll_on(phone, lambda _probe, obs: found(obs), max_scrolls=max_scrolls)
+
+
+def probe_scroll_on(phone: Phone, found: Callable[[Phone, Observation], bool], *,
+                    max_scrolls: int = 30) -> str | None:
+    """:func:`probe_scroll` whose test also gets the scrolled clone (to try a click on it in turn)."""
     for direction in ("down", "up"):
         probe = SimEnv.attach(phone.clone())
         try:
             before = probe.observe().xml
             for _ in range(max_scrolls):
                 after = probe.step(Action(action_type="scroll", direction=direction))
-                if found(after):
+                if found(probe.phone, after):
                     return direction
                 if after.xml == before:
                     break

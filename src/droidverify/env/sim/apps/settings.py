@@ -120,6 +120,16 @@ SEARCH_INDEX: tuple[tuple[str, str, str], ...] = (
     ("Model", "About phone", "about"),
 )
 
+# Titles are written with a non-breaking hyphen (U+2011 in Wi-Fi); Android's search ignores hyphens and
+# case, so typing "Wi-Fi" or "wifi" still finds the entry. Only matching is folded, never displayed text.
+_HYPHENS = dict.fromkeys(map(ord, "-\u00ad\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe63\uff0d"))
+
+
+def search_key(text: str) -> str:
+    """``text`` folded for settings search: case-insensitive, hyphen-insensitive, whitespace collapsed."""
+    return " ".join(text.casefold().translate(_HYPHENS).split())
+
+
 TIME_ZONES = ("GMT-08:00 Pacific Standard Time", "GMT-05:00 Eastern Standard Time",
               "GMT+00:00 Greenwich Mean Time", "GMT+01:00 Central European Standard Time",
               "GMT+09:00 Japan Standard Time")
@@ -242,11 +252,11 @@ class SettingsApp(App):
         return self._frame(phone, title, rows, scr)
 
     def screen_search(self, phone: Phone, scr: Screen) -> View:
-        query = scr.fields.get("query", "").strip().lower()
+        query = search_key(scr.fields.get("query", ""))
         rows = []
         if query:
             for title, crumb, target in SEARCH_INDEX:
-                if query in title.lower() or query in crumb.lower():
+                if query in search_key(title) or query in search_key(crumb):
                     rows.append(list_row(title, crumb, rid="search_result",
                                          on_click=lambda t=target, ti=title: phone.push(t, title=ti)))
         field = edit_field(phone, scr.fields, "query", hint="Search settings", rid="search_src_text")
