@@ -109,3 +109,22 @@ def test_a_screen_embeds_in_small_batches_and_a_data_set_in_large_ones() -> None
     data = [f"label {i}" for i in range(300)]
     enc.encode(data + screen)
     assert seen == [(3, 8), (256, 32), (44, 32)]  # the screen's strings are not embedded again
+
+
+def test_warming_the_cache_embeds_each_new_string_once_and_returns_no_matrix() -> None:
+    """A trainer warms the cache with every string of its data (millions, mostly repeats): each
+    distinct new string reaches the model once, and no per-occurrence matrix is built."""
+    seen: list[str] = []
+
+    class Recording(_TimedModel):
+        def encode(self, texts: list[str], **kw: Any) -> Any:
+            seen.extend(texts)
+            return super().encode(texts, **kw)
+
+    enc = TextEncoder(Recording("bfloat16"))
+    assert enc.cache_texts(["a", "b", "a", "", "b", "c"] * 1000) == 3
+    assert sorted(seen) == ["a", "b", "c"]
+    assert enc.cache_texts(["a", "d", "d"]) == 1  # only "d" is new
+    assert sorted(seen) == ["a", "b", "c", "d"]
+    assert enc.encode(["d", "", "a"]).shape == (3, 4)  # served from the cache
+    assert sorted(seen) == ["a", "b", "c", "d"]

@@ -398,7 +398,7 @@ class JudgeTrainer:
                 last[1] = time.perf_counter()
                 self.encoder.save(self.cache_file)
 
-        self.encoder.encode(strings, progress=progress)
+        self.encoder.cache_texts(strings, progress=progress)
         self.encoder.save(self.cache_file)
         self.data_stats = {
             "train_examples": len(self.train_examples), "dev_examples": len(self.dev_examples),

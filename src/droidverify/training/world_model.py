@@ -131,7 +131,7 @@ class WorldModelTrainer:
                 last[1] = time.perf_counter()
                 self.model.encoder.save(self.cache_file)
 
-        self.model.encoder.encode(strings, progress=progress)
+        self.model.encoder.cache_texts(strings, progress=progress)
         self.model.encoder.save(self.cache_file)
         return {"train_examples": len(self.train_dataset), "eval_examples": len(self.eval_dataset),
                 "distinct_strings": distinct, "seconds_embedding": round(time.perf_counter() - t0, 1)}
