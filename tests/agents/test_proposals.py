@@ -175,6 +175,39 @@ def test_answer_value_is_proposed(goal, screen, value):
     assert value in got, got
 
 
+# (goal, screen, value, rank it must reach): values read from a row's shape, as a question names them.
+SHAPED_ANSWER_CASES = [
+    ("What is the phone's current battery level? Answer with the percentage.",  # "66% - should last ..."
+     _screen("Network & internet", "Mobile, Wi‑Fi, hotspot", "Battery", "66% - should last until about 11:30 PM"),
+     "66%", 3),
+    ("Phone IP address?",  # a settings row: the label, then its value as a second text
+     _screen("About phone", "Model", "Pixel Fold", "Android version", "15", "IP address", "192.168.1.248"),
+     "192.168.1.248", 2),
+    ("Is automatic time zone turned on or off on this phone right now? Answer on or off.",
+     _screen("Date & time", "Set time zone automatically", "Time zone"), "off", 4),
+    ("Check whether Zara Larsen is starred in Contacts and answer yes or no.",
+     _screen("Zara Larsen", "Remove from starred", "(408) 328-2017"), "yes", 2),
+    ('Could you look up "Bike repair" and "Taxi to airport" in the Expenses app and tell me which was more expensive?',
+     _screen("Expenses", "Taxi to airport", "$40.10", "Bike repair", "$88.20"), "Bike repair", 3),
+    ("Since July 2024, in which month did I spend the most on Entertainment? Answer with the month name.",
+     _screen("Statistics", "August 2024", "Total spent", "$1,106.37"), "August", 3),
+    ('Which item appears on both of my Markor lists "Groceries" and "Shopping for Sunday"?',  # a list's items
+     _screen("Shopping for Sunday.md", "# Shopping for Sunday\n- basil\n- oat milk\n- cherry tomatoes"),
+     "cherry tomatoes", 16),
+    ('Open items in the Markor checklist "Before the trip": which is the first?',
+     _screen("Before the trip.md", "- [x] Book the train tickets\n- [ ] Pick up the dry cleaning"),
+     "Pick up the dry cleaning", 16),
+    ('Could you tell me what folder the note "Piano practice" is stored in?',  # a path's folder
+     _screen("Markor", "Piano practice.md", "Personal/Piano practice.md", "Oct 15, 2024 · 26 B"), "Personal", 16),
+]
+
+
+@pytest.mark.parametrize(("goal", "screen", "value", "rank"), SHAPED_ANSWER_CASES)
+def test_answer_values_read_from_row_shapes(goal, screen, value, rank):
+    got = propose_values("answer", goal, [*screen, *STATUS_BAR])
+    assert value in got[:rank], got
+
+
 def test_answer_key_value_named_by_the_question_comes_first():
     note = el("# Trip to Lisbon\nOld hotel: Alfama Inn (outdated)\nHotel: Casa Azul\nAdded on Sunday.",
               top=300, hint_text="Start writing…", **EDIT)  # a note body is an editable field with content

@@ -13,6 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
 from compact_doubles import compact_records, hash_encoder, small_config
 
+from droidverify.actions.model import Action
 from droidverify.agents.verifier import VerifierAgent
 from droidverify.agents.verifier.compact.scorer import CompactScorer
 from droidverify.env.records import Step
@@ -40,6 +41,22 @@ def test_a_typed_value_label_moves_to_the_candidate_carrying_it(records):
         _, cands, correct, positive = expand_record(rec, sim_apps())
         assert positive is not None and positive in correct
         assert cands[positive].action_type == "input_text" and cands[positive].text == rec.completion.target
+
+
+def test_an_answer_label_covers_every_proposal_that_says_the_same():
+    """The oracle answers "Off"; the screen's "off" (and any spelling the checker reads alike) is right
+    too, so the proposals that say it are all labelled right, none trained as a wrong answer."""
+    task = registry.get_template("settings_query_switch_state").instantiate(0)
+    recs = [r for r in collect([task], split_of=registry.split_of, apps=sim_apps())
+            if Action.model_validate_json(r.oracle_action).action_type == "answer"]
+    assert recs, "the oracle answers"
+    for rec in recs:
+        want = Action.model_validate_json(rec.oracle_action).text
+        _, cands, correct, positive = expand_record(rec, sim_apps())
+        same = {j for j, c in enumerate(cands) if c.action_type == "answer" and c.text is not None
+                and c.text.strip().lower() == want.strip().lower()}
+        assert positive is not None and same and correct >= same, (want, [cands[j].text for j in correct])
+        assert not any(cands[j].action_type == "answer" and cands[j].text.lower() != want.lower() for j in correct)
 
 
 def test_records_without_screens_are_a_clear_error(records):

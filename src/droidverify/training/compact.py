@@ -40,6 +40,7 @@ from droidverify.agents.verifier.compact.features import (
 )
 from droidverify.env.records import Observation
 from droidverify.errors import TrainingDataError, TrainingError
+from droidverify.tasks.helpers.checks import normalize_answer
 from droidverify.training.augment import with_name_swaps
 from droidverify.training.records import VerifierStepRecord, read_records
 
@@ -193,6 +194,17 @@ def _target(rec: VerifierStepRecord, placeholder: Action) -> str | None:
     return None
 
 
+def _same_value(kind: str, value: str | None, want: str) -> bool:
+    """Typed text must be exact; an answer is read as the checkers read it (case, punctuation and
+    spacing aside: "Off" answers "off"), so every proposal that says the same is right."""
+    if value is None:
+        return False
+    if kind == "answer":
+        got = normalize_answer(value)
+        return bool(got) and got == normalize_answer(want)
+    return value == want
+
+
 def expand_record(rec: VerifierStepRecord, apps: Sequence[str] | None, content: str = "select"
                   ) -> tuple[list[Any], list[Action], set[int], int | None]:
     """(elements, expanded candidates, correct expanded indices, expanded positive) of a record."""
@@ -212,22 +224,20 @@ def expand_record(rec: VerifierStepRecord, apps: Sequence[str] | None, content: 
     positive: int | None = None
     for i in sorted(rec.correct, key=lambda i: i != rec.positive):  # the positive first
         c = cands[i]
-        hit: int | None = None
+        hits: list[int] = []
         if not needs_completion(c) or c.to_json() in where:
             hit = where.get(c.to_json())  # unchanged, or a placeholder nothing was proposed for
+            hits = [hit] if hit is not None else []
         else:
             want = _target(rec, c)
             if want is not None:
-                for j, a in enumerate(expanded):
-                    if (a.action_type == c.action_type and a.to_json() not in original
-                            and (c.action_type != "input_text" or a.index == c.index)
-                            and _value(a) == want):
-                        hit = j
-                        break
-        if hit is not None:
-            correct.add(hit)
-            if i == rec.positive:
-                positive = hit
+                hits = [j for j, a in enumerate(expanded)
+                        if a.action_type == c.action_type and a.to_json() not in original
+                        and (c.action_type != "input_text" or a.index == c.index)
+                        and _same_value(c.action_type, _value(a), want)]
+        correct.update(hits)
+        if hits and i == rec.positive:
+            positive = hits[0]
     if positive is None and correct:
         positive = min(correct)
     return elements, expanded, correct, positive
@@ -447,7 +457,7 @@ class CompactTrainer:
                 self.encoder.save(self.cache_file)
 
         with all_cores():  # train() runs the small network on cfg.threads; the encoder's matrices are big
-            self.encoder.encode(strings, progress=progress)
+            self.encoder.cache_texts(strings, progress=progress)
         self.encoder.save(self.cache_file)
         self.train_examples = [ex for ex in train if ex.correct]
         self._kind_weights = None

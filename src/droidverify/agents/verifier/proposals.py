@@ -20,6 +20,7 @@ characters and chat-template tokens are removed (:func:`~droidverify.agents.scre
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -100,6 +101,7 @@ _DATE_MD_RE = re.compile(
     rf"(?:({_WEEKDAY_RE}),?\s+)?\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}})\b)?")
 _DATE_DM_RE = re.compile(
     rf"(?:({_WEEKDAY_RE}),?\s+)?\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}})\b)?")
+_MONTH_YEAR_RE = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{4}})\b")
 _DATE_ISO_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _DATE_SLASH_RE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2,4})\b")
 _AMOUNT_RE = re.compile(r"([$€£¥₹])\s?(\d[\d,]*(?:\.\d{1,2})?)|(\d[\d,]*(?:\.\d{1,2})?)\s?(?:USD|EUR|GBP|dollars?|euros?)\b")
@@ -289,6 +291,8 @@ def _dates(text: str, pool: _Pool) -> None:
                 pool.add("year", year)
             pool.add("day", str(int(day)))
             pool.add("month", full)
+    for m in _MONTH_YEAR_RE.finditer(text):  # "July 2024": a month asked about by name
+        pool.add("month", _month_full(m.group(1)))
     for m in _DATE_ISO_RE.finditer(text):
         y, mo, d = m.groups()
         if 1 <= int(mo) <= 12 and 1 <= int(d) <= 31:
@@ -341,6 +345,7 @@ def _typed(text: str, pool: _Pool, *, variants: bool = True) -> None:
             pool.add("number", m.group(0))
     for m in re.finditer(r"(\d+(?:\.\d+)?)\s?%", text):
         pool.add("number", m.group(1))
+        pool.add("percent", m.group(0).replace(" ", ""))
 
 
 def _spans_after(text: str, start: int, *, max_words: int = 12) -> list[str]:
@@ -462,7 +467,10 @@ def _is_icon(el: UIElement) -> bool:
 
 
 # Separators of composite rows ("Museum visit | 6:15 AM – 7:15 AM", "Dentist · $195.77").
-_SEGMENT_SPLIT = re.compile(r"\s+[|·•–—]\s+|\s*[|·•]\s*")
+_SEGMENT_SPLIT = re.compile(r"\s+[|·•–—-]\s+|\s*[|·•]\s*")  # " - " too: "66% - should last until ..."
+# A list line's marker: "- item", "* item", "1. item", "- [ ] item", "- [x] item", "# Title".
+_LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]\]\s+)")
+_PATH_FILE = re.compile(r"^(?:[\w .'-]{1,60}/){0,6}([\w .'-]{1,120}?)\.([A-Za-z][A-Za-z0-9]{0,4})$")
 _KEY_VALUE = re.compile(r"^([^:\n]{1,40}?):\s+(.+)$")
 _IS_VALUE = re.compile(r"\s(?:is|are|was|were|at|use|spot|code)\s+(.+)$", re.IGNORECASE)
 
@@ -476,8 +484,20 @@ def _typed_only(value: str) -> bool:
 def _segments(text: str) -> list[str]:
     out: list[str] = []
     for line in text.split("\n"):
+        line = _LIST_MARK.sub("", line.strip())  # a list's item is the text after its marker
         out += [seg.strip() for seg in _SEGMENT_SPLIT.split(line) if seg.strip()]
     return out
+
+
+def _path_parts(text: str, pool: _Pool) -> None:
+    """A file named by its path: its folders and its name without the extension ("personal/piano
+    practice.md" -> "personal", "piano practice"), which is how a question names notes and folders."""
+    m = _PATH_FILE.match(text.strip())
+    if not m:
+        return
+    pool.add("part", m.group(1))
+    for folder in text.strip().split("/")[:-1]:
+        pool.add("part", folder)
 
 
 def _goal_words(goal: str) -> set[str]:
@@ -506,6 +526,7 @@ def _text_values(text: str, pool: _Pool, goal_words: set[str]) -> None:
             pool.add("atom" if i == 0 and not _typed_only(seg) else "part", seg)
     if len(segs) > 1 and whole:
         pool.add("part", whole)
+    _path_parts(text, pool)
     sub = _Pool()
     _typed(text, sub, variants=False)
     _codes(text, sub)
@@ -540,9 +561,60 @@ def _row_counts(elements: Sequence[UIElement], goal_words: set[str], pool: _Pool
         pool.add("count", str(len(texts)))
 
 
+_POLAR = (  # a question answered by one of two words, and those words
+    (re.compile(r"\byes or no\b|^\s*(?:is|are|was|were|do|does|did|has|have|had|can|will)\b", re.IGNORECASE),
+     ("yes", "no")),
+    (re.compile(r"\bon or off\b|\b(?:turned|switched) on\b.*\?|\benabled or disabled\b", re.IGNORECASE),
+     ("on", "off")),
+    (re.compile(r"\benabled or disabled\b", re.IGNORECASE), ("enabled", "disabled")),
+)
+
+
+_CHOICE = re.compile(r"\b(?:which|whose|who)\b", re.IGNORECASE)
+
+
+def _choices(goal: str, pool: _Pool) -> None:
+    """"Which of "A" and "B" ...?", "Between X and Y, whose ...?": the things the question names
+    are the answers to choose from (``choice``)."""
+    if not _CHOICE.search(goal):
+        return
+    named = _Pool()
+    _quoted(goal, named)
+    _names(_mask_quotes(goal), named)
+    options = [v for v in named.order if {"quoted", "name"} & set(named.kinds[v])]
+    if len(options) >= 2:
+        for v in options:
+            pool.add("choice", v)
+
+
+def _polar(goal: str, pool: _Pool) -> None:
+    for rx, words in _POLAR:
+        if rx.search(goal):
+            for w in words:
+                pool.add("kv", w)
+
+
+def _labelled_values(elements: Sequence[UIElement], words: set[str], pool: _Pool) -> None:
+    """A settings-style row shows a label and its value as two texts ("IP address" / "192.168.1.248",
+    "Set time zone automatically" / "Off"): the text after a label that names a word of the
+    question is that question's value (``kv``)."""
+    texts = [el.text for el in elements if not _is_chrome(el) and not _is_icon(el) and not el.is_editable
+             and isinstance(el.text, str) and el.text.strip()]
+    for label, value in itertools.pairwise(texts):
+        lw = {w.lower() for w in _WORD_RE.findall(label) if len(w) >= 3}  # as the goal's words are
+        if len(label) <= 60 and lw and lw <= words | _LABEL_FILLER and lw & words:
+            pool.add("kv", value)
+
+
+_LABEL_FILLER = _wordset("the a an of my this phone device set is on for in")
+
+
 def _answer_pool(goal: str, elements: Sequence[UIElement], memory: str) -> _Pool:
     pool, low, chrome = _Pool(), _Pool(), _Pool()
     goal_lower, words = goal.lower(), _goal_words(goal)
+    _polar(goal, pool)
+    _choices(goal, pool)
+    _labelled_values(elements, words, pool)
     for el in elements:
         for t in _element_texts(el):
             if _is_chrome(el):
@@ -637,6 +709,10 @@ _QUESTION_RULES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bphone number\b|\bnumber of my contact\b", re.IGNORECASE), ("phone",)),
     (re.compile(r"\bfile ?name\b|\bwhich file\b", re.IGNORECASE), ("file",)),
     (re.compile(r"\bcode\b|\bpassword\b|\bpin\b|\bspot\b", re.IGNORECASE), ("code",)),
+    (re.compile(r"\breference\b|\bconfirmation\b|\border number\b|\bid\b", re.IGNORECASE), ("number", "code")),
+    (re.compile(r"\bpercent(?:age)?\b|%", re.IGNORECASE), ("percent",)),
+    (re.compile(r"\bmonth\b", re.IGNORECASE), ("month",)),
+    (re.compile(r"\bits time\b|\bwith (?:the|its) time\b", re.IGNORECASE), ("time",)),
     (re.compile(r"\bversion\b|\bbuild\b|\bsize\b", re.IGNORECASE), ("number", "code")),
 )
 
@@ -744,7 +820,7 @@ def _question_kinds(goal: str) -> list[str]:
 def _answer_values(goal: str, elements: Sequence[UIElement], memory: str) -> list[str]:
     pool = _answer_pool(goal, elements, memory)
     wanted = _question_kinds(goal)
-    first = ["kv", *(f"typed_{k}" for k in wanted), *(["count"] if "number" in wanted else []),
+    first = ["choice", "kv", *(f"typed_{k}" for k in wanted), *(["count"] if "number" in wanted else []),
              *(f"memory_{k}" for k in wanted)]
     order = ["atom", "part", "typed_code", "typed_time", "typed_date", "typed_amount", "typed_email",
              "typed_phone", "typed_file", "typed_number", "memory_kv", "memory", "low",
