@@ -796,3 +796,69 @@ def test_copy_event_oracle_with_same_day_extras() -> None:
             break
         obs = env.step(a)
     assert env.is_successful() == 1.0
+
+
+# ---- oracles read a value on screen before they type it ----------------------------------------------
+def _oracle_path(name: str, seed: int) -> list[tuple[str, object, SimEnv]]:
+    """(the goal and every text on screen, the oracle's action, the screen) per step of its solving path."""
+    task = registry.get_template(name).instantiate(seed)
+    env = SimEnv(task, seed)
+    obs = env.reset()
+    steps = []
+    for _ in range(task.max_steps):
+        a = task.oracle_action(env.phone, obs)
+        shown = " | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements)
+        steps.append((shown, a, env.phone.screen))
+        if a.action_type in ("status", "answer"):
+            break
+        obs = env.step(a)
+    assert env.is_successful() == 1.0, (name, seed)
+    return [(task.goal + " | " + s, a, scr) for s, a, scr in steps]
+
+
+def _unread(name: str, seed: int) -> list[str]:
+    """Texts the oracle types or answers that no earlier screen (nor the goal) showed."""
+    seen: list[str] = []
+    out = []
+    for shown, a, _ in _oracle_path(name, seed):
+        seen.append(shown.lower())
+        if a.action_type in ("input_text", "answer") and a.text and not any(a.text.lower() in s for s in seen):
+            out.append(a.text)
+    return out
+
+
+@pytest.mark.parametrize("name", ["calendar_delete_events_at_venue", "calendar_remove_duplicate_events",
+                                  "calendar_swap_event_slots", "calendar_use_location_of_event",
+                                  "calendar_copy_event_to_date", "calendar_move_day_events"])
+def test_oracle_types_only_what_it_was_shown(name: str) -> None:
+    # Regression: these typed titles, places or times straight from the parameters.
+    for seed in (0, 1, 2, 1000):
+        assert _unread(name, seed) == [], (name, seed)
+
+
+def test_add_after_event_oracle_reads_the_anchor_end_first() -> None:
+    from droidverify.tasks.calendar import day_row
+
+    for seed in (0, 1, 2):
+        task = registry.get_template("calendar_add_after_event").instantiate(seed)
+        env = fresh(task, seed)
+        d = date.fromisoformat(task.params["date"])
+        anchor = next(r for r in events_on(env.phone, d) if r["title"] == task.params["anchor"])
+        row = day_row(env.phone, anchor)
+        path = _oracle_path("calendar_add_after_event", seed)
+        first = next(k for k, (_, a, _) in enumerate(path) if a.action_type == "input_text")
+        assert any(row in shown for shown, _, _ in path[:first]), seed  # its row shows when it ends
+
+
+def test_event_on_birthday_oracle_opens_the_birthday_first() -> None:
+    # Regression: it typed the day into the date picker having seen only "Isla's b…" in the month grid.
+    for seed in (0, 1, 2):
+        task = registry.get_template("calendar_event_on_birthday").instantiate(seed)
+        env = fresh(task, seed)
+        (bday,) = event_by_title(env.phone, f"{task.params['who']}'s birthday")
+        path = _oracle_path("calendar_event_on_birthday", seed)
+        opened = next(k for k, (_, _, scr) in enumerate(path)
+                      if scr is not None and scr.name == "edit" and scr.args.get("event_id") == bday["_id"])
+        new_form = next(k for k, (_, _, scr) in enumerate(path)
+                        if scr is not None and scr.name == "edit" and scr.args.get("event_id") is None)
+        assert opened < new_form, seed

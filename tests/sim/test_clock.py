@@ -711,3 +711,22 @@ def test_time_until_alarm_query(seed: int) -> None:
     if abs(dmins - mins) > 2:
         assert task.is_successful(env.phone, f"{dmins // 60} hours {dmins % 60} minutes") == 0.0  # other alarm
     assert task.is_successful(env.phone, None) == 0.0
+
+
+@pytest.mark.parametrize("name", ["clock_copy_alarm_settings", "clock_swap_alarm_labels"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_oracle_types_only_labels_it_was_shown(name: str, seed: int) -> None:
+    # the label copied from another alarm is on an earlier screen (its row), not only in params
+    task = registry.get_template(name).instantiate(seed)
+    env = SimEnv(task, seed)
+    obs = env.reset()
+    shown: set[str] = set()
+    for _ in range(task.max_steps):
+        action = task.oracle_action(env.phone, obs)
+        shown |= {e.text for e in obs.elements if e.text}
+        if action.action_type == "input_text" and (obs.elements[action.index].resource_id or "").endswith("label"):
+            assert action.text in shown
+        if action.action_type == "status":
+            break
+        obs = env.step(action)
+    assert task.is_successful(env.phone) == 1.0

@@ -8,6 +8,7 @@ anything that would already satisfy the goal. Checkers read the ``events`` table
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any, ClassVar
 
@@ -27,6 +28,7 @@ from droidverify.tasks.helpers import (
     baseline_rows,
     click,
     click_or_scroll,
+    dismiss_popups,
     find,
     navigate,
     scroll_toward,
@@ -983,11 +985,14 @@ class CopyEventToDate(ExistingTemplate):
                 to_ms(first["start"]), to_ms(first["end"]), params["location"], 0):
             return open_event_row(phone, obs, original) or fill_form(phone, obs, first)  # a detour changed it
         want = {**first, "start": self.copy_start(params), "end": self.copy_start(params) + dur}
-        if len(extras) > 1:
-            return delete_event_row(phone, obs, extras[-1])
-        if extras:
-            return open_event_row(phone, obs, extras[0]) or fill_form(phone, obs, want)
-        return open_new_form(phone, obs) or fill_form(phone, obs, want)
+        good = [e["_id"] for e in extras if (e["dtstart"], e["dtend"], e["eventLocation"], e["allDay"]) == (
+            to_ms(want["start"]), to_ms(want["end"]), params["location"], 0)][:1]
+        wrong = [e for e in extras if e["_id"] not in good]
+        if wrong:  # a wrong copy is deleted and made again from the original's day list
+            return delete_event_row(phone, obs, wrong[-1])
+        # the original's day list shows its time and place (what the copy takes) and has a New event button
+        return new_form_from_day(phone, obs, date.fromisoformat(params["date"]), original) or \
+            fill_form(phone, obs, want)
 
 
 @register_task
@@ -1163,15 +1168,21 @@ def same_event(a: Any, b: Any) -> bool:
     return all(a[c] == b[c] for c in cols)
 
 
-def open_row(phone: Phone, obs: Observation, ev: Any) -> Action | None:
-    """Next step toward the form of the event row ``ev`` (or of an identical twin), picked in the search
-    results by its title, date and times; None once it is open."""
+def on_form_of_row(phone: Phone, ev: Any) -> bool:
+    """On the edit form of the event row ``ev`` or of an identical twin."""
     scr = phone.screen
-    if phone.foreground == KEY and scr is not None and scr.name == "edit" and scr.args.get("event_id") is not None:
-        cur = event_row(phone, scr.args["event_id"])
-        if cur is not None and (cur["_id"] == ev["_id"] or same_event(cur, ev)):
-            return None
-    step = to_search_result(phone, obs, ev["title"])
+    if phone.foreground != KEY or scr is None or scr.name != "edit" or scr.args.get("event_id") is None:
+        return False
+    cur = event_row(phone, scr.args["event_id"])
+    return cur is not None and (cur["_id"] == ev["_id"] or same_event(cur, ev))
+
+
+def open_row(phone: Phone, obs: Observation, ev: Any, query: str | None = None) -> Action | None:
+    """Next step toward the form of the event row ``ev`` (or of an identical twin), picked in the search
+    results for ``query`` (default: its title) by its title, date and times; None once it is open."""
+    if on_form_of_row(phone, ev):
+        return None
+    step = to_search_result(phone, obs, query or ev["title"])
     if step is not None:
         return step
     when = f"{day_label(from_ms(ev['dtstart']).date())} · {time_range(phone, ev)}"
@@ -1182,8 +1193,11 @@ def open_row(phone: Phone, obs: Observation, ev: Any) -> Action | None:
     return scroll_toward(phone, obs, text_contains=when, resource_id="search_result") or BACK
 
 
-def delete_row(phone: Phone, obs: Observation, ev: Any) -> Action:
-    step = open_row(phone, obs, ev)
+Opener = Callable[[Phone, Observation, Any], "Action | None"]  # open_row's signature: how a row's form is reached
+
+
+def delete_row(phone: Phone, obs: Observation, ev: Any, opener: Opener = open_row) -> Action:
+    step = opener(phone, obs, ev)
     if step is not None:
         return step
     dlg = phone.dialog
@@ -1210,10 +1224,10 @@ def event_row(phone: Phone, ev_id: int):  # -> sqlite3.Row | None
 
 
 def repair_step(phone: Phone, obs: Observation, base: dict[int, tuple], deleted: set[int],
-                edits: dict[int, dict[str, Any]], keep_new: int = 0) -> Action | None:
+                edits: dict[int, dict[str, Any]], keep_new: int = 0, opener: Opener = open_row) -> Action | None:
     """Next step toward ``state_is(...)``: delete events added by a detour (all but the first ``keep_new``)
     and the ``deleted`` ones, then refill every event that differs from what it should be; None when
-    nothing is left to do (an event deleted by mistake cannot come back)."""
+    nothing is left to do (an event deleted by mistake cannot come back). ``opener`` reaches a row's form."""
     cur = rows_now(phone)
     alias: dict[int, int] = {}  # a new row identical to a starting row that is gone stands for it
     for j in sorted(i for i in cur if i not in base):
@@ -1223,17 +1237,68 @@ def repair_step(phone: Phone, obs: Observation, base: dict[int, tuple], deleted:
                 break
     added = sorted(i for i in cur if i not in base and i not in alias)
     if len(added) > keep_new:
-        return delete_row(phone, obs, event_row(phone, added[-1]))
+        return delete_row(phone, obs, event_row(phone, added[-1]), opener)
     for j in sorted(cur):
         if alias.get(j, j) in deleted:
-            return delete_row(phone, obs, event_row(phone, j))
+            return delete_row(phone, obs, event_row(phone, j), opener)
     for j, row in sorted(cur.items()):
         i = alias.get(j, j)
         if i in base:
             want = edits.get(i, form_values(base[i]))
             if form_values(row) != want:
-                return open_row(phone, obs, event_row(phone, j)) or refill(phone, obs, want)
+                return opener(phone, obs, event_row(phone, j)) or refill(phone, obs, want)
     return None
+
+
+# ---- reading before using: the oracle opens where a value it types is shown ------------------------
+def look_first(phone: Phone, key: str, step: Callable[[], Action | None]) -> Action | None:
+    """Read a value where it is shown before using it: ``step`` until it says the value is on screen
+    (None), then note that on the phone's event log (the oracle is called afresh at every step)."""
+    mark = ("oracle_seen", f"calendar {key}")
+    if mark in phone.events:
+        return None
+    act = step()
+    if act is not None:
+        return act
+    phone.events.append(mark)
+    return None
+
+
+def via_day(phone: Phone, d: date) -> bool:
+    """Whether the screen on top was opened from the day list of ``d`` (it lies above it in the back stack)."""
+    return any(s.name == "day" and s.args.get("day") == d.isoformat() for s in (phone.stacks.get(KEY) or [])[:-1])
+
+
+def day_row(phone: Phone, ev: Any) -> str:
+    """The text of ``ev``'s row in a day list: title, times and place."""
+    where = f" · {ev['eventLocation']}" if ev["eventLocation"] else ""
+    return f"{ev['title']} | {time_range(phone, ev)}{where}"
+
+
+def open_from_day(phone: Phone, obs: Observation, ev: Any) -> Action | None:
+    """Next step toward the form of the event row ``ev`` (or of an identical twin) opened from the list of
+    its day, which shows the titles, times and places of that day's events; None once it is open."""
+    d = from_ms(ev["dtstart"]).date()
+    if on_form_of_row(phone, ev) and via_day(phone, d):
+        return None
+    return to_day(phone, obs, d) or click_or_scroll(phone, obs, text=day_row(phone, ev), resource_id="event_item")
+
+
+def new_form_from_day(phone: Phone, obs: Observation, d: date, source: Any) -> Action | None:
+    """Next step toward the new-event form opened from the day list of ``d`` once the row of ``source`` (the
+    event whose times or place the new one takes) is on screen there; None once that form is open."""
+    if on_form_of(phone, None) and via_day(phone, d):
+        return None
+    step = to_day(phone, obs, d)
+    if step is not None:
+        return step
+    row = {"text": day_row(phone, source), "resource_id": "event_item"}
+    if find(obs, **row) is None:
+        act = scroll_toward(phone, obs, **row)
+        if act is None:
+            raise TaskError(f"oracle: no row of event {source['_id']} on the day list of {d}")
+        return act
+    return click(obs, desc="New event") or BACK
 
 
 def clear_day(phone: Phone, d: date) -> None:
@@ -1253,6 +1318,10 @@ class StateTemplate(TaskTemplate):
     def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
         raise NotImplementedError
 
+    def opener(self, params: dict[str, Any]) -> Opener:
+        """How the oracle reaches an event's form (where what it types is read first)."""
+        return open_row
+
     def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
         base = start_rows(phone, self, params)
         deleted, edits = self.goal_state(base, params)
@@ -1263,7 +1332,7 @@ class StateTemplate(TaskTemplate):
         deleted, edits = self.goal_state(base, params)
         if state_is(phone, base, deleted, edits):
             return COMPLETE
-        return repair_step(phone, obs, base, deleted, edits) or COMPLETE
+        return repair_step(phone, obs, base, deleted, edits, opener=self.opener(params)) or COMPLETE
 
 
 @register_task
@@ -1351,6 +1420,9 @@ class SwapEventSlots(StateTemplate):
         fa, fb = form_values(base[a]), form_values(base[b])
         return set(), {a: {**fa, "start": fb["start"], "end": fb["end"]},
                        b: {**fb, "start": fa["start"], "end": fa["end"]}}
+
+    def opener(self, params: dict[str, Any]) -> Opener:
+        return open_from_day  # the day list shows both slots before either is changed
 
 
 @register_task
@@ -1531,6 +1603,14 @@ class EventOnBirthday(TaskTemplate):
         step = repair_step(phone, obs, base, set(), {}, keep_new=1)
         if step is not None:
             return step
+        bday = only_event(phone, f"{params['who']}'s birthday")
+        if bday is None:
+            return COMPLETE  # the birthday is gone (cannot come back): no date to read
+        # the month grid cuts its title short: the entry itself is opened (its form shows the date)
+        step = look_first(phone, f"event {bday['_id']}",
+                          lambda: open_event_row(phone, obs, bday) or dismiss_popups(phone))
+        if step is not None:
+            return step
         new = sorted(i for i in rows_now(phone) if i not in base)
         if new:
             return open_row(phone, obs, event_row(phone, new[0])) or fill_form(phone, obs, want)
@@ -1573,6 +1653,9 @@ class MoveDayEvents(StateTemplate):
         ids = [i for t in params["titles"] for i in ids_titled(base, t)]
         return set(), {i: {**form_values(base[i]), "start": form_values(base[i])["start"] + shift,
                            "end": form_values(base[i])["end"] + shift} for i in ids}
+
+    def opener(self, params: dict[str, Any]) -> Opener:
+        return open_from_day  # the goal names the day, not the events: they are picked in its list
 
 
 RENAMED = {"Spanish class": "Spanish conversation group", "Choir rehearsal": "Choir practice",
@@ -2159,6 +2242,16 @@ class DeleteEventsAtVenue(StateTemplate):
     def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
         return {i for i, r in base.items() if r[2] == params["venue"]}, {}
 
+    def opener(self, params: dict[str, Any]) -> Opener:
+        venue = params["venue"]
+
+        def by_venue(phone: Phone, obs: Observation, ev: Any) -> Action | None:
+            # the goal names the place, not the events: search it (the results show each one's location)
+            shown = venue.lower() in " ".join(ev[c] or "" for c in ("title", "eventLocation", "description")).lower()
+            return open_row(phone, obs, ev, query=venue if shown else None)
+
+        return by_venue
+
 
 @register_task
 class MoveToFreeDay(StateTemplate):
@@ -2254,9 +2347,9 @@ class RemoveDuplicateEvents(StateTemplate):
         cur = rows_now(phone)
         for g in self.pairs(base):
             left = [i for i in g if i in cur]
-            if len(left) > 1:
-                return delete_row(phone, obs, event_row(phone, left[-1]))  # its twin may go instead: the same
-        return repair_step(phone, obs, base, set(), {}) or COMPLETE
+            if len(left) > 1:  # picked in the day's list (the goal names no title); its twin may go instead
+                return delete_row(phone, obs, event_row(phone, left[-1]), open_from_day)
+        return repair_step(phone, obs, base, set(), {}, opener=open_from_day) or COMPLETE
 
 
 @register_task
@@ -2343,6 +2436,18 @@ class UseLocationOfEvent(StateTemplate):
         (i,) = ids_titled(base, params["title"])
         return set(), {i: {**form_values(base[i]), "location": params["place"]}}
 
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        base = start_rows(phone, self, params)
+        deleted, edits = self.goal_state(base, params)
+        if state_is(phone, base, deleted, edits):
+            return COMPLETE
+        other = only_event(phone, params["other"])
+        if other is None:
+            return COMPLETE  # the event to copy the place from is gone: nothing to read it from
+        step = look_first(phone, f"event {other['_id']}",  # its form shows the place to copy
+                          lambda: open_event_row(phone, obs, other) or dismiss_popups(phone))
+        return step or repair_step(phone, obs, base, deleted, edits) or COMPLETE
+
 
 ANCHORS = ("Board meeting", "Parent coffee morning", "Orientation session", "Team retrospective")
 FOLLOW_UPS = ("Write up notes", "Debrief with Alex", "Walk to the station", "Quick call with Mom")
@@ -2388,4 +2493,22 @@ class AddAfterEvent(TaskTemplate):
         return 1.0 if only_new_is(phone, start_rows(phone, self, params), self.want(params)) else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
-        return create_one_step(phone, obs, start_rows(phone, self, params), self.want(params))
+        base, want = start_rows(phone, self, params), self.want(params)
+        if only_new_is(phone, base, want):
+            return COMPLETE
+        step = repair_step(phone, obs, base, set(), {}, keep_new=1)
+        if step is not None:
+            return step
+        d = date.fromisoformat(params["date"])
+        anchor = next((e for e in events_on(phone, d) if e["title"] == params["anchor"]), None)
+        if anchor is None:
+            return COMPLETE  # the anchor is gone (cannot come back): no end time to read
+        fill = {k: v for k, v in want.items() if k not in ("location", "description")}
+        new = sorted(i for i in rows_now(phone) if i not in base)
+        if new:  # a wrong one saved: fixed from the day's list, which shows the anchor's end too
+            ev = event_row(phone, new[0])
+            if from_ms(ev["dtstart"]).date() != d:
+                return delete_row(phone, obs, ev)  # on another day: made again from the anchor's day
+            return open_from_day(phone, obs, ev) or fill_form(phone, obs, fill)
+        # the day's list shows when the anchor ends; its New event button starts the form on that day
+        return new_form_from_day(phone, obs, d, anchor) or fill_form(phone, obs, fill)

@@ -491,6 +491,27 @@ def _on_editor_of(phone: Phone, alarm_id: int | None) -> bool:
         and scr.args.get("alarm_id") == alarm_id
 
 
+def _read_rows(phone: Phone, obs: Observation, rows: list) -> Action | None:
+    """Next step of bringing each alarm of ``rows`` on screen in the alarm list (its row shows the label
+    and repeat days), so the oracle reads them before it types or copies them; None once every one was.
+
+    What was shown is noted on the phone's event log: the oracle is called afresh at every step.
+    """
+    for a in rows:
+        key = ("oracle_seen", f"clock alarm {a['_id']}")
+        if key in phone.events:
+            continue
+        step = to_tab(phone, obs, "alarms")
+        if step is not None:
+            return step
+        if find(obs, desc=alarm_desc(phone, a)) is None:
+            act = scroll_toward(phone, obs, desc=alarm_desc(phone, a))
+            if act is not None:
+                return act
+        phone.events.append(key)
+    return None
+
+
 @register_task
 class LabelAlarm(AlarmTemplate):
     name = "clock_label_alarm"
@@ -1416,6 +1437,9 @@ class CopyAlarm(AlarmTemplate):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
+        step = _read_rows(phone, obs, alarms(phone, hour=params["hour"], minutes=params["minute"])[:1])
+        if step is not None:
+            return step
         return _add_alarm_step(phone, obs, baseline_rows(phone, self, params, ALARM_SQL), params["new_hour"],
                                params["new_minute"], params["days"], params["label"])
 
@@ -2055,6 +2079,11 @@ class SwapAlarmLabels(AlarmTemplate):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
+        # both rows shown before the first edit: each label typed is the other alarm's
+        pair = [a for h, m in self._want(params) for a in alarms(phone, hour=h, minutes=m)[:1]]
+        step = _read_rows(phone, obs, pair)
+        if step is not None:
+            return step
         fix = _switch_back(phone, obs, baseline_rows(phone, self, params, ALARM_SQL))
         if fix is not None:
             return fix

@@ -10,6 +10,7 @@ editing, starring or deleting the wrong person fails. Checkers read ``raw_contac
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from droidverify.actions.model import Action
@@ -42,6 +43,7 @@ from droidverify.tasks.helpers import (
     baseline_rows,
     click,
     click_or_scroll,
+    dismiss_popups,
     find,
     find_all,
     navigate,
@@ -136,6 +138,18 @@ def to_detail(phone: Phone, obs: Observation, name: str) -> Action | None:
     if step is not None:
         return step
     return navigate(phone, obs, APP, [("main", {"text": name, "resource_id": "contact_row"}), ("detail", None)])
+
+
+def look_first(phone: Phone, key: str, step: Callable[[], Action | None]) -> Action | None:
+    """Read a value where it is shown before using it: ``step`` until it says the value is on screen
+    (None), then note that on the phone's event log so later calls go on to the next part."""
+    if ("oracle_seen", key) in phone.events:
+        return None
+    act = step()
+    if act is not None:
+        return act
+    phone.events.append(("oracle_seen", key))
+    return None
 
 
 def menu_item(phone: Phone, obs: Observation, label: str) -> Action:
@@ -1128,6 +1142,20 @@ def to_entry(phone: Phone, obs: Observation, name: str, cid: int, query: str | N
     return open_result(phone, obs, name, cid)
 
 
+def read_detail(phone: Phone, obs: Observation, name: str) -> Action | None:
+    """Next action toward ``name``'s detail page, with nothing over it; None once it is on screen.
+    Oracles go there to read a value before they use it. The row is tapped when the list shows it,
+    else found by searching the name (shorter than scrolling the whole list)."""
+    ids = find_contacts(phone, name)
+    if not ids:
+        raise TaskError(f"oracle: no contact named {name!r} to read")
+    scr = phone.screen
+    if (phone.foreground == APP and scr is not None and scr.name == "main" and phone.dialog is None
+            and not phone.menu_open and find(obs, text=name, resource_id="contact_row") is not None):
+        return to_detail(phone, obs, name)
+    return leave_edit(phone, obs) or to_entry(phone, obs, name, ids[0]) or dismiss_popups(phone)
+
+
 def confirm_delete_of(phone: Phone, obs: Observation, ids: set[int]) -> Action | None:
     """On a "Delete this contact?" dialog: confirm when it is about one of ``ids``, else cancel."""
     dlg = phone.dialog
@@ -1791,7 +1819,9 @@ class QueryCoworker(TaskTemplate):
         return 1.0 if ok else 0.0
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
-        step = to_search(phone, obs, params["company"])
+        # the goal names only the person: read their company on their page, then search for it
+        step = look_first(phone, f"{self.name}:company", lambda: read_detail(phone, obs, params["name"])) or \
+            to_search(phone, obs, params["company"])
         if step is not None:
             return step
         if find(obs, text=params["colleague"], resource_id="contact_row") is None:
@@ -1913,11 +1943,18 @@ class SwapNumbers(TaskTemplate):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
-        for who in ("a", "b"):
+        for who, other in (("a", "b"), ("b", "a")):
             c = only(phone, params[f"name_{who}"])
             if c is None:
                 raise TaskError(f"oracle: {params[f'name_{who}']} is gone")
             if not one_phone(c, params[f"num_{who}"]):
+                # the right number is on the other contact: read it on that page first
+                o = only(phone, params[f"name_{other}"])
+                if o is not None and any(same_number(n, params[f"num_{who}"]) for n, _ in o["phones"]):
+                    step = look_first(phone, f"{self.name}:{other}",
+                                      lambda n=params[f"name_{other}"]: read_detail(phone, obs, n))
+                    if step is not None:
+                        return step
                 return edit_contact(phone, obs, params[f"name_{who}"], {"phone": params[f"num_{who}"]})
         raise TaskError("oracle: numbers swapped but the task is not done")
 
@@ -2070,6 +2107,10 @@ class AddCoworker(TaskTemplate):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
+        # the company is on the colleague's page only: read it there first
+        step = look_first(phone, f"{self.name}:company", lambda: read_detail(phone, obs, params["colleague"]))
+        if step is not None:
+            return step
         values = {"first": params["first"], "last": params["last"], "company": params["company"],
                   "phone": params["number"]}
         existing = find_contacts(phone, params["name"])
@@ -2157,6 +2198,10 @@ class CopyHomeNumber(TaskTemplate):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
+        # read the home number on the first housemate's page, then put it on the other's
+        step = look_first(phone, f"{self.name}:home", lambda: read_detail(phone, obs, params["name_a"]))
+        if step is not None:
+            return step
         return edit_contact(phone, obs, params["name_b"], {"phone": params["home"]}, PHONE_TYPES["Home"])
 
 

@@ -2047,8 +2047,9 @@ class QueryTopThreeLargest(TaskTemplate):
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         ranked = self.ranking(phone)
-        listed = [e.name for e in storage.list_dir(phone, f"{ROOT}/Download") if e.name in ranked[:3]]
-        step = show_rows(phone, obs, f"{ROOT}/Download", listed[-1:])  # scrolled down past all three
+        listed = [e.name for e in storage.list_dir(phone, f"{ROOT}/Download")]
+        # scroll to the bottom row: the ranking needs every size on screen, not just the top three
+        step = show_rows(phone, obs, f"{ROOT}/Download", listed[-1:])
         return step or answer(", ".join(ranked[:3]))
 
 

@@ -42,6 +42,7 @@ from droidverify.errors import TaskError
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.contacts import (
     decoy_of,
+    look_first,
     number_answer_matches,
     person,
     put_contact,
@@ -57,6 +58,7 @@ from droidverify.tasks.helpers import (
     baseline_rows,
     click,
     click_or_scroll,
+    dismiss_popups,
     find,
     matches,
     navigate,
@@ -1461,7 +1463,10 @@ class TextNumberFromMessage(MessagesTemplate):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
-        return to_thread(phone, obs, params["cell"]) or send_in_thread(phone, obs, params["body"])
+        # the cell number is only in the recommender's message: read it there first
+        step = look_first(phone, f"{self.name}:cell", lambda: open_existing(phone, obs, params["number"]) or
+                          dismiss_popups(phone))
+        return step or to_thread(phone, obs, params["cell"]) or send_in_thread(phone, obs, params["body"])
 
 
 # ---- queries ---------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from droidverify.actions.model import Action
 from droidverify.env.records import Observation
 from droidverify.env.sim.apps.contacts import (
     PHONE_TYPES,
+    find_contacts,
     normalize_number,
     random_number,
     remove_contacts_named,
@@ -19,7 +20,15 @@ from droidverify.env.sim.apps.contacts import (
 from droidverify.env.sim.apps.messages import add_sms, delete_thread, sent_messages, thread_for
 from droidverify.env.sim.phone import Phone
 from droidverify.tasks.base import TaskTemplate
-from droidverify.tasks.contacts import create_contact, edit_contact, only, person, same_number, two_people
+from droidverify.tasks.contacts import (
+    create_contact,
+    edit_contact,
+    only,
+    person,
+    read_detail,
+    same_number,
+    two_people,
+)
 from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
@@ -49,6 +58,12 @@ TOPICS = (("the leaking kitchen sink", ("Hi, this is the plumber. I can come fix
           ("the apartment viewing", "Hi, I'm the landlord. The apartment viewing is confirmed for Saturday."),
           ("the bike you are selling", "Hey, is the bike you are selling still available?"))
 NEW_NAMES = ("Plumber Joe", "Dog Walker Kim", "Piano Teacher", "Landlord Dave", "Bike Buyer", "Handyman Ray")
+
+
+def left_on_detail(phone: Phone, name: str) -> bool:
+    """Whether Contacts was left showing ``name``'s page (the oracle reads it before switching apps)."""
+    stack = phone.stacks.get("contacts") or []
+    return bool(stack) and stack[-1].name == "detail" and stack[-1].args.get("contact_id") in find_contacts(phone, name)
 
 
 @register_task
@@ -83,6 +98,10 @@ class ShareNumberBySms(TaskTemplate):
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         if self.is_successful(phone, params, None):
             return COMPLETE
+        if not left_on_detail(phone, params["name_a"]):  # look the number up in Contacts first
+            step = read_detail(phone, obs, params["name_a"])
+            if step is not None:
+                return step
         return to_thread(phone, obs, params["num_b"], via_name=params["name_b"]) or \
             send_in_thread(phone, obs, params["num_a"])
 

@@ -182,6 +182,46 @@ def rename_action(phone: Phone, obs: Observation, item_name: str, new_name: str,
     return select_item(phone, obs, item_name, folder) or click(obs, desc="Rename") or BACK
 
 
+def on_results(phone: Phone, query: str) -> bool:
+    """The Markor root listing shows the search results for ``query`` (no dialog, menu or selection)."""
+    scr = phone.screen
+    return (current_dir(phone) == MARKOR_DIR and scr is not None and bool(scr.state.get("searching"))
+            and not scr.state.get("selected") and scr.fields.get("filter", "") == query
+            and phone.dialog is None and not phone.menu_open)
+
+
+def read_note(phone: Phone, obs: Observation, name: str) -> Action | None:
+    """Next step toward reading note ``name`` (Markor root) through the search; None once it was read.
+
+    An oracle has no memory, so the search field tells where it is: typing the query focuses the
+    field, opening a result clears the focus. Its results for ``name`` with the field unfocused
+    are where leaving the note brings you: the note was just on screen.
+    """
+    scr = phone.screen
+    found = notes_named(phone, name)
+    if not found:
+        return None  # nothing left to read
+    if phone.foreground == KEY and scr is not None and scr.name == "editor":
+        return BACK  # the note read (or another one) is left
+    if on_results(phone, name):
+        if phone.focused != "search_input":
+            return None
+        return click_or_scroll(phone, obs, desc=found[0].name)
+    if phone.foreground == KEY and (phone.dialog is not None or phone.menu_open):
+        return BACK
+    if current_dir(phone) == MARKOR_DIR and scr is not None and scr.state.get("searching") \
+            and not scr.state.get("selected"):
+        return type_into(obs, name, resource_id="search_input") or BACK
+    return to_folder(phone, obs) or click(obs, desc="Search") or BACK
+
+
+def editing(phone: Phone, entries: list[st.FileEntry]) -> bool:
+    """The editor of the first of ``entries`` (a ``notes_named`` result) is open."""
+    scr = phone.screen
+    return (phone.foreground == KEY and scr is not None and scr.name == "editor" and bool(entries)
+            and scr.args.get("path") == entries[0].path)
+
+
 # ---- templates --------------------------------------------------------------------------------
 class NoteTask(TaskTemplate):
     apps = ("Markor",)
@@ -829,9 +869,19 @@ class DuplicateNote(ExistingNote):
             return COMPLETE
         if not same_text(one_note(phone, params["note"]), params["body"]):
             return open_note(phone, obs, params["note"]) or edit_text(phone, obs, params["body"])
-        if notes_named(phone, params["copy"]):
-            return open_note(phone, obs, params["copy"]) or edit_text(phone, obs, params["body"])
-        return to_folder(phone, obs) or new_item(phone, obs, params["copy"], folder=False)
+        copies = notes_named(phone, params["copy"])
+        if editing(phone, copies):
+            return edit_text(phone, obs, params["body"])
+        dlg = phone.dialog
+        if not copies and phone.foreground == KEY and dlg is not None and dlg.name == "new_file":
+            return new_item(phone, obs, params["copy"], folder=False)
+        # read the original first: the text typed into the copy is what its editor showed
+        step = read_note(phone, obs, params["note"])
+        if step is not None:
+            return step
+        if copies:  # on the results of the original's name, the copy's name included
+            return click_or_scroll(phone, obs, desc=copies[0].name)
+        return new_item(phone, obs, params["copy"], folder=False)
 
 
 @register_task
@@ -905,7 +955,16 @@ class MergeNotes(NoteTask):
         if self.is_successful(phone, params, None):
             return COMPLETE
         if not same_text(one_note(phone, params["first"]), self.target(params)):
-            return open_note(phone, obs, params["first"]) or edit_text(phone, obs, self.target(params))
+            firsts = notes_named(phone, params["first"])
+            if editing(phone, firsts):
+                return edit_text(phone, obs, self.target(params))
+            # searching for the first note comes only after the second was read (see read_note)
+            if firsts and on_results(phone, params["first"]):
+                return click_or_scroll(phone, obs, desc=firsts[0].name)
+            step = read_note(phone, obs, params["second"])
+            if step is not None:
+                return step
+            return type_into(obs, params["first"], resource_id="search_input") or BACK
         return delete_action(phone, obs, notes_named(phone, params["second"])[0].name)
 
 

@@ -43,6 +43,7 @@ from droidverify.tasks.helpers import (
     diff_rows,
     find,
     open_app,
+    scroll_toward,
     type_in,
 )
 from droidverify.tasks.registry import register_task
@@ -1148,9 +1149,20 @@ class CopyTaskToList(PlantedTemplate):
         copies = [t for t in tasks(phone) if norm(t["title"]) == norm(params["title"]) and t["list"] == params["dest"]]
         if copies:  # made already but not right yet: fix it in its editor
             return open_editor(phone, obs, copies[0]) or fill_editor(phone, obs, **values)
+        src = params["list"]
         if in_editor(phone, None):
-            return fill_editor(phone, obs, list_name=params["dest"], **values)
-        return to_list(phone, obs, params["dest"]) or click(obs, desc="Create new task") or BACK
+            # a new task opened from the original's list, where its row (due, priority, description) was
+            # on screen: the values typed are the ones read there; opened elsewhere, go and read it first
+            if phone.screen is not None and phone.screen.args.get("list_id") == list_id(phone, src):
+                return fill_editor(phone, obs, list_name=params["dest"], **values)
+            return BACK
+        step = to_list(phone, obs, src)
+        if step is not None:
+            return step
+        row = {"resource_id": "rowBody", "text": params["title"]}
+        if find(obs, **row) is None:
+            return scroll_toward(phone, obs, **row) or click(obs, desc="Create new task") or BACK
+        return click(obs, desc="Create new task") or BACK
 
 
 VIEW_SORTS = (("priority", "By priority", "by priority"), ("title", "Alphabetical", "alphabetically"),
