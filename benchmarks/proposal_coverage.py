@@ -5,7 +5,8 @@ For every template of each split and every seed, the oracle's episode is stepped
 ``answer`` or ``open_app``, the screen's candidates (``extract_candidates``) are expanded with
 ``expand_candidates`` and the oracle's value is looked up among the expanded candidates of that
 kind (for ``input_text``: on the same field). Coverage is reported exactly and case-insensitively,
-with the working memory the verifier sees (``diff``, as in training) and with no memory at all.
+with the working memory the verifier sees (``--memory``: ``diff`` as the shipped verifier, or
+``notes``) and with no memory at all.
 
     python benchmarks/proposal_coverage.py --seeds 0-2 --splits train,validation,test
 
@@ -57,7 +58,7 @@ def _values(expanded, kind: str, index: int | None) -> list[str]:
     return out
 
 
-def run_split(split: str, seeds: list[int], apps: list[str], limit: int) -> dict[str, Tally]:
+def run_split(split: str, seeds: list[int], apps: list[str], limit: int, memory_name: str = "diff") -> dict[str, Tally]:
     from droidverify.actions.model import Action
     from droidverify.agents.verifier.candidates import extract_candidates
     from droidverify.agents.verifier.memory import make_memory
@@ -70,7 +71,8 @@ def run_split(split: str, seeds: list[int], apps: list[str], limit: int) -> dict
     for task in registry.tasks_for(split, seeds):
         env = SimEnv(task=task, seed=task.seed)
         obs = env.reset()
-        memory = make_memory("diff")
+        memory = make_memory(memory_name)
+        memory.reset(task.goal)
         history: list[Step] = []
         answered = False
         for index in range(task.max_steps):
@@ -124,6 +126,8 @@ def main() -> None:
     ap.add_argument("--splits", default="train,validation,test")
     ap.add_argument("--limit", type=int, default=16, help="proposals per placeholder (default 16)")
     ap.add_argument("--examples", type=int, default=10, help="uncovered examples listed per split")
+    ap.add_argument("--memory", default="diff", help="the working memory values may come from: diff (the shipped "
+                    "verifier's) or notes (diff plus the rows that name the goal's words)")
     args = ap.parse_args()
     seeds = parse_seeds(args.seeds)
     apps = sim_apps()
@@ -134,7 +138,7 @@ def main() -> None:
     missed: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     t0 = time.perf_counter()
     for split in [s.strip() for s in args.splits.split(",") if s.strip()]:
-        tallies = run_split(split, seeds, apps, args.limit)
+        tallies = run_split(split, seeds, apps, args.limit, args.memory)
         for kind in KINDS:
             t = tallies[kind]
             pct = 100 * t.covered / t.steps if t.steps else 0.0

@@ -40,7 +40,7 @@ def main() -> None:
     n = len(records)
 
     def unpacked(rec):  # what one step costs as the agent builds it (Actions, float lists)
-        elements, cands, correct, positive = expand_record(rec, apps)
+        elements, cands, _correct, _positive = expand_record(rec, apps)
         return cands, step_view(rec.goal, rec.memory, elements, cands, [describe_action(c, elements) for c in cands])
 
     sizes = {}

@@ -100,3 +100,67 @@ def test_failed_step_and_unknown_memory():
         make_memory("nope")
     with pytest.raises(DroidVerifyError, match="needs an LLM"):
         make_memory("llm")
+
+
+def _calendar(*rows: str):
+    return make_obs([el("Simple Calendar", top=0), *(el(r, top=100 * (i + 1)) for i, r in enumerate(rows)),
+                     el("9:41", top=2300, package_name="com.android.systemui")], package="com.calendar")
+
+
+def test_notes_memory_keeps_the_rows_that_name_the_goal_for_later_steps():
+    """A value read on one screen (the end of "Board meeting") stays in the memory text after the agent
+    has moved on, so it can be chosen when it is typed on another screen."""
+    goal = 'Add a 15-minute event "Debrief" that starts right when my "Board meeting" ends.'
+    search = _calendar("Yoga class | Sun, Nov 3 · 7:00 AM – 8:00 AM",
+                       "Board meeting | Sun, Nov 3 · 2:00 PM – 4:00 PM", "Board games night | Fri, Nov 8")
+    form = _editor(None, pkg="com.calendar")
+    steps = [Step(index=0, observation=_calendar(), action=Action(action_type="click", index=0)),
+             Step(index=1, observation=search, action=Action(action_type="navigate_back"))]
+    m = make_memory("notes")
+    m.reset(goal)
+    m.update(steps, form)
+    text = m.render()
+    first, second = text.splitlines()
+    # the diff cuts a label at 40 characters (the end time is lost); the note keeps the whole row, and
+    # a row the diff already quotes whole ("Board games night") is not repeated
+    assert "'Board meeting | Sun, Nov 3 · 2:00 PM –…'" in first
+    assert first.endswith("noted 'Board meeting | Sun, Nov 3 · 2:00 PM – 4:00 PM'.")
+    notes = first.split("noted")[1]
+    assert "Yoga class" not in notes  # names none of the goal's words
+    assert "Simple Calendar" not in notes  # an app's name is not a goal word
+    assert "noted" not in second  # noted once per episode
+    diff = make_memory("diff")
+    diff.reset(goal)
+    diff.update(steps, form)
+    assert text.startswith(diff.render().splitlines()[0][:-1])  # notes only add to the diff
+
+
+def test_notes_memory_forgets_on_reset_and_caps_its_rows():
+    m = make_memory("notes", notes=2)
+    rows = [f"Pottery class | Oct {d}" for d in range(1, 8)]
+    m.reset('How many times is "Pottery class" scheduled?')
+    m.update([Step(index=0, observation=_calendar(), action=Action(action_type="click", index=0))], _calendar(*rows))
+    text = m.render()
+    assert "'Pottery class | Oct 3' and 4 more appeared" in text  # the diff quotes three rows
+    assert "noted 'Pottery class | Oct 4', 'Pottery class | Oct 5'." in text  # notes add two, not repeats
+    m.reset("Turn on Wi-Fi")
+    assert m.render() == ""
+    m.update([Step(index=0, observation=_calendar(), action=Action(action_type="click", index=0))], _calendar(*rows))
+    assert "noted" not in m.render()
+
+
+def test_notes_memory_keeps_the_page_of_what_the_goal_names():
+    """On the page of something the goal names (the contact "Rafael Lopez"), the page's texts are what the
+    task reads (his company), though they name none of the goal's words; buttons are not noted."""
+    page = make_obs([el("Add to favorites", top=50, is_clickable=True), el("Edit contact", top=60, is_clickable=True),
+                     el("Rafael Lopez", top=100), el("Call", top=200, is_clickable=True),
+                     el("Blue Sky Studios", top=300), el("(415) 555-0132", top=400)], package="com.contacts")
+    m = make_memory("notes")
+    m.reset("Who else in my contacts works at the same company as Rafael Lopez?")
+    m.update([Step(index=0, observation=make_obs([el("Rafael Lopez", is_clickable=True)], package="com.contacts"),
+                   action=Action(action_type="click", index=0))], page)
+    assert m.render().endswith("noted 'Blue Sky Studios', '(415) 555-0132'.")
+    lst = make_obs([el("Rafael Lopez", top=100, is_clickable=True), el("Blue Sky Studios", top=200)])
+    m.reset("Who else in my contacts works at the same company as Rafael Lopez?")
+    m.update([Step(index=0, observation=page, action=Action(action_type="navigate_back"))], lst)
+    assert "noted" not in m.render()  # a list row (a button) naming him is no page of his

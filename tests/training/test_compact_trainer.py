@@ -59,6 +59,27 @@ def test_an_answer_label_covers_every_proposal_that_says_the_same():
         assert not any(cands[j].action_type == "answer" and cands[j].text.lower() != want.lower() for j in correct)
 
 
+def test_records_written_by_another_memory_are_refused(tmp_path, records):
+    """The records' memory text is written by one working memory; a verifier configured for another would
+    run on text it never saw, so training stops with the name to pass."""
+    cfg = _config(tmp_path, records, epochs=1)
+    Path(cfg.train_file).with_suffix(".stats.json").write_text(json.dumps({"spec": {"memory": "notes"}}))
+    with pytest.raises(TrainingDataError, match="'notes' working memory.*--memory notes"):
+        CompactTrainer(cfg, encoder=hash_encoder()).train()
+    with pytest.raises(TrainingError, match="memory must be"):
+        _config(tmp_path, records, memory="llm").validate()
+
+
+def test_notes_memory_records_carry_what_was_read():
+    task = registry.get_template("contacts_query_coworker").instantiate(0)
+    diff = list(collect([task], split_of=registry.split_of, apps=sim_apps()))
+    notes = list(collect([task], split_of=registry.split_of, apps=sim_apps(), memory="notes"))
+    assert [r.record_id for r in diff] == [r.record_id for r in notes]  # the same steps, other memory text
+    assert any("noted '" in r.memory for r in notes) and not any("noted '" in r.memory for r in diff)
+    with pytest.raises(TrainingError, match="working memory 'llm'"):
+        list(collect([task], split_of=registry.split_of, apps=sim_apps(), memory="llm"))
+
+
 def test_records_without_screens_are_a_clear_error(records):
     old = records[0].model_copy(update={"xml": None})
     with pytest.raises(TrainingDataError, match="no screen xml"):

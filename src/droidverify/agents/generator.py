@@ -126,7 +126,7 @@ class GeneratorAgent:
 
     def reset(self, goal: str) -> None:
         self.goal = goal
-        self.memory.reset()
+        self.memory.reset(goal)
 
     def build_messages(self, observation: Observation, memory_text: str) -> Messages:
         ui = describe_ui(observation, self.description)

@@ -44,6 +44,12 @@ _WORKERS = typer.Option("--workers", help="Episodes at once: N local worker proc
                         "model), or 'auto' (one per core); the records are the same as with one.")
 
 
+_MEMORY = typer.Option("--memory", help="Working memory the records' memory text is written by: diff (the "
+                       "paper's rule-based diff) or notes (diff plus the rows of each new screen that name the "
+                       "goal's words, so a value read earlier can be chosen later). A verifier runs with the "
+                       "memory its records were written by.")
+
+
 @contextlib.contextmanager
 def _backend(workers: str, what: str) -> Iterator[Any]:
     """The rollout backend --workers asks for (None: this process), closed afterwards."""
@@ -79,6 +85,7 @@ def data_command(
                                           "phrasings drawn per seed) or canonical (the published one).")] = "seeded",
     skin: Annotated[str, typer.Option("--skin", help="Simulator look: seeded (a skin drawn per episode: "
                                       "relabelled chrome, reordered toolbars, sizes) or none.")] = "seeded",
+    memory: Annotated[str, _MEMORY] = "diff",
     workers: Annotated[str, _WORKERS] = "1",
     tasks_module: Annotated[list[str] | None, _TASKS_MODULE] = None,
 ) -> None:
@@ -92,7 +99,7 @@ def data_command(
                         self_correction_rate=self_correction_rate,
                         start_seeds=parse_seeds(start_seeds) if start_seeds else [],
                         start_modes=[m.strip() for m in start_modes.split(",") if m.strip()],
-                        phrasing=phrasing, skin=skin)
+                        phrasing=phrasing, skin=skin, memory=memory)
         with _backend(workers, "collecting") as backend:
             stats = build_dataset(out, spec, progress=_say, backend=backend)
     except (DroidVerifyError, OSError) as e:
@@ -163,6 +170,8 @@ def compact_command(
         "--type-head/--no-type-head",
         help="Score the action type once per step, then each candidate within its type (LiMAC's split; the "
              "default). --no-type-head: one flat score per candidate, as checkpoints before 2026-11-27.")] = None,
+    memory: Annotated[str, typer.Option("--memory", help="The working memory the records were written by "
+                                        "(diff or notes; checked against the data's .stats.json).")] = "diff",
 ) -> None:
     """Train the compact verifier (a small transformer over frozen MiniLM embeddings) on CPU."""
     try:
@@ -172,7 +181,8 @@ def compact_command(
                                  "max_minutes": max_minutes, "seed": seed, "feature_version": feature_version,
                                  "kind_balance": kind_balance, "input_dropout": input_dropout,
                                  "identity_dropout": identity_dropout, "stack_folds": stack_folds,
-                                 "name_swaps": name_swaps, "type_head": type_head, "members": members},
+                                 "name_swaps": name_swaps, "type_head": type_head, "members": members,
+                                 "memory": memory},
                                 _provenance())
     except (DroidVerifyError, OSError) as e:
         exit_with(e)
@@ -343,6 +353,9 @@ def _check_reused_data(train: Path, spec: Any, budget: str) -> None:
         return
     had = json.loads(stats.read_text()).get("spec")
     want = json.loads(json.dumps(asdict(spec), default=list))
+    defaults = json.loads(json.dumps(asdict(type(spec)()), default=list))
+    if had is not None:  # a field added since the data was collected had its default then
+        had = {k: had.get(k, defaults[k]) for k in want}
     if had is not None and had != want:
         diff = sorted(k for k in want if had.get(k) != want[k])
         raise TrainingError(f"{train} was collected with another data spec ({', '.join(diff)} differ from "
@@ -380,6 +393,7 @@ def default_command(
     members: Annotated[int, typer.Option(help="compact backbone: a deep ensemble of K networks trained from "
                                          "seeds 0..K-1 (`train compact --members`); each adds one training.",
                                          min=1)] = 1,
+    memory: Annotated[str, _MEMORY] = "diff",
     workers: Annotated[str, _WORKERS] = "auto",
 ) -> None:
     """From scratch: collect data, train, export OUT/verifier (compact) or OUT/loop/... (llm).
@@ -393,20 +407,24 @@ def default_command(
         fail("--stack-folds is for the compact backbone (the LLM verifier has no combiner)")
     if members > 1 and backbone != "compact":
         fail("--members is for the compact backbone")
+    if memory != "diff" and (backbone != "compact" or rounds > 0):
+        fail(f"--memory {memory} is for the compact backbone without annotation rounds (the rounds' and the "
+             "LLM recipe's rollouts write the diff memory)")
     out.mkdir(parents=True, exist_ok=True)
     try:
-        spec = budget_spec(data_budget)
+        spec = budget_spec(data_budget, memory=memory)
+        held_out = DataSpec(split="validation", oracle_seeds=(0,), noisy_seeds=(100,), start_seeds=(),
+                            phrasing="canonical", skin="none", memory=memory)
         train, ev = out / "data" / "train.jsonl", out / "data" / "eval.jsonl"
         _check_reused_data(train, spec, data_budget)
+        _check_reused_data(ev, held_out, data_budget)
         with _backend(workers, "rollouts") as backend:
             if not train.exists():
                 _say("collecting training records (train templates)")
                 build_dataset(train, spec, progress=_say, backend=backend)
             if not ev.exists():
                 _say("collecting held-out records (validation templates)")
-                build_dataset(ev, DataSpec(split="validation", oracle_seeds=(0,), noisy_seeds=(100,), start_seeds=(),
-                                           phrasing="canonical", skin="none"),
-                              progress=_say, backend=backend)
+                build_dataset(ev, held_out, progress=_say, backend=backend)
             if backbone == "compact":
                 if rounds == 0:
                     from droidverify.training.compact import available_cores
@@ -414,7 +432,8 @@ def default_command(
                     # collection is over: the network may have every core (1.28x on 2 idle cores)
                     _train_compact(out / "compact", train, ev, out / "verifier",
                                    {"max_minutes": max_minutes, "threads": available_cores(),
-                                    "stack_folds": stack_folds, "members": members}, _provenance())
+                                    "stack_folds": stack_folds, "members": members, "memory": memory},
+                                   _provenance())
                     typer.echo(str(out / "verifier"))
                     return
                 from droidverify.training.compact import CompactConfig, CompactLoopConfig, run_compact_loop

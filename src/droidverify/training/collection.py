@@ -593,7 +593,8 @@ class _Collector:
 
     def __init__(self, apps: Sequence[str], policy: str | PolicyFactory, epsilon: float,
                  self_correction_rate: float, seed: int, round_index: int, max_steps: int | None,
-                 annotate_above: float | None = None, start: str = "launcher", skin: str = "none") -> None:
+                 annotate_above: float | None = None, start: str = "launcher", skin: str = "none",
+                 memory: str = "diff") -> None:
         self.apps = list(apps)
         self.skin = skin
         self.policy = policy
@@ -604,7 +605,7 @@ class _Collector:
         self.max_steps = max_steps
         self.annotate_above = annotate_above
         self.start = start
-        self.preparer = VerifierAgent(None, memory="diff", apps=self.apps)  # type: ignore[arg-type] -- prepare() needs no LLM
+        self.preparer = VerifierAgent(None, memory=memory, apps=self.apps)  # type: ignore[arg-type] -- prepare() needs no LLM
 
     def episode(self, task: Task, split: str) -> tuple[list[VerifierStepRecord], CollectStats]:
         """Every record of one episode (unfiltered) and the episode's own statistics."""
@@ -666,6 +667,7 @@ def collect(
     annotate_above: float | None = None,
     start: str = "launcher",
     skin: str = "none",
+    memory: str = "diff",
 ) -> Iterator[VerifierStepRecord]:
     """Labelled steps from episodes of ``tasks``.
 
@@ -720,8 +722,10 @@ def collect(
         raise TrainingError(f"unknown start {start!r}: use one of {START_MODES}")
     if skin not in SKIN_MODES:
         raise TrainingError(f"unknown skin mode {skin!r}: use one of {SKIN_MODES}")
+    if memory not in ("history", "diff", "notes"):  # "llm" would need a model in every worker
+        raise TrainingError(f"unknown working memory {memory!r} for collection: use history, diff or notes")
     setup = functools.partial(_Collector, list(apps), policy, epsilon, self_correction_rate, seed, round_index,
-                              max_steps, annotate_above, start, skin)
+                              max_steps, annotate_above, start, skin, memory)
     if backend is None:
         results: Iterator[tuple[int, Any]] = run_inline(setup, _collect_episode, items)
     else:

@@ -110,6 +110,9 @@ class CompactConfig:
             raise TrainingError(f"loss must be one of {LOSSES}, got {self.loss!r}")
         if self.content not in CONTENT:
             raise TrainingError(f"content must be one of {CONTENT}, got {self.content!r}")
+        if self.memory not in ("history", "diff", "notes"):
+            raise TrainingError(f"memory must be history, diff or notes (what the records were written by), "
+                                f"got {self.memory!r}")
         for name in ("d_model", "heads", "ff", "epochs", "batch_size"):
             if getattr(self, name) < 1:
                 raise TrainingError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -431,8 +434,24 @@ class CompactTrainer:
             # each chunk arrives with its own copies of the strings: intern them again here
             return [_reintern(ex) for part in pool.map(work, chunks) for ex in part]
 
+    def _check_memory(self) -> None:
+        """Records carry their memory's text, not its name: the data's statistics file names it. A network
+        trained on one memory's text and run with another's scores unreliably, so a mismatch is refused."""
+        for path in (self.config.train_file, self.config.eval_file):
+            stats = Path(path).with_suffix(".stats.json") if path else None
+            if stats is None or not stats.is_file():
+                continue
+            try:
+                had = (json.loads(stats.read_text(encoding="utf-8")).get("spec") or {}).get("memory", "diff")
+            except (ValueError, AttributeError) as exc:
+                raise TrainingDataError(f"{stats}: unreadable statistics ({exc})") from exc
+            if had != self.config.memory:
+                raise TrainingDataError(f"{path} was collected with the {had!r} working memory, but the verifier is "
+                                        f"configured for {self.config.memory!r}: pass --memory {had}")
+
     def load_data(self) -> None:
         t0 = time.perf_counter()
+        self._check_memory()
         train_records, swapped = with_name_swaps(read_records(self.config.train_file), self.config.name_swaps,
                                                  self.config.seed)
         train = self.examples(train_records)

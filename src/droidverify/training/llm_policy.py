@@ -237,7 +237,7 @@ class _RecordMemory:
                                         "(the self-verifying agent numbers its rounds from these lines)")
             self.entries[int(m.group(1)) - 1] = m.group(2)
 
-    def reset(self) -> None:
+    def reset(self, goal: str = "") -> None:
         return None
 
     def update(self, history: Any, observation: Any) -> TokenUsage:

@@ -63,6 +63,9 @@ class DataSpec:
     skin: str = "seeded"
     # Only these templates of the split (None: all of them): a smaller data set, or one without an app.
     templates: Sequence[str] | None = None
+    # The working memory the records' memory text is written by (agents.verifier.memory): "diff", or
+    # "notes" (diff plus the rows that name the goal's words). A verifier must run with the same one.
+    memory: str = "diff"
 
 
 # `droidverify train default --data-budget NAME`: how many episodes round 0 collects. By measurement
@@ -128,7 +131,7 @@ def build_dataset(path: str | Path, spec: DataSpec, *, progress: Callable[[str],
         before = len(recs)
         recs += list(collect(tasks, split_of=registry.split_of, apps=apps, policy=policy, epsilon=spec.epsilon,
                              self_correction_rate=spec.self_correction_rate, seed=spec.seed, stats=st,
-                             backend=backend, start=start, skin=spec.skin))
+                             backend=backend, start=start, skin=spec.skin, memory=spec.memory))
         stats[name] = st.to_dict()
         counts[name] = len(recs) - before
         if progress:

@@ -259,7 +259,7 @@ class VerifierAgent:
 
     def reset(self, goal: str) -> None:
         self.goal = goal
-        self.memory.reset()
+        self.memory.reset(goal)
         self._taken = {}
         self._vetoes = 0
         self._rng = random.Random(f"{self.sample_seed}:{goal}")
