@@ -34,6 +34,7 @@ from droidverify.tasks.helpers import (
     scroll_toward,
     type_into,
 )
+from droidverify.tasks.helpers.oracle import look_first as oracle_look_first
 from droidverify.tasks.registry import register_task
 
 TODAY = DEFAULT_NOW.date()
@@ -1252,16 +1253,8 @@ def repair_step(phone: Phone, obs: Observation, base: dict[int, tuple], deleted:
 
 # ---- reading before using: the oracle opens where a value it types is shown ------------------------
 def look_first(phone: Phone, key: str, step: Callable[[], Action | None]) -> Action | None:
-    """Read a value where it is shown before using it: ``step`` until it says the value is on screen
-    (None), then note that on the phone's event log (the oracle is called afresh at every step)."""
-    mark = ("oracle_seen", f"calendar {key}")
-    if mark in phone.events:
-        return None
-    act = step()
-    if act is not None:
-        return act
-    phone.events.append(mark)
-    return None
+    """:func:`helpers.look_first` with the key in the calendar's own namespace."""
+    return oracle_look_first(phone, f"calendar {key}", step)
 
 
 def via_day(phone: Phone, d: date) -> bool:

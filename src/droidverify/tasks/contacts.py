@@ -10,7 +10,6 @@ editing, starring or deleting the wrong person fails. Checkers read ``raw_contac
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from droidverify.actions.model import Action
@@ -46,6 +45,7 @@ from droidverify.tasks.helpers import (
     dismiss_popups,
     find,
     find_all,
+    look_first,
     navigate,
     scroll_toward,
     type_into,
@@ -138,18 +138,6 @@ def to_detail(phone: Phone, obs: Observation, name: str) -> Action | None:
     if step is not None:
         return step
     return navigate(phone, obs, APP, [("main", {"text": name, "resource_id": "contact_row"}), ("detail", None)])
-
-
-def look_first(phone: Phone, key: str, step: Callable[[], Action | None]) -> Action | None:
-    """Read a value where it is shown before using it: ``step`` until it says the value is on screen
-    (None), then note that on the phone's event log so later calls go on to the next part."""
-    if ("oracle_seen", key) in phone.events:
-        return None
-    act = step()
-    if act is not None:
-        return act
-    phone.events.append(("oracle_seen", key))
-    return None
 
 
 def menu_item(phone: Phone, obs: Observation, label: str) -> Action:

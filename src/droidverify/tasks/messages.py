@@ -42,7 +42,6 @@ from droidverify.errors import TaskError
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.contacts import (
     decoy_of,
-    look_first,
     number_answer_matches,
     person,
     put_contact,
@@ -60,6 +59,7 @@ from droidverify.tasks.helpers import (
     click_or_scroll,
     dismiss_popups,
     find,
+    look_first,
     matches,
     navigate,
     normalize_answer,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -78,6 +77,7 @@ from droidverify.tasks.helpers import (
     click_or_scroll,
     dismiss_popups,
     dollars,
+    look_first,
     money_matches,
     navigate,
     type_into,
@@ -107,22 +107,9 @@ from droidverify.tasks.settings import NAMES as DEVICE_NAMES
 from droidverify.tasks.settings import TO_ABOUT
 
 TOMORROW = TODAY + timedelta(days=1)
-Step = Callable[[], Action | None]
 
 
 # ---- shared oracle helpers ----------------------------------------------------------------------
-def look_first(phone: Phone, key: str, step: Step) -> Action | None:
-    """Visit the source app once: ``step`` until it says the fact is on screen, then remember that
-    on the phone's event log so later calls go straight to the target app."""
-    if ("oracle_seen", key) in phone.events:
-        return None
-    act = step()
-    if act is not None:
-        return act
-    phone.events.append(("oracle_seen", key))
-    return None
-
-
 def create_note(phone: Phone, obs: Observation, name: str, text: str) -> Action:
     """Create Markor note ``name`` at the top folder (or fix its text when it exists)."""
     if notes_named(phone, name):

@@ -32,6 +32,7 @@ from droidverify.tasks.helpers.oracle import (
     dismiss_popups,
     find,
     find_all,
+    look_first,
     matches,
     navigate,
     open_app,
@@ -43,7 +44,7 @@ from droidverify.tasks.helpers.oracle import (
 
 __all__ = [
     "BACK", "COMPLETE", "HOME", "NUMBER", "NavPath", "answer", "answer_matches", "baseline_rows", "click",
-    "click_in", "click_or_scroll", "diff_rows", "dismiss_popups", "dollars", "find", "find_all", "matches",
+    "click_in", "click_or_scroll", "diff_rows", "dismiss_popups", "dollars", "find", "find_all", "look_first", "matches",
     "money_matches", "navigate", "normalize_answer", "open_app", "scroll_toward", "type_in", "type_into",
     "window_of",
 ]

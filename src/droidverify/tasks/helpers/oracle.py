@@ -17,7 +17,7 @@ Typical oracle::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from droidverify.actions.model import Action
@@ -204,3 +204,16 @@ def type_in(obs: Observation, text: str, **criteria: Any) -> Action | None:
     """``input_text`` into the first matching text field (no Enter), or None."""
     i = find(obs, editable=True, **criteria)
     return None if i is None else Action(action_type="input_text", index=i, text=text)
+
+
+def look_first(phone: Phone, key: str, step: Callable[[], Action | None]) -> Action | None:
+    """Read a value where it is shown before using it: ``step`` until it says the value is on screen
+    (None), then note ``key`` on the phone's event log. An oracle is called afresh at every step and
+    reading changes no app data, so the log is how later calls know to go on to the next part."""
+    if ("oracle_seen", key) in phone.events:
+        return None
+    act = step()
+    if act is not None:
+        return act
+    phone.events.append(("oracle_seen", key))
+    return None
