@@ -137,3 +137,23 @@ def test_the_training_recipes_are_p3_presets() -> None:
     assert P3Config.for_device("cpu", "o", "t") == cpu.__class__(**{**cpu.__dict__, "output_dir": "o", "train_file": "t"})
     cpu.validate()
     gpu.validate()
+
+
+def test_a_verifier_run_adopts_the_checkpoints_memory_unless_told_otherwise(tmp_path: Path) -> None:
+    """A verifier trained on the ``notes`` memory runs with it when --memory is left out (run.json and the
+    agent say so); asking for another memory is refused before any episode; other agents default to diff."""
+    import json
+    import shutil
+
+    from droidverify.agents.verifier.trained import shipped_compact_path
+
+    notes = tmp_path / "notes-verifier"
+    shutil.copytree(shipped_compact_path(), notes)
+    meta = json.loads((notes / "verifier.json").read_text())
+    meta["memory"] = "notes"
+    (notes / "verifier.json").write_text(json.dumps(meta))
+    run = RunConfig.of(agent="verifier", verifier=str(notes), tasks="clock_create_alarm").resolve()
+    assert run.run_json["memory"] == "notes" and run.agent.memory == "notes"
+    with pytest.raises(CheckpointError, match="trained with memory 'notes'; it cannot run with memory 'diff'"):
+        RunConfig.of(agent="verifier", verifier=str(notes), tasks="clock_create_alarm", memory="diff").resolve()
+    assert RunConfig.of(agent="random", tasks="clock_create_alarm").resolve().run_json["memory"] == "diff"

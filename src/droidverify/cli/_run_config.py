@@ -42,7 +42,7 @@ class RunConfig(BaseModel):
     max_tasks: int | None = None
     model: str | None = None
     dtype: str = "auto"
-    memory: str = "diff"
+    memory: str | None = None  # None: the verifier checkpoint's own, else diff
     env: str = "sim"
     serial: str | None = None
     max_steps: int | None = None
@@ -104,8 +104,8 @@ class RunConfig(BaseModel):
             raise RunConfigError(f"unknown --env {env!r}; use sim or adb")
         if env == "adb" and agent == "oracle":
             raise RunConfigError("the oracle agent needs simulator state; it cannot run with --env adb")
-        if self.memory not in catalogue.MEMORIES:
-            raise RunConfigError(f"unknown --memory {self.memory!r}; use diff, history or llm")
+        if self.memory is not None and self.memory not in catalogue.MEMORIES:
+            raise RunConfigError(f"unknown --memory {self.memory!r}; use {', '.join(catalogue.MEMORIES)}")
         if self.dtype not in catalogue.DTYPES:
             raise RunConfigError(f"unknown --dtype {self.dtype!r}; use {', '.join(catalogue.DTYPES)}")
         if self.dtype != "auto" and (agent not in catalogue.LLM_AGENTS or is_remote(self.model)):
@@ -232,19 +232,21 @@ class RunConfig(BaseModel):
                                  "episodes; split the run")
         judge = self.judge_spec()
         verifier_dir = None
+        memory = self.memory
         if self.agent == "verifier":
             from droidverify.agents.verifier.trained import check_settings, load_compact, verifier_backbone
 
             verifier_dir = catalogue.resolve_verifier(self.verifier, self.model, self.env)
-            # fails now, not in a worker, when memory/content differ from the checkpoint's
+            # fails now, not in a worker, when memory/content differ from the checkpoint's; else adopts its memory
             if verifier_dir is not None and verifier_backbone(verifier_dir) == "compact":
-                load_compact(verifier_dir, memory=self.memory, content=self.content)
+                memory = load_compact(verifier_dir, memory=self.memory, content=self.content).memory
             elif verifier_dir is not None:
-                check_settings(verifier_dir, memory=self.memory)
+                memory = check_settings(verifier_dir, memory=self.memory).get("memory", memory)
+        memory = memory or "diff"
         from droidverify.agents.verifier.trained import verifier_digest
 
         apps = catalogue.installed_app_names(self.env)
-        config = {"agent": self.agent, "model": self.model, "dtype": self.dtype, "apps": apps, "memory": self.memory,
+        config = {"agent": self.agent, "model": self.model, "dtype": self.dtype, "apps": apps, "memory": memory,
                   "env": self.env, "serial": self.serial, "seeds": seeds, "tasks": [t.name for t in templates],
                   "max_steps": self.max_steps, "agent_seed": self.agent_seed,
                   "verifier": str(verifier_dir.resolve()) if verifier_dir else None,
@@ -263,7 +265,7 @@ class RunConfig(BaseModel):
             finish_check = JudgeFinishCheck(JudgeSpec(self.finish_check, model=model, setting="passive",
                                                       verdict="score" if self.finish_check == "passive" else "text"))
             config["finish_check"] = {"method": self.finish_check, "model": model, "version": finish_check.version}
-        agent = AgentSpec(self.agent, model=self.model, memory=self.memory, seed=self.agent_seed, apps=apps,
+        agent = AgentSpec(self.agent, model=self.model, memory=memory, seed=self.agent_seed, apps=apps,
                           dtype=self.dtype, verifier=verifier_dir, device=self.device,
                           avoid_repeats=self.avoid_repeats, temperature=self.temperature, top_k=self.top_k,
                           content=self.content, finish_check=finish_check)

@@ -67,7 +67,9 @@ def run_command(
                                               "bundled model).")] = None,
     dtype: Annotated[str, typer.Option("--dtype", help="Local model precision: auto (time both once "
                                        "per machine, keep the faster) | float32 | bfloat16.")] = "auto",
-    memory: Annotated[str, typer.Option("--memory", help="Working memory: diff | history | llm.")] = "diff",
+    memory: Annotated[str | None, typer.Option("--memory", help="Working memory: diff | history | llm | notes "
+                                               "(default: the one the verifier was trained with; diff for "
+                                               "the other agents).")] = None,
     env: Annotated[str, typer.Option("--env", help="sim | adb")] = "sim",
     serial: Annotated[str | None, typer.Option("--serial", help="adb device serial (--env adb).")] = None,
     max_steps: Annotated[int | None, typer.Option("--max-steps", help="Step limit (default: each "
