@@ -210,16 +210,13 @@ def _row_matches(el: Any, title: str, summary: str) -> bool:
 
 def _opens(phone: Phone, index: int, ev_id: int) -> bool:
     """Whether clicking element ``index`` opens the form of event ``ev_id`` (tried on a clone of the phone)."""
-    from droidverify.env.sim.env import SimEnv
+    from droidverify.env.sim.env import probe_action
 
-    probe = SimEnv.attach(phone.clone())
-    try:
-        probe.observe()
-        probe.step(Action(action_type="click", index=index))
-        scr = probe.phone.screen
+    def opened(p: Phone) -> bool:
+        scr = p.screen
         return scr is not None and scr.name == "edit" and scr.args.get("event_id") == ev_id
-    finally:
-        probe.close()
+
+    return probe_action(phone, Action(action_type="click", index=index), opened)
 
 
 def _row_of(phone: Phone, obs: Observation, ev: Any) -> int | None:

@@ -698,16 +698,13 @@ def bubble(obs: Observation, body: str) -> int | None:
 
 def _selects(phone: Phone, index: int, sms_id: int) -> bool:
     """Whether long-pressing element ``index`` selects message ``sms_id`` (tried on a clone of the phone)."""
-    from droidverify.env.sim.env import SimEnv
+    from droidverify.env.sim.env import probe_action
 
-    probe = SimEnv.attach(phone.clone())
-    try:
-        probe.observe()
-        probe.step(Action(action_type="long_press", index=index))
-        scr = probe.phone.screen
+    def selected(p: Phone) -> bool:
+        scr = p.screen
         return scr is not None and scr.state.get("selected_msg") == sms_id
-    finally:
-        probe.close()
+
+    return probe_action(phone, Action(action_type="long_press", index=index), selected)
 
 
 def bubble_of(phone: Phone, obs: Observation, sms_id: int, body: str) -> int | None:

@@ -161,8 +161,6 @@ def pack_view(view: StepView) -> StepView:
     """``view`` with its numbers in one float32 matrix (a row per candidate) and its strings interned,
     in place: a step's numbers as Python floats cost ~5x more memory, and screens repeat strings.
     The scorer reads float32 anyway, so scores do not change."""
-    import sys
-
     import numpy as np
 
     if view.candidates:
@@ -263,7 +261,11 @@ def examples_of(records: Sequence[VerifierStepRecord], apps: Sequence[str] | Non
 
 
 def _reintern(ex: Example) -> Example:
-    pack_view(ex.view)
+    """A worker's example in this process: its numbers are packed already, its strings are copies."""
+    v = ex.view
+    v.goal, v.memory = sys.intern(v.goal), [sys.intern(m) for m in v.memory]
+    for c in v.candidates:
+        c.text, c.context, c.value = sys.intern(c.text), sys.intern(c.context), sys.intern(c.value)
     ex.candidate_json = tuple(sys.intern(c) for c in ex.candidate_json)
     return ex
 

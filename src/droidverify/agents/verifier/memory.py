@@ -239,14 +239,16 @@ class NotesMemory(DiffMemory):
         super().__init__(max_entries=max_entries)
         self.notes = notes
         self._noted: set[str] = set()
+        self._words: frozenset[str] = frozenset()
 
     def reset(self, goal: str = "") -> None:
         super().reset(goal)
         self._noted = set()
+        self._words = goal_words(goal)
 
     def _summarize(self, step: Step, after: Observation) -> tuple[str, TokenUsage]:
         text, usage = super()._summarize(step, after)
-        rows = [r for r in notable_rows(after.elements, goal_words(self.goal), self.goal)
+        rows = [r for r in notable_rows(after.elements, self._words, self.goal)
                 if r not in self._noted and repr_quote(r) not in text]  # the diff may quote it already
         rows = rows[: self.notes]
         self._noted.update(rows)

@@ -403,6 +403,18 @@ def probe_scroll(phone: Phone, found: Callable[[Observation], bool], *, max_scro
     return probe_scroll_on(phone, lambda _probe, obs: found(obs), max_scrolls=max_scrolls)
 
 
+def probe_action(phone: Phone, action: Action, check: Callable[[Phone], bool]) -> bool:
+    """``check`` on a CLONE of ``phone`` after ``action`` (oracles use this to tell look-alike rows
+    apart by what tapping them does); the phone itself is untouched."""
+    probe = SimEnv.attach(phone.clone())
+    try:
+        probe.observe()
+        probe.step(action)
+        return check(probe.phone)
+    finally:
+        probe.close()
+
+
 def probe_scroll_on(phone: Phone, found: Callable[[Phone, Observation], bool], *,
                     max_scrolls: int = 30) -> str | None:
     """:func:`probe_scroll` whose test also gets the scrolled clone (to try a click on it in turn)."""
