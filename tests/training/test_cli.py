@@ -201,6 +201,46 @@ def test_train_default_trains_the_compact_verifier_unless_told_otherwise(tmp_pat
     assert bad.exit_code == 2 and "--members is for the compact backbone" in bad.output
 
 
+def test_the_compact_recipe_writes_and_trains_the_notes_memory_unless_told_otherwise(tmp_path: Path,
+                                                                                    monkeypatch) -> None:
+    """`train default` collects and trains the compact verifier on the notes memory (it solved 70 against 53
+    of 696 validation episodes with diff); the LLM recipe has diff only; `train compact` adopts the memory
+    its records name, so the records and the verifier never disagree."""
+    import json
+
+    import droidverify.cli.train as train_cli
+    import droidverify.training.loop as loop_mod
+
+    specs: list[object] = []
+    monkeypatch.setattr(loop_mod, "build_dataset", lambda path, spec, **kw: specs.append(spec))
+    seen: list[dict] = []
+    monkeypatch.setattr(train_cli, "_train_compact",
+                        lambda out, train, ev, export, overrides, prov: seen.append(overrides) or {})
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert [s.memory for s in specs] == ["notes", "notes"] and seen[-1]["memory"] == "notes"
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "e"), "--workers", "1", "--memory", "diff"])
+    assert res.exit_code == 0, res.output
+    assert specs[-1].memory == "diff" and seen[-1]["memory"] == "diff"
+    bad = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "f"), "--backbone", "llm",
+                              "--memory", "notes"])
+    assert bad.exit_code == 2 and "--memory notes is for the compact backbone" in bad.output
+    bad = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "f"), "--memory", "llm"])
+    assert bad.exit_code == 2 and "unknown --memory 'llm'" in bad.output
+
+    records = tmp_path / "r.jsonl"
+    records.write_text("")
+    for stats, want in ((None, "diff"), ({"spec": {"memory": "notes"}}, "notes"), ({"spec": {}}, "diff")):
+        if stats is not None:
+            records.with_suffix(".stats.json").write_text(json.dumps(stats))
+        res = runner.invoke(app, ["train", "compact", "--train", str(records), "--out", str(tmp_path / "c")])
+        assert res.exit_code == 0, res.output
+        assert seen[-1]["memory"] == want, stats
+    res = runner.invoke(app, ["train", "compact", "--train", str(records), "--out", str(tmp_path / "c"),
+                              "--memory", "notes"])
+    assert seen[-1]["memory"] == "notes"
+
+
 def test_train_default_collects_the_budget_asked_for_and_refuses_data_of_another(tmp_path: Path, monkeypatch) -> None:
     import json
     from dataclasses import asdict

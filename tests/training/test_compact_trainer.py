@@ -245,6 +245,35 @@ def test_vdroid_annotation_corrects_uncertain_steps_and_keeps_confident_ones():
         list(collect([task], split_of=registry.split_of, apps=sim_apps(), annotate_above=0.5))
 
 
+def test_annotation_rounds_write_the_memory_the_verifier_was_trained_on(tmp_path, monkeypatch):
+    """A notes verifier's rollouts are recorded with the notes memory: round 1 trains on round 0's records
+    and its own, and the trainer refuses records of two memories."""
+    import droidverify.training.collection as collection
+    import droidverify.training.compact as compact
+
+    calls: list[dict] = []
+    monkeypatch.setattr(collection, "collect", lambda tasks, **kw: calls.append(kw) or iter(()))
+
+    class _Trainer:
+        def __init__(self, cfg, log=None):
+            self.cfg = cfg
+
+        def train(self):
+            return {"eval": {}}
+
+        def export(self, vdir, provenance=None):
+            Path(vdir).mkdir(parents=True, exist_ok=True)
+            (Path(vdir) / "verifier.json").write_text("{}")
+
+    monkeypatch.setattr(compact, "CompactTrainer", _Trainer)
+    train = tmp_path / "train.jsonl"
+    train.write_text("")
+    tc = CompactConfig(output_dir=str(tmp_path / "t"), train_file=str(train), memory="notes")
+    compact.run_compact_loop(compact.CompactLoopConfig(output_dir=str(tmp_path / "loop"), train_config=tc,
+                                                       rounds=1, max_tasks=1))
+    assert len(calls) == 1 and calls[0]["memory"] == "notes"
+
+
 def test_stacking_learns_a_combiner_on_held_out_templates_and_the_checkpoint_applies_it(tmp_path, records):
     from droidverify.agents.verifier.compact.features import numeric_names
     from droidverify.training.compact import template_folds

@@ -440,14 +440,8 @@ class CompactTrainer:
         """Records carry their memory's text, not its name: the data's statistics file names it. A network
         trained on one memory's text and run with another's scores unreliably, so a mismatch is refused."""
         for path in (self.config.train_file, self.config.eval_file):
-            stats = Path(path).with_suffix(".stats.json") if path else None
-            if stats is None or not stats.is_file():
-                continue
-            try:
-                had = (json.loads(stats.read_text(encoding="utf-8")).get("spec") or {}).get("memory", "diff")
-            except (ValueError, AttributeError) as exc:
-                raise TrainingDataError(f"{stats}: unreadable statistics ({exc})") from exc
-            if had != self.config.memory:
+            had = records_memory(path) if path else None
+            if had is not None and had != self.config.memory:
                 raise TrainingDataError(f"{path} was collected with the {had!r} working memory, but the verifier is "
                                         f"configured for {self.config.memory!r}: pass --memory {had}")
 
@@ -784,6 +778,18 @@ def plot_compact_curves(log_file: str | Path, png: str | Path) -> None:
              right=[("eval_top1", "held-out top-1"), ("eval_pairwise", "held-out pairwise")])
 
 
+def records_memory(path: str | Path) -> str | None:
+    """The working memory a record file was written by, as its ``.stats.json`` names it (data from before
+    memories were named: diff); None when the file has no statistics."""
+    stats = Path(path).with_suffix(".stats.json")
+    if not stats.is_file():
+        return None
+    try:
+        return str((json.loads(stats.read_text(encoding="utf-8")).get("spec") or {}).get("memory", "diff"))
+    except (ValueError, AttributeError) as exc:
+        raise TrainingDataError(f"{stats}: unreadable statistics ({exc})") from exc
+
+
 @dataclass
 class CompactLoopConfig:
     """V-Droid's annotation loop on the compact backbone: round 0 trains on ``train_config``'s data;
@@ -837,7 +843,8 @@ def run_compact_loop(cfg: CompactLoopConfig, *, progress: Callable[[str], None] 
                 t0 = time.perf_counter()
                 recs = list(collect(tasks, split_of=registry.split_of, apps=apps,
                                     policy=VerifierPolicy(prev, apps, {}), round_index=k, stats=st,
-                                    annotate_above=cfg.annotate_above, backend=backend))
+                                    annotate_above=cfg.annotate_above, backend=backend,
+                                    memory=cfg.train_config.memory))
                 write_records(rfile, recs)
                 info["rollout"] = {"episodes": st.episodes, "steps": st.steps,
                                    "labels_used": st.records.get("annotated", 0),
