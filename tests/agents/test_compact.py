@@ -299,3 +299,54 @@ def test_a_type_head_gives_finite_gradients_when_a_step_offers_one_type_or_is_pa
     assert all(torch.isfinite(p.grad).all() for p in net.parameters() if p.grad is not None)
     with pytest.raises(ValueError, match="type_kinds"):
         CompactNet(NetConfig(emb_dim=8, n_numeric=3, d_model=16, layers=1, heads=2, ff=32, type_kinds=k))
+
+
+def step_view5(*args):
+    return step_view(*args, version=5)
+
+
+def _num5(view, i: int, name: str) -> float:
+    return view.candidates[i].numeric[numeric_names(5).index(name)]
+
+
+def test_features_of_version_5_say_how_an_answer_fits_the_question():
+    """What a question asks for (a phone number, a count, a name, yes or no) against each proposed answer,
+    and where the value was read (after a label the question names): the cues the version-4 network
+    missed on validation ("Chloe Nakamura" for a phone number, a MAC address for a device's name)."""
+    els = _form(
+        '<node index="0" class="android.widget.TextView" package="com.example" text="Sakura Williams" '
+        'bounds="[0,100][1080,200]"/>'
+        '<node index="1" class="android.widget.TextView" package="com.example" text="Chloe Nakamura" '
+        'bounds="[0,200][1080,300]"/>'
+        '<node index="2" class="android.widget.TextView" package="com.example" text="Mobile" '
+        'bounds="[0,300][500,400]"/>'
+        '<node index="3" class="android.widget.TextView" package="com.example" text="(212) 246-1272" '
+        'bounds="[500,300][1080,400]"/>'
+        '<node index="4" class="android.widget.TextView" package="com.example" text="3C:5A:B4:12:80:04" '
+        'bounds="[0,400][1080,500]"/>')
+    cands = [Action(action_type="answer", text=t) for t in ("(212) 246-1272", "Chloe Nakamura", "3C:5A:B4:12:80:04")]
+    phone = step_view5("What is Sakura Williams's phone number?", "", els, cands)
+    assert [_num5(phone, i, "answer_kind_fit") for i in range(3)] == [1.0, -1.0, -1.0]
+    name = step_view5("Which of my contacts is a coworker? Answer with the name.", "", els, cands)
+    assert [_num5(name, i, "answer_kind_fit") for i in range(3)] == [-1.0, 1.0, -1.0]
+    # the question gives the number and asks for the name: the number is not what it asks for
+    given = step_view5("Which contact has the phone number (212) 246-1272? Tell me their name.", "", els, cands)
+    assert _num5(given, 1, "answer_kind_fit") == 1.0 and _num5(given, 0, "answer_kind_fit") == -1.0
+    # read after the label "Mobile", which the question names
+    mobile = step_view5("What is Sakura's mobile number?", "", els, cands)
+    assert _num5(mobile, 0, "answer_after_label") == 1.0 and _num5(mobile, 1, "answer_after_label") == 0.0
+    yes = step_view5("Is Chloe Nakamura in my contacts? Answer yes or no.", "", els,
+                    [Action(action_type="answer", text="yes"), Action(action_type="answer", text="Chloe Nakamura")])
+    assert _num5(yes, 0, "answer_kind_fit") == 1.0 and _num5(yes, 1, "answer_kind_fit") == -1.0
+    # a count asked with words that end like an on/off question is still a count
+    count = step_view5("How many of my alarms are switched on?", "", _form(
+        '<node index="0" class="android.widget.TextView" package="com.example" text="3 alarms on" '
+        'bounds="[0,100][1080,200]"/>'), [Action(action_type="answer", text="3"),
+                                         Action(action_type="answer", text="on")])
+    assert _num5(count, 0, "answer_kind_fit") == 1.0 and _num5(count, 1, "answer_kind_fit") == -1.0
+    # other actions, and a value nothing proposed (an LLM's), carry zeros; version 4 is unchanged
+    other = step_view5("What is Sakura Williams's phone number?", "", els,
+                      [Action(action_type="click", index=0), Action(action_type="answer", text="no such value")])
+    assert all(_num5(other, i, n) == 0.0 for i in range(2) for n in numeric_names(5)[len(numeric_names(4)):])
+    v4 = step_view("What is Sakura Williams's phone number?", "", els, cands, version=4)
+    assert [c.numeric for c in v4.candidates] == [c.numeric[:len(numeric_names(4))] for c in phone.candidates]

@@ -152,10 +152,11 @@ def test_training_on_a_small_set_drives_the_loss_down_and_fits_it(tmp_path, reco
     assert (tmp_path / "out" / "curves.png").stat().st_size > 0
 
 
-def test_trainer_scores_equal_agent_scores_for_the_same_step(tmp_path, records):
-    trainer = CompactTrainer(_config(tmp_path, records, epochs=2), encoder=hash_encoder())
+@pytest.mark.parametrize("version", [4, 5])
+def test_trainer_scores_equal_agent_scores_for_the_same_step(tmp_path, records, version):
+    trainer = CompactTrainer(_config(tmp_path, records, epochs=2, feature_version=version), encoder=hash_encoder())
     trainer.train()
-    scorer = CompactScorer(trainer.net, trainer.encoder)
+    scorer = CompactScorer(trainer.net, trainer.encoder, meta={"feature_version": version})
     task = registry.get_template("contacts_add_contact").instantiate(0)
     env = SimEnv(task=task, seed=0)
     obs = env.reset()
@@ -246,10 +247,9 @@ def test_vdroid_annotation_corrects_uncertain_steps_and_keeps_confident_ones():
 
 
 def test_annotation_rounds_write_the_memory_the_verifier_was_trained_on(tmp_path, monkeypatch):
-    """A notes verifier's rollouts are recorded with the notes memory: round 1 trains on round 0's records
-    and its own, and the trainer refuses records of two memories."""
-    import droidverify.training.collection as collection
-    import droidverify.training.compact as compact
+    """A notes verifier's rollouts are recorded with the notes memory, so round 1 trains on round 0's records
+    and its own written alike (records of another memory would be refused)."""
+    from droidverify.training import collection, compact
 
     calls: list[dict] = []
     monkeypatch.setattr(collection, "collect", lambda tasks, **kw: calls.append(kw) or iter(()))

@@ -145,9 +145,9 @@ def compact_command(
     max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed, exported) after this "
                                                       "many minutes of training.", min=0.1)] = None,
     seed: Annotated[int | None, typer.Option(help="Initialisation and data order.")] = None,
-    feature_version: Annotated[int | None, typer.Option(help="Features the network reads (default: the "
-                                                        "newest; an older one to compare on the same data).")
-                               ] = None,
+    feature_version: Annotated[int | None, typer.Option(help="Features the network reads: 3, 4 (the default) "
+                                                        "or 5 (4 plus how an answer fits the question; opt-in, "
+                                                        "docs/training.md).")] = None,
     kind_balance: Annotated[float | None, typer.Option(help="Loss weight by the right action's type: "
                                                        "share ** -B (0: none; 1: every type alike).",
                                                        min=0.0, max=1.0)] = None,

@@ -34,7 +34,7 @@ from droidverify.env.apps import resolve_app
 from droidverify.errors import UnknownAppError
 from droidverify.ui.element import UIElement
 
-__all__ = ["MAX_VALUE_LEN", "PROPOSAL_KINDS", "expand_candidates", "propose_values"]
+__all__ = ["MAX_VALUE_LEN", "PROPOSAL_KINDS", "answer_fit", "expand_candidates", "propose_values"]
 
 PROPOSAL_KINDS = ("input_text", "answer")
 MAX_VALUE_LEN = 200  # a value longer than this is not something a task types or answers verbatim
@@ -815,6 +815,59 @@ def _is_multiline(field: UIElement) -> bool:
 def _question_kinds(goal: str) -> list[str]:
     """The kinds of value the question asks for ("How many ..." -> number), in rule order."""
     return list(dict.fromkeys(k for rx, kinds in _QUESTION_RULES if rx.search(goal) for k in kinds))
+
+
+_EXPLICIT_POLAR = re.compile(r"\byes or no\b|\bon or off\b|\benabled or disabled\b", re.IGNORECASE)
+_POLAR_WORDS = frozenset(w for _, words in _POLAR for w in words)
+_SIZE_RE = re.compile(r"\d+(?:[.,]\d+)?\s?(?:[kKMGT]i?B|bytes?|B)")
+_IDENTIFYING = frozenset({"phone", "email", "file", "date", "time"})
+_HEX_ID = re.compile(r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){3,7}|\d{1,3}(?:\.\d{1,3}){3}")  # MAC, IP address
+_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|which|name|title|called)\b", re.IGNORECASE)
+
+
+def answer_fit(goal: str, elements: Sequence[UIElement], memory: str = "") -> dict[str, tuple[float, ...]]:
+    """How each value :func:`propose_values` proposes for an answer fits the question, by where it was
+    found: (kind fit, read after a label the question names or one of two words it offers, an option the
+    question names, only in the goal, only in the working memory, only on chrome or as the thing asked
+    about). Kind fit is 1 when the value has a shape the question asks for ("How many" and a number,
+    "phone number" and a phone number, "Which ... name" and a text that is not a bare number), -1 when
+    the question asks for shapes the value has none of, 0 when it asks for none."""
+    goal = _cap(goal, _MAX_GOAL)
+    memory = _cap(memory, _MAX_MEMORY)
+    elements = [e for e in list(elements or [])[:_MAX_ELEMENTS] if isinstance(e, UIElement)]
+    pool = _answer_pool(goal, elements, memory)
+    goal_kinds = {k for kinds in _goal_pool(goal).kinds.values() for k in kinds}
+    # a phone number, date or file the question itself gives names what is asked about, not the answer
+    wanted = [k for k in _question_kinds(goal) if k not in goal_kinds & _IDENTIFYING]
+    polar = any(rx.search(goal) for rx, _ in _POLAR)
+    sized = bool(re.search(r"\bsize\b", goal, re.IGNORECASE))
+    # "Answer yes or no" outranks a shape ("size" in "is it bigger than ..."); "How many ... switched on?"
+    # asks for a number although it ends like an on/off question
+    polar_first = bool(_EXPLICIT_POLAR.search(goal)) or (polar and not wanted)
+    names = bool(_ASKS_NAME.search(goal))
+    # "Which number was it?" asks for a number with a name's words
+    asks_number = bool(re.search(r"\bnumber\b", goal, re.IGNORECASE)) and not re.search(r"\bname\b", goal, re.IGNORECASE)
+    addressed = bool(re.search(r"\b(?:ip|mac|address)\b", goal, re.IGNORECASE))
+    shapes = {f"typed_{k}" for k in wanted} | {f"memory_{k}" for k in wanted} | (
+        {"count"} if "number" in wanted else set())
+    out: dict[str, tuple[float, ...]] = {}
+    for v in pool.order:
+        kinds = set(pool.kinds[v])
+        name_like = addressed or (not _typed_only(v) and not _HEX_ID.fullmatch(v))
+        if polar_first:
+            fit = 1.0 if v.lower() in _POLAR_WORDS else -1.0
+        elif wanted:  # a file size is shown with its unit ("292 kB"), which is no bare number
+            shaped = bool(kinds & shapes) or (sized and bool(_SIZE_RE.fullmatch(v)))
+            fit = 1.0 if shaped or (names and name_like) else -1.0
+        elif names and not asks_number:  # "which ... name": not a bare number
+            fit = 1.0 if name_like else -1.0
+        else:
+            fit = 0.0
+        screen = {k for k in kinds if not k.startswith("goal_")}
+        out[v] = (fit, float("kv" in kinds), float("choice" in kinds), float(not screen),
+                  float(bool(screen) and all(k.startswith("memory") for k in screen)),
+                  float(bool(screen) and screen <= {"low", "chrome"}))
+    return out
 
 
 def _answer_values(goal: str, elements: Sequence[UIElement], memory: str) -> list[str]:
