@@ -201,11 +201,10 @@ def test_train_default_trains_the_compact_verifier_unless_told_otherwise(tmp_pat
     assert bad.exit_code == 2 and "--members is for the compact backbone" in bad.output
 
 
-def test_the_compact_recipe_writes_and_trains_the_notes_memory_unless_told_otherwise(tmp_path: Path,
-                                                                                    monkeypatch) -> None:
-    """`train default` collects and trains the compact verifier on the notes memory (it solved 70 against 53
-    of 696 validation episodes with diff); the LLM recipe has diff only; `train compact` adopts the memory
-    its records name, so the records and the verifier never disagree."""
+def test_the_compact_recipe_writes_and_trains_the_memory_asked_for(tmp_path: Path, monkeypatch) -> None:
+    """`train default` collects and trains the compact verifier on the memory asked for (diff by default,
+    notes by flag); the LLM recipe has diff only; `train compact` adopts the memory its records name, so
+    the records and the verifier never disagree."""
     import json
 
     import droidverify.cli.train as train_cli
@@ -218,10 +217,10 @@ def test_the_compact_recipe_writes_and_trains_the_notes_memory_unless_told_other
                         lambda out, train, ev, export, overrides, prov: seen.append(overrides) or {})
     res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "d"), "--workers", "1"])
     assert res.exit_code == 0, res.output
-    assert [s.memory for s in specs] == ["notes", "notes"] and seen[-1]["memory"] == "notes"
-    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "e"), "--workers", "1", "--memory", "diff"])
+    assert [s.memory for s in specs] == ["diff", "diff"] and seen[-1]["memory"] == "diff"
+    res = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "e"), "--workers", "1", "--memory", "notes"])
     assert res.exit_code == 0, res.output
-    assert specs[-1].memory == "diff" and seen[-1]["memory"] == "diff"
+    assert specs[-1].memory == "notes" and seen[-1]["memory"] == "notes"
     bad = runner.invoke(app, ["train", "default", "--out", str(tmp_path / "f"), "--backbone", "llm",
                               "--memory", "notes"])
     assert bad.exit_code == 2 and "--memory notes is for the compact backbone" in bad.output
