@@ -236,8 +236,8 @@ def test_the_compact_recipe_writes_and_trains_the_memory_asked_for(tmp_path: Pat
         assert res.exit_code == 0, res.output
         assert seen[-1]["memory"] == want, stats
     res = runner.invoke(app, ["train", "compact", "--train", str(records), "--out", str(tmp_path / "c"),
-                              "--memory", "notes"])
-    assert seen[-1]["memory"] == "notes"
+                              "--memory", "diff"])  # said outright, it is passed on (the trainer then refuses it)
+    assert seen[-1]["memory"] == "diff"
 
 
 def test_train_default_collects_the_budget_asked_for_and_refuses_data_of_another(tmp_path: Path, monkeypatch) -> None:

@@ -45,9 +45,10 @@ _WORKERS = typer.Option("--workers", help="Episodes at once: N local worker proc
 
 
 _MEMORY = typer.Option("--memory", help="Working memory the records' memory text is written by: diff (the "
-                       "paper's rule-based diff) or notes (diff plus the rows of each new screen that name the "
-                       "goal's words, so a value read earlier can be chosen later). A verifier runs with the "
-                       "memory its records were written by.")
+                       "paper's rule-based diff; the llm backbone's only one) or notes (compact backbone: diff plus "
+                       "the rows of each new screen that name the goal's words, so a value read earlier can be "
+                       "chosen later; docs/training.md, session 25). A verifier runs with the memory its records "
+                       "were written by.")
 
 
 @contextlib.contextmanager
@@ -398,12 +399,7 @@ def default_command(
     members: Annotated[int, typer.Option(help="compact backbone: a deep ensemble of K networks trained from "
                                          "seeds 0..K-1 (`train compact --members`); each adds one training.",
                                          min=1)] = 1,
-    memory: Annotated[str, typer.Option(
-        "--memory", help="Working memory the records' memory text is written by (the verifier runs with it): "
-        "diff (the default: the paper's rule-based diff; the llm backbone's only memory) or notes (compact "
-        "backbone: diff plus the rows of each new screen that name the goal's words, so a value read earlier "
-        "can be chosen later; over two seeds it solved more queries and fewer operations, in all a tie, "
-        "docs/training.md).")] = "diff",
+    memory: Annotated[str, _MEMORY] = "diff",
     workers: Annotated[str, _WORKERS] = "auto",
 ) -> None:
     """From scratch: collect data, train, export OUT/verifier (compact) or OUT/loop/... (llm).
