@@ -862,3 +862,345 @@ def test_event_on_birthday_oracle_opens_the_birthday_first() -> None:
         new_form = next(k for k, (_, _, scr) in enumerate(path)
                         if scr is not None and scr.name == "edit" and scr.args.get("event_id") is None)
         assert opened < new_form, seed
+
+
+# ---- round 4: running late, the odd one out, partly done series, if-then, by property, derived dates and lengths;
+# questions that rank, order, count days and check a series ---------------------------------------------------
+ROUND4 = ["calendar_push_back_later_events", "calendar_fix_odd_series_time", "calendar_complete_daily_series",
+          "calendar_move_if_clash", "calendar_delete_longest_on_day", "calendar_reschedule_days_after",
+          "calendar_delete_by_booking_code", "calendar_match_duration_of_event", "calendar_query_longest_session",
+          "calendar_query_days_between_events", "calendar_query_series_complete", "calendar_query_events_in_order"]
+
+
+def _shift_id(p: Phone, ev_id: int, delta: timedelta) -> None:
+    ms = int(delta.total_seconds() * 1000)
+    p.execute("UPDATE events SET dtstart=dtstart+?, dtend=dtend+? WHERE _id=?", (ms, ms, ev_id))
+
+
+def _detour_new_form(env: SimEnv) -> None:
+    env.phone.open_app("calendar")
+    act(env, "click", index=find(env.observe(), desc="New event"))
+    act(env, "input_text", index=find(env.observe(), resource_id="event_title"), text="Scratch")
+
+
+def _detour_search(env: SimEnv) -> None:
+    env.phone.open_app("calendar")
+    act(env, "click", index=find(env.observe(), desc="Search"))
+    act(env, "input_text", index=find(env.observe(), resource_id="search_src_text"), text="a")
+
+
+def _detour_other_form_picker(env: SimEnv) -> None:
+    env.phone.open_app("calendar")
+    act(env, "click", index=find(env.observe(), desc="Search"))
+    act(env, "input_text", index=find(env.observe(), resource_id="search_src_text"), text="Team standup")
+    act(env, "click", index=find(env.observe(), resource_id="search_result"))
+    act(env, "click", index=find(env.observe(), resource_id="event_start_time"))
+
+
+def _detour_next_month(env: SimEnv) -> None:
+    env.phone.open_app("calendar")
+    act(env, "click", index=find(env.observe(), desc="Next month"))
+    act(env, "click", index=find(env.observe(), desc="Next month"))
+
+
+ROUND4_DETOURS = [_detour_new_form, _detour_search, _detour_other_form_picker, _detour_next_month]
+
+
+@pytest.mark.parametrize("name", ROUND4)
+def test_round4_oracle_finishes_from_mid_task_screens(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(ROUND4_DETOURS):
+        for seed in (10 + k, 1010 + k):
+            task = tmpl.instantiate(seed)
+            env = SimEnv(task, seed)
+            env.reset()
+            detour(env)
+            obs = env.observe()
+            for _ in range(tmpl.max_steps):
+                action = task.oracle_action(env.phone, obs)
+                if action.action_type == "status":
+                    break
+                obs = env.step(action)
+                if action.action_type == "answer":
+                    break
+            else:
+                raise AssertionError(f"{name} after {detour.__name__}: no finish (at {env.phone.location})")
+            assert env.is_successful() == 1.0, (name, detour.__name__, seed)
+
+
+def test_push_back_later_events_near_misses() -> None:
+    task, env = _solved("calendar_push_back_later_events")
+    p = task.params
+    d = date.fromisoformat(p["date"])
+    assert task.is_successful(env.phone) == 1.0
+    timed = [r for r in events_on(env.phone, d) if not r["allDay"]]
+    k = p["titles"].index(p["title"])
+    assert [r["title"] for r in timed] == p["titles"]
+    assert from_ms(timed[k]["dtstart"]) == datetime.combine(d, datetime.min.time()).replace(
+        hour=p["hours"][k], minute=p["minute_marks"][k]) + timedelta(minutes=p["minutes"])
+    snap = env.phone.snapshot()
+    _shift_id(env.phone, timed[k]["_id"], -timedelta(minutes=p["minutes"]))
+    assert task.is_successful(env.phone) == 0.0  # only the later ones moved
+    env.phone.restore(snap)
+    _shift_id(env.phone, timed[-1]["_id"], -timedelta(minutes=p["minutes"]))
+    assert task.is_successful(env.phone) == 0.0  # the last one not moved
+    env.phone.restore(snap)
+    _shift_id(env.phone, timed[0]["_id"], timedelta(minutes=p["minutes"]))
+    assert task.is_successful(env.phone) == 0.0  # an earlier one moved too
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET dtend=dtend+900000 WHERE _id=?", (timed[-1]["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # a length changed
+    env.phone.restore(snap)
+    _shift_id(env.phone, event_by_title(env.phone, p["all_day"])[0]["_id"], timedelta(days=1))
+    assert task.is_successful(env.phone) == 0.0  # the all-day event moved
+
+
+def test_fix_odd_series_time_near_misses() -> None:
+    task, env = _fresh("calendar_fix_odd_series_time")
+    p = task.params
+    rows = event_by_title(env.phone, p["title"])
+    odd = [r for r in rows if from_ms(r["dtstart"]).hour != p["hour"] or from_ms(r["dtstart"]).minute]
+    assert len(rows) == p["sessions"] and len(odd) == 1
+    odd = odd[0]
+    right = from_ms(odd["dtstart"]).replace(hour=p["hour"], minute=0)
+    snap = env.phone.snapshot()
+
+    def put(ev_id: int, start: datetime, minutes: int) -> None:
+        env.phone.execute("UPDATE events SET dtstart=?, dtend=? WHERE _id=?",
+                          (to_ms(start), to_ms(start + timedelta(minutes=minutes)), ev_id))
+
+    put(odd["_id"], right, p["duration"])
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    put(odd["_id"], right, p["duration"] + 30)
+    assert task.is_successful(env.phone) == 0.0  # right start, wrong end
+    env.phone.restore(snap)
+    put(odd["_id"], right + timedelta(days=1), p["duration"])
+    assert task.is_successful(env.phone) == 0.0  # right time, another day
+    env.phone.restore(snap)
+    put(odd["_id"], right, p["duration"])
+    social = event_by_title(env.phone, f"{p['title']} social")[0]
+    put(social["_id"], from_ms(social["dtstart"]).replace(hour=p["hour"]), p["duration"])
+    assert task.is_successful(env.phone) == 0.0  # the look-alike was "fixed" too
+    env.phone.restore(snap)
+    env.phone.execute("DELETE FROM events WHERE _id=?", (odd["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # deleted instead of fixed
+
+
+def test_complete_daily_series_near_misses() -> None:
+    task, env = _solved("calendar_complete_daily_series")
+    p = task.params
+    tmpl = task.template
+    assert task.is_successful(env.phone) == 1.0
+    rows = event_by_title(env.phone, p["title"])
+    days = tmpl.days(p)
+    in_range = [r for r in rows if from_ms(r["dtstart"]).date() in days]
+    assert sorted(from_ms(r["dtstart"]).date() for r in in_range) == days
+    snap = env.phone.snapshot()
+    new = max(rows, key=lambda r: r["_id"])
+    env.phone.execute("DELETE FROM events WHERE _id=?", (new["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # a day still missing
+    env.phone.restore(snap)
+    present = days[p["present"][0]]
+    add_event(env.phone, p["title"], *tmpl.slot(p, present))
+    assert task.is_successful(env.phone) == 0.0  # a day that had it now has two
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET dtend=dtend+900000 WHERE _id=?", (new["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # the new one ends late
+    env.phone.restore(snap)
+    old = min(rows, key=lambda r: r["_id"])
+    env.phone.execute("DELETE FROM events WHERE _id=?", (old["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # an existing one removed
+    fresh_task, fresh_env = _fresh("calendar_complete_daily_series", 3)
+    fp = fresh_task.params
+    for d in fresh_task.template.days(fp):  # every day gets one, including those that had it
+        add_event(fresh_env.phone, fp["title"], *fresh_task.template.slot(fp, d))
+    assert fresh_task.is_successful(fresh_env.phone) == 0.0
+
+
+def _clash_edit(env: SimEnv, p: dict, ev_id: int, move: bool) -> None:
+    if move:
+        _shift_id(env.phone, ev_id, date.fromisoformat(p["new_date"]) - date.fromisoformat(p["date"]))
+    else:
+        env.phone.execute("UPDATE events SET eventLocation=? WHERE _id=?", (p["location"], ev_id))
+
+
+def test_move_if_clash_both_branches() -> None:
+    seen = set()
+    for seed in range(12):
+        task, env = _fresh("calendar_move_if_clash", seed)
+        p = task.params
+        seen.add(p["clash"])
+        (ev,) = event_by_title(env.phone, p["title"])
+        right = bool(p["clash"])  # move when something overlaps, else set the place
+        snap = env.phone.snapshot()
+        _clash_edit(env, p, ev["_id"], right)
+        assert task.is_successful(env.phone) == 1.0, seed
+        env.phone.restore(snap)
+        _clash_edit(env, p, ev["_id"], not right)
+        assert task.is_successful(env.phone) == 0.0, seed  # the other branch
+        env.phone.restore(snap)
+        _clash_edit(env, p, ev["_id"], right)
+        _clash_edit(env, p, ev["_id"], not right)
+        assert task.is_successful(env.phone) == 0.0, seed  # both
+        env.phone.restore(snap)
+        _clash_edit(env, p, ev["_id"], right)
+        _shift_id(env.phone, ev["_id"], timedelta(hours=1))
+        assert task.is_successful(env.phone) == 0.0, seed  # the time changed too
+    assert seen == {True, False}
+
+
+def test_delete_longest_on_day_near_misses() -> None:
+    task, env = _fresh("calendar_delete_longest_on_day")
+    p = task.params
+    d = date.fromisoformat(p["date"])
+    timed = [r for r in events_on(env.phone, d) if not r["allDay"]]
+    longest = max(timed, key=lambda r: r["dtend"] - r["dtstart"])
+    second = sorted(timed, key=lambda r: r["dtend"] - r["dtstart"])[-2]
+    snap = env.phone.snapshot()
+    env.phone.execute("DELETE FROM events WHERE _id=?", (longest["_id"],))
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    env.phone.execute("DELETE FROM events WHERE _id=?", (second["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # the second longest
+    env.phone.restore(snap)
+    env.phone.execute("DELETE FROM events WHERE title=?", (longest["title"],))
+    assert task.is_successful(env.phone) == 0.0  # its namesake on another week went too
+    env.phone.restore(snap)
+    env.phone.execute("DELETE FROM events WHERE title=?", (p["all_day"],))
+    assert task.is_successful(env.phone) == 0.0  # the all-day event (24 hours) is not it
+
+
+def test_reschedule_days_after_near_misses() -> None:
+    task, env = _fresh("calendar_reschedule_days_after")
+    p = task.params
+    (ev,) = event_by_title(env.phone, p["title"])
+    want = date.fromisoformat(p["anchor_date"]) + timedelta(days=p["days"])
+    shift = want - from_ms(ev["dtstart"]).date()
+    snap = env.phone.snapshot()
+    _shift_id(env.phone, ev["_id"], shift)
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    _shift_id(env.phone, ev["_id"], shift + timedelta(days=p["prep"]))
+    assert task.is_successful(env.phone) == 0.0  # counted from the prep call
+    env.phone.restore(snap)
+    _shift_id(env.phone, ev["_id"], shift + timedelta(hours=1))
+    assert task.is_successful(env.phone) == 0.0  # the time changed
+    env.phone.restore(snap)
+    _shift_id(env.phone, ev["_id"], shift)
+    (anchor,) = event_by_title(env.phone, p["anchor"])
+    _shift_id(env.phone, anchor["_id"], timedelta(days=1))
+    assert task.is_successful(env.phone) == 0.0  # the anchor moved too
+    env.phone.restore(snap)
+    add_event(env.phone, p["title"], from_ms(ev["dtstart"]) + shift, from_ms(ev["dtend"]) + shift)
+    assert task.is_successful(env.phone) == 0.0  # copied, not moved
+
+
+def test_delete_by_booking_code_near_misses() -> None:
+    task, env = _fresh("calendar_delete_by_booking_code")
+    p = task.params
+    snap = env.phone.snapshot()
+
+    def drop(code: str) -> None:
+        env.phone.execute("DELETE FROM events WHERE description=?", (f"Booking reference {code}.",))
+
+    drop(p["code"])
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    drop(p["decoy_code"])
+    assert task.is_successful(env.phone) == 0.0  # the twin with the look-alike reference
+    env.phone.restore(snap)
+    env.phone.execute("DELETE FROM events WHERE title=?", (p["title"],))
+    assert task.is_successful(env.phone) == 0.0  # both events of that title
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET description='' WHERE description=?", (f"Booking reference {p['code']}.",))
+    assert task.is_successful(env.phone) == 0.0  # the reference removed, the event kept
+
+
+def test_match_duration_of_event_near_misses() -> None:
+    task, env = _fresh("calendar_match_duration_of_event")
+    p = task.params
+    (ev,) = event_by_title(env.phone, p["title"])
+    mine, theirs, rehearsal = p["durations"]
+    snap = env.phone.snapshot()
+
+    def end_after(minutes: int) -> None:
+        env.phone.execute("UPDATE events SET dtend=dtstart+? WHERE _id=?", (minutes * 60000, ev["_id"]))
+
+    end_after(theirs)
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    end_after(rehearsal)
+    assert task.is_successful(env.phone) == 0.0  # the rehearsal's length
+    env.phone.restore(snap)
+    end_after(theirs)
+    _shift_id(env.phone, ev["_id"], timedelta(minutes=30))
+    assert task.is_successful(env.phone) == 0.0  # right length, start moved
+    env.phone.restore(snap)
+    (other,) = event_by_title(env.phone, p["other"])
+    env.phone.execute("UPDATE events SET dtend=dtstart+? WHERE _id=?", (mine * 60000, other["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # the other one changed to match instead
+
+
+@pytest.mark.parametrize("seed", [0, 3, 1001])
+def test_query_longest_session_answers(seed: int) -> None:
+    task, env = _fresh("calendar_query_longest_session", seed)
+    p = task.params
+    rows = event_by_title(env.phone, p["title"])
+    best = max(rows, key=lambda r: r["dtend"] - r["dtstart"])
+    d = from_ms(best["dtstart"]).date()
+    assert task.is_successful(env.phone, d.strftime("%B %-d")) == 1.0
+    assert task.is_successful(env.phone, f"The longest one is on {d.strftime('%A, %B %-d')}.") == 1.0
+    social = from_ms(event_by_title(env.phone, f"{p['title']} social")[0]["dtstart"]).date()
+    other = next(from_ms(r["dtstart"]).date() for r in rows if r["_id"] != best["_id"])
+    for bad in (social.strftime("%B %-d"), other.strftime("%B %-d"),
+                f"{d.strftime('%B %-d')} or {other.strftime('%B %-d')}", None):
+        assert task.is_successful(env.phone, bad) == 0.0, bad
+
+
+@pytest.mark.parametrize("seed", [0, 3, 1001])
+def test_query_days_between_events_answers(seed: int) -> None:
+    task, env = _fresh("calendar_query_days_between_events", seed)
+    p = task.params
+    (a,) = event_by_title(env.phone, p["first"])
+    (b,) = event_by_title(env.phone, p["second"])
+    n = (from_ms(b["dtstart"]).date() - from_ms(a["dtstart"]).date()).days
+    assert n == p["apart"]
+    assert task.is_successful(env.phone, str(n)) == 1.0
+    assert task.is_successful(env.phone, f"{n} days") == 1.0
+    for bad in (str(n - 1), str(n + 1), f"{n} or {n + 1} days", None):  # off by one (counting both ends)
+        assert task.is_successful(env.phone, bad) == 0.0, bad
+
+
+def test_query_series_complete_answers() -> None:
+    seen = set()
+    for seed in range(10):
+        task, env = _fresh("calendar_query_series_complete", seed)
+        p = task.params
+        first = date.fromisoformat(p["first"])
+        want_days = {first + timedelta(days=7 * w) for w in range(p["weeks"])}
+        have = {from_ms(r["dtstart"]).date() for r in event_by_title(env.phone, p["title"])}
+        complete = want_days <= have
+        assert complete == p["complete"], seed
+        seen.add(complete)
+        good, bad = ("yes", "no") if complete else ("no", "yes")
+        assert task.is_successful(env.phone, good) == 1.0
+        assert task.is_successful(env.phone, f"{good.capitalize()}.") == 1.0
+        assert task.is_successful(env.phone, bad) == 0.0
+        assert task.is_successful(env.phone, "yes or no") == 0.0
+        assert task.is_successful(env.phone, None) == 0.0
+    assert seen == {True, False}
+
+
+@pytest.mark.parametrize("seed", [0, 3, 1001])
+def test_query_events_in_order_answers(seed: int) -> None:
+    task, env = _fresh("calendar_query_events_in_order", seed)
+    p = task.params
+    rows = [event_by_title(env.phone, p[k])[0] for k in "abc"]
+    order = [r["title"] for r in sorted(rows, key=lambda r: r["dtstart"])]
+    assert task.is_successful(env.phone, ", ".join(order)) == 1.0
+    assert task.is_successful(env.phone, f"First {order[0]}, then {order[1]}, and last {order[2]}.") == 1.0
+    for bad in (", ".join(reversed(order)), ", ".join([order[1], order[0], order[2]]),
+                ", ".join([order[0], order[2], order[1]]), ", ".join(order[:2]),
+                ", ".join(order + [order[0]]), None):
+        assert task.is_successful(env.phone, bad) == 0.0, bad

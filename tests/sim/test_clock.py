@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from simhelpers import fresh, run_oracle
+from simhelpers import act, fresh, run_oracle
 
 from droidverify.env.sim import SimEnv
 from droidverify.env.sim.apps.clock import HOME_OFFSET
@@ -389,7 +389,7 @@ def test_alarm_for_city_time_near_misses(seed: int) -> None:
     assert env.phone.query("SELECT 1 FROM world_cities WHERE city=?", (p["city"],))
     snap = env.phone.snapshot()
     _set(env, "UPDATE alarm_templates SET hour=(hour + 1) % 24 WHERE label=?", p["label"])
-    assert task.is_successful(env.phone) == 0.0  # an hour off (daylight saving slip)
+    assert task.is_successful(env.phone) == 0.0  # the city in the nearest other zone (daylight saving slip)
     env.phone.restore(snap)
     _set(env, "UPDATE alarm_templates SET label='' WHERE label=?", p["label"])
     assert task.is_successful(env.phone) == 0.0  # no label
@@ -730,3 +730,362 @@ def test_oracle_types_only_labels_it_was_shown(name: str, seed: int) -> None:
             break
         obs = env.step(action)
     assert task.is_successful(env.phone) == 1.0
+
+
+# ---- 2026-11-28 (round 3) ----------------------------------------------------------------------------
+ROUND3 = ["clock_add_city_by_hour_difference", "clock_repeat_or_delete_alarm_by_state",
+          "clock_add_alarm_before_earliest", "clock_fix_odd_repeat_days", "clock_ensure_timers_running",
+          "clock_timer_until_alarm", "clock_label_latest_alarm", "clock_remove_same_time_cities",
+          "clock_query_alarm_rings_on_day", "clock_query_lap_spread", "clock_query_alarm_days_per_week",
+          "clock_query_cities_ahead_order"]
+
+
+def test_round3_registered() -> None:
+    assert set(ROUND3) <= set(CLOCK)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_add_city_by_hour_difference_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_add_city_by_hour_difference", seed)
+    p = task.params
+    off = CITY_INFO[p["city"]][0] - HOME_OFFSET
+    assert f"{abs(int(off))} hour" in task.goal and ("ahead" in task.goal) == (off > 0)
+    snap = env.phone.snapshot()
+    _add_city_row(env, p["city"])
+    assert task.is_successful(env.phone) == 1.0
+    near = min((c for c in CITY_INFO if c != p["city"]
+                and not env.phone.query("SELECT 1 FROM world_cities WHERE city=?", (c,))),
+               key=lambda c: (abs(CITY_INFO[c][0] - CITY_INFO[p["city"]][0]), c))  # the nearest other zone
+    _add_city_row(env, near)
+    assert task.is_successful(env.phone) == 0.0  # an extra city too
+    env.phone.restore(snap)
+    _add_city_row(env, near)
+    assert task.is_successful(env.phone) == 0.0  # the city in the nearest other zone
+    env.phone.restore(snap)
+    _add_city_row(env, p["city"])
+    _set(env, "DELETE FROM world_cities WHERE city=(SELECT MIN(city) FROM world_cities WHERE city<>?)", p["city"])
+    assert task.is_successful(env.phone) == 0.0  # another city removed
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_repeat_or_delete_alarm_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_repeat_or_delete_alarm_by_state", seed)
+    p = task.params
+    row = env.phone.query_one("SELECT enabled FROM alarm_templates WHERE label=?", (p["label"],))
+    other = env.phone.query_one("SELECT enabled FROM alarm_templates WHERE label=?", (p["other_label"],))
+    assert row["enabled"] == int(p["on"]) and other["enabled"] != row["enabled"]
+    snap = env.phone.snapshot()
+    _set(env, "UPDATE alarm_templates SET days_of_week=? WHERE label=?", p["days"], p["label"])
+    assert task.is_successful(env.phone) == float(p["on"])  # the "on" branch
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM alarm_templates WHERE label=?", p["label"])
+    assert task.is_successful(env.phone) == float(not p["on"])  # the "off" branch
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET days_of_week=?, enabled=1 WHERE label=?", p["days"], p["label"])
+    assert task.is_successful(env.phone) == 0.0 or p["on"]  # switched on and repeated: neither branch
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET days_of_week=? WHERE label=?", p["days"] ^ 1, p["label"])
+    assert task.is_successful(env.phone) == 0.0  # wrong days
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET days_of_week=? WHERE label=?", p["days"], p["other_label"])
+    _set(env, "DELETE FROM alarm_templates WHERE label=?", p["other_label"])
+    assert task.is_successful(env.phone) == 0.0  # the other alarm acted on
+
+
+def test_repeat_or_delete_covers_both_branches() -> None:
+    tmpl = registry.get_template("clock_repeat_or_delete_alarm_by_state")
+    assert {tmpl.instantiate(s).params["on"] for s in range(10)} == {True, False}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_alarm_before_earliest_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_add_alarm_before_earliest", seed)
+    p = task.params
+    on = env.phone.query("SELECT hour, minutes FROM alarm_templates WHERE enabled=1 ORDER BY hour, minutes")
+    assert tuple(on[0]) == (p["hour"], p["minute"])
+    first = env.phone.query_one("SELECT hour, minutes, enabled FROM alarm_templates ORDER BY hour, minutes")
+    assert first["enabled"] == 0  # the earliest of all is off
+    snap = env.phone.snapshot()
+
+    def add(h: int, m: int, label: str, days: int = 0) -> None:
+        _set(env, "INSERT INTO alarm_templates(hour, minutes, days_of_week, enabled, vibrate, label, ringtone) "
+                  "VALUES(?,?,?,1,1,?,'Bright Morning')", h, m, days, label)
+
+    add(p["new_hour"], p["new_minute"], p["label"])
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    h, m = divmod(first["hour"] * 60 + first["minutes"] - p["delta"], 60)
+    add(h, m, p["label"])
+    assert task.is_successful(env.phone) == 0.0  # before the switched-off alarm
+    env.phone.restore(snap)
+    add(p["new_hour"], p["new_minute"], p["label"], days=0b0011111)
+    assert task.is_successful(env.phone) == 0.0  # repeat days copied
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET hour=?, minutes=?, label=? WHERE hour=? AND minutes=?", p["new_hour"],
+         p["new_minute"], p["label"], p["hour"], p["minute"])
+    assert task.is_successful(env.phone) == 0.0  # moved the alarm instead of adding one
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fix_odd_repeat_days_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_fix_odd_repeat_days", seed)
+    p = task.params
+    rows = env.phone.query("SELECT _id, days_of_week FROM alarm_templates WHERE label=? ORDER BY hour, minutes",
+                           (p["label"],))
+    assert [r[1] == 0b1111111 for r in rows].count(False) == 1
+    odd = next(r[0] for r in rows if r[1] != 0b1111111)
+    snap = env.phone.snapshot()
+    _set(env, "UPDATE alarm_templates SET days_of_week=127 WHERE _id=?", odd)
+    assert task.is_successful(env.phone) == 1.0
+    _set(env, "UPDATE alarm_templates SET days_of_week=127 WHERE label=?", p["other_label"])
+    assert task.is_successful(env.phone) == 0.0  # the other label's alarm made daily too
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET days_of_week=? WHERE _id=?", 0b0011111, odd)
+    assert task.is_successful(env.phone) == 0.0  # weekdays, not every day
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM alarm_templates WHERE _id=?", odd)
+    assert task.is_successful(env.phone) == 0.0  # deleted instead of fixed
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ensure_timers_running_near_misses(seed: int) -> None:
+    task, env = _solved("clock_ensure_timers_running", seed)
+    p = task.params
+    lengths = {int(k) * 60: r for k, r in p["roles"].items()}
+    rows = env.phone.query("SELECT length_s, state FROM timers ORDER BY _id")
+    assert sorted((r[0], r[1]) for r in rows) == sorted([(L, "running") for L in lengths] +
+                                                        [(p["done"] * 60, "expired")])
+    snap = env.phone.snapshot()
+    paused = next(L for L, r in lengths.items() if r == "paused")
+    _set(env, "INSERT INTO timers(length_s, remaining_s, state, end_time, label) VALUES(?,?,'running','2030-01-01',"
+              "'')", paused, paused)
+    _set(env, "DELETE FROM timers WHERE _id=(SELECT MIN(_id) FROM timers WHERE length_s=?)", paused)
+    assert task.is_successful(env.phone) == 0.0  # a new copy instead of resuming the paused one
+    env.phone.restore(snap)
+    _set(env, "UPDATE timers SET state='paused', end_time=NULL WHERE length_s=?", paused)
+    assert task.is_successful(env.phone) == 0.0  # left paused
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM timers WHERE state='expired'")
+    assert task.is_successful(env.phone) == 0.0  # the finished timer deleted
+    env.phone.restore(snap)
+    missing = next(L for L, r in lengths.items() if r == "missing")
+    _set(env, "INSERT INTO timers(length_s, remaining_s, state, end_time, label) VALUES(?,?,'running','2030-01-01',"
+              "'')", missing, missing)
+    assert task.is_successful(env.phone) == 0.0  # a duplicate
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_timer_until_alarm_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_timer_until_alarm", seed)
+    p = task.params
+    now = env.phone.now
+    snap = env.phone.snapshot()
+
+    def start(seconds: int) -> None:
+        _set(env, "INSERT INTO timers(length_s, remaining_s, state, end_time, label) VALUES(?,?,'running',?,'')",
+             seconds, seconds, (now + timedelta(seconds=seconds)).isoformat())
+
+    start(p["minutes"] * 60)
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.restore(snap)
+    start(p["other_minutes"] * 60)
+    assert task.is_successful(env.phone) == 0.0  # until the other alarm
+    env.phone.restore(snap)
+    start(p["minutes"] * 60 + 300)
+    assert task.is_successful(env.phone) == 0.0  # five minutes late
+    env.phone.restore(snap)
+    start(p["minutes"] * 60)
+    start(p["minutes"] * 60)
+    assert task.is_successful(env.phone) == 0.0  # two timers
+    env.phone.restore(snap)
+    _set(env, "INSERT INTO timers(length_s, remaining_s, state, end_time, label) VALUES(?,?,'paused',NULL,'')",
+         p["minutes"] * 60, p["minutes"] * 60)
+    assert task.is_successful(env.phone) == 0.0  # set but not started
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_label_latest_alarm_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_label_latest_alarm", seed)
+    p = task.params
+    last = env.phone.query_one("SELECT hour, minutes FROM alarm_templates ORDER BY hour DESC, minutes DESC")
+    assert tuple(last) == (p["hour"], p["minute"])
+    snap = env.phone.snapshot()
+    _set(env, "UPDATE alarm_templates SET label=? WHERE hour=? AND minutes=?", p["label"], p["hour"], p["minute"])
+    assert task.is_successful(env.phone) == 1.0
+    _set(env, "UPDATE alarm_templates SET vibrate=0 WHERE hour=? AND minutes=?", p["hour"], p["minute"])
+    assert task.is_successful(env.phone) == 0.0  # something else changed too
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET label=? WHERE hour=? AND minutes=?", p["label"], p["hour"] - 12,
+         p["minute"])
+    assert task.is_successful(env.phone) == 0.0  # the same digits in the morning
+    env.phone.restore(snap)
+    _set(env, "UPDATE alarm_templates SET label=? WHERE hour=? AND minutes=?", p["label"] + " 2", p["hour"],
+         p["minute"])
+    assert task.is_successful(env.phone) == 0.0  # a wrong label
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_remove_same_time_cities_near_misses(seed: int) -> None:
+    task, env = _fresh("clock_remove_same_time_cities", seed)
+    p = task.params
+    assert all(CITY_INFO[c][0] == CITY_INFO[p["city"]][0] for c in p["twins"])
+    assert all(CITY_INFO[c][0] != CITY_INFO[p["city"]][0] for c in p["others"])
+    snap = env.phone.snapshot()
+    for c in p["twins"]:
+        _set(env, "DELETE FROM world_cities WHERE city=?", c)
+    assert task.is_successful(env.phone) == 1.0
+    _set(env, "DELETE FROM world_cities WHERE city=?", p["city"])
+    assert task.is_successful(env.phone) == 0.0  # the city itself removed too
+    env.phone.restore(snap)
+    _set(env, "DELETE FROM world_cities WHERE city=?", p["twins"][0])
+    if len(p["twins"]) > 1:
+        assert task.is_successful(env.phone) == 0.0  # one twin left
+    _set(env, "DELETE FROM world_cities WHERE city=?", p["others"][0])
+    assert task.is_successful(env.phone) == 0.0  # a city an hour or two away removed
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_alarm_rings_on_day_query(seed: int) -> None:
+    task, env = _fresh("clock_query_alarm_rings_on_day", seed)
+    p = task.params
+    yes = bool(p["on"]) and bool(p["days"] >> p["bit"] & 1)
+    right, wrong = ("Yes", "No") if yes else ("No", "Yes")
+    assert task.is_successful(env.phone, right) == 1.0
+    assert task.is_successful(env.phone, f"{right}, it {'will' if yes else 'will not'} ring.") == 1.0
+    assert task.is_successful(env.phone, wrong) == 0.0
+    other_yes = bool(p["other_on"]) and bool(p["other_days"] >> p["bit"] & 1)
+    assert other_yes != yes  # the other alarm's answer is the near miss
+    assert task.is_successful(env.phone, "yes or no") == 0.0
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+def test_alarm_rings_on_day_has_every_case() -> None:
+    tmpl = registry.get_template("clock_query_alarm_rings_on_day")
+    cases = set()
+    for s in range(30):
+        p = tmpl.instantiate(s).params
+        cases.add((p["on"], bool(p["days"] >> p["bit"] & 1)))
+    assert cases == {(1, True), (0, True), (1, False)}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_lap_spread_query(seed: int) -> None:
+    task, env = _fresh("clock_query_lap_spread", seed)
+    p = task.params
+    laps = [r[0] for r in env.phone.query("SELECT lap_s FROM laps ORDER BY _id")]
+    spread = round(max(laps) - min(laps), 2)
+    assert task.is_successful(env.phone, f"{spread:.2f}") == 1.0
+    assert task.is_successful(env.phone, f"{spread:.2f} seconds") == 1.0
+    assert task.is_successful(env.phone, f"{max(laps):.2f}") == 0.0  # the slowest lap itself
+    assert task.is_successful(env.phone, f"{min(laps):.2f}") == 0.0  # the fastest lap itself
+    second = sorted(laps)[1]
+    assert task.is_successful(env.phone, f"{max(laps) - second:.2f}") == 0.0  # against the second fastest
+    assert task.is_successful(env.phone, f"{min(laps):.2f} and {spread:.2f}") == 0.0  # two numbers
+    assert task.is_successful(env.phone, None) == 0.0
+    assert p["laps"] == len(laps)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_alarm_days_per_week_query(seed: int) -> None:
+    task, env = _fresh("clock_query_alarm_days_per_week", seed)
+    p = task.params
+    n = p["days"].bit_count()
+    other = p["other_days"].bit_count()
+    assert n != other
+    assert task.is_successful(env.phone, str(n)) == 1.0
+    assert task.is_successful(env.phone, f"{n} days a week") == 1.0
+    words = ("zero", "one", "two", "three", "four", "five", "six", "seven")
+    assert task.is_successful(env.phone, words[n]) == 1.0
+    assert task.is_successful(env.phone, str(other)) == 0.0  # the other alarm's count
+    assert task.is_successful(env.phone, f"{n} or {other}") == 0.0
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_cities_ahead_order_query(seed: int) -> None:
+    task, env = _fresh("clock_query_cities_ahead_order", seed)
+    p = task.params
+    shown = sorted(r[0] for r in env.phone.query("SELECT city FROM world_cities"))
+    assert shown == p["cities"]
+    order = sorted(shown, key=lambda c: -CITY_INFO[c][0])
+    assert task.is_successful(env.phone, ", ".join(order)) == 1.0
+    assert task.is_successful(env.phone, "1. " + "\n2. ".join(order)) == 1.0
+    assert task.is_successful(env.phone, ", ".join(order[::-1])) == 0.0  # least ahead first
+    swapped = [order[1], order[0], *order[2:]]
+    assert task.is_successful(env.phone, ", ".join(swapped)) == 0.0
+    assert task.is_successful(env.phone, ", ".join(order[:-1])) == 0.0  # one left out
+    assert task.is_successful(env.phone, ", ".join(sorted(order))) == (1.0 if sorted(order) == order else 0.0)
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+# oracles from mid-task screens: harmless detours that change no app data
+def _detour_alarm_editor(env: SimEnv) -> None:
+    env.phone.open_app("clock")
+    env.phone.replace("alarms")
+    a = env.phone.query_one("SELECT _id FROM alarm_templates ORDER BY hour DESC, minutes DESC")
+    env.phone.push("edit_alarm", alarm_id=a[0])
+    obs = env.observe()
+    act(env, "click", index=next(i for i, e in enumerate(obs.elements) if (e.resource_id or "").endswith("edit_time")))
+
+
+def _detour_new_alarm(env: SimEnv) -> None:
+    env.phone.open_app("clock")
+    env.phone.replace("alarms")
+    env.phone.push("edit_alarm", alarm_id=None)
+    env.observe()
+
+
+def _detour_keypad(env: SimEnv) -> None:
+    env.phone.open_app("clock")
+    env.phone.replace("timer")
+    env.phone.screen.state["setup"] = True
+    env.phone.screen.state["digits"] = "7"
+    env.observe()
+
+
+def _detour_city_search(env: SimEnv) -> None:
+    env.phone.open_app("clock")
+    env.phone.replace("clock")
+    env.phone.push("city_search")
+    obs = env.observe()
+    act(env, "input_text", index=next(i for i, e in enumerate(obs.elements)
+                                      if (e.resource_id or "").endswith("search_src_text")), text="an")
+
+
+def _detour_menu(env: SimEnv) -> None:
+    env.phone.open_app("clock")
+    env.phone.replace("stopwatch")
+    obs = env.observe()
+    act(env, "click", index=next(i for i, e in enumerate(obs.elements) if e.content_description == "More options"))
+
+
+def _detour_other_app(env: SimEnv) -> None:
+    env.phone.open_app("settings")
+    env.observe()
+
+
+DETOURS = [_detour_alarm_editor, _detour_new_alarm, _detour_keypad, _detour_city_search, _detour_menu,
+           _detour_other_app]
+
+
+@pytest.mark.parametrize("name", ROUND3)
+def test_round3_oracle_finishes_from_mid_task_screens(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(DETOURS):
+        seed = 10 + k
+        task = tmpl.instantiate(seed)
+        env = SimEnv(task, seed)
+        env.reset()
+        detour(env)
+        obs = env.observe()
+        for _ in range(tmpl.max_steps):
+            action = task.oracle_action(env.phone, obs)
+            if action.action_type == "status":
+                break
+            obs = env.step(action)
+            if action.action_type == "answer":
+                break
+        else:
+            raise AssertionError(f"{name} after {detour.__name__}: no finish (at {env.phone.location})")
+        assert env.is_successful() == 1.0, (name, detour.__name__)
+        env.close()

@@ -21,6 +21,7 @@ from droidverify.env.sim.apps.contacts import (
     normalize_number,
 )
 from droidverify.env.sim.phone import Phone
+from droidverify.env.sim.skin import SKIN_COUNT
 from droidverify.tasks import registry
 from droidverify.tasks.oracle_utils import find
 
@@ -775,3 +776,317 @@ def test_update_if_outdated_wrong_branch_fails() -> None:
         else:
             _set_phone(env.phone, q["name"], q["new_number"])  # number replaced although it was current
         assert env.is_successful() == 0.0, seed
+
+
+# ---- round 3: create-or-update, the odd entry out, partly-done bulk edits, domain / number searches, ------
+# ---- favourites made equal to a set, questions read off the whole list ---------------------------------
+ROUND3 = ("contacts_save_number_create_or_update", "contacts_fix_misspelt_company_in_team",
+          "contacts_add_number_to_entry_without_one", "contacts_family_email_partly_done",
+          "contacts_remove_mobile_keep_work_number", "contacts_clear_emails_at_dead_domain",
+          "contacts_delete_entry_sharing_number", "contacts_favorites_only_one_company",
+          "contacts_query_is_number_saved", "contacts_query_most_numbers_at_company",
+          "contacts_query_count_between_two", "contacts_query_duplicated_name")
+
+
+def _phones(p: Phone, name: str) -> list[int]:
+    return [r[0] for r in p.query("SELECT _id FROM data WHERE raw_contact_id=? AND mimetype=? ORDER BY _id",
+                                  (_cid(p, name), MIME_PHONE))]
+
+
+def _create_or_update(right: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        if q["saved"] and right:
+            _set_phone(p, q["name"], q["number"])
+        elif q["saved"] or right:  # saved: a second entry beside the old one (wrong); not saved: created
+            add_contact(p, q["first"], q["last"], number=q["number"])
+        else:  # the namesake's number replaced instead
+            _set_phone(p, q["namesake"], q["number"])
+    return go
+
+
+def _team(q: dict) -> list[str]:
+    return [q["name_a"], q["name_b"], q["name_c"]]
+
+
+def _fix_company(right: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        team = _team(q)
+        if right:
+            _set_company_to(p, team[q["wrong"]], q["company"])
+        else:  # a correctly spelt colleague "fixed" instead
+            _set_company_to(p, team[(q["wrong"] + 1) % 3], q["typo"])
+    return go
+
+
+def _give_number(who: Callable[[dict], str]) -> Callable[[Phone, dict], None]:
+    return lambda p, q: p.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,2)",
+                                  (_cid(p, who(q)), MIME_PHONE, q["number"]))
+
+
+def _family_email(with_relative: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        names = [n for k, n in enumerate(_team(q)) if k != q["done"]]
+        for name in names + ([q["relative"]] if with_relative else []):
+            p.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,1)",
+                      (_cid(p, name), MIME_EMAIL, q["email"]))
+    return go
+
+
+def _drop_first_phone(who: str) -> Callable[[Phone, dict], None]:
+    return lambda p, q: p.execute("DELETE FROM data WHERE _id=?", (_phones(p, q[who])[0],))
+
+
+def _clear_domain(extra: str | None) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for name in q["members"] + ([q[extra]] if extra else []):
+            p.execute("DELETE FROM data WHERE raw_contact_id=? AND mimetype=?", (_cid(p, name), MIME_EMAIL))
+    return go
+
+
+def _favorites_only(unstar_others: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for c in live_contacts(p):
+            if c["display_name"] in q["team"]:
+                _star(p, c["display_name"], 1)
+            elif unstar_others and c["starred"]:
+                p.execute("UPDATE raw_contacts SET starred=0 WHERE _id=?", (c["_id"],))
+    return go
+
+
+ROUND3_CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "contacts_save_number_create_or_update": (_create_or_update(True), _create_or_update(False)),
+    "contacts_fix_misspelt_company_in_team": (_fix_company(True), _fix_company(False)),
+    "contacts_add_number_to_entry_without_one": (
+        _give_number(lambda q: q["team"][q["missing"]]), _give_number(lambda q: q["outsider"])),  # the outsider
+    "contacts_family_email_partly_done": (_family_email(False), _family_email(True)),  # the relative too
+    "contacts_remove_mobile_keep_work_number": (_drop_first_phone("name"), _drop_first_phone("namesake")),
+    "contacts_clear_emails_at_dead_domain": (_clear_domain(None), _clear_domain("colleague")),  # personal email too
+    "contacts_delete_entry_sharing_number": (lambda p, q: _delete(p, q["old_entry"]),
+                                             lambda p, q: _delete(p, q["name"])),  # the one to keep
+    "contacts_favorites_only_one_company": (_favorites_only(True), _favorites_only(False)),  # others still starred
+}
+NEW_CASES.update(ROUND3_CASES)
+
+
+def _between(p: Phone, q: dict) -> int:
+    names = [c["display_name"] for c in live_contacts(p)]
+    return abs(names.index(q["name_b"]) - names.index(q["name_a"])) - 1
+
+
+def _most_numbers(q: dict) -> tuple[str, str]:
+    order = sorted(zip(q["counts"], q["team"], strict=True))
+    return order[-1][1], order[-2][1]
+
+
+def _twice(p: Phone) -> tuple[str, str]:
+    names = [c["display_name"] for c in live_contacts(p)]
+    dup = next(n for n in names if names.count(n) == 2)
+    i = names.index(dup)
+    return dup, names[i + 2] if i + 2 < len(names) else names[i - 1]
+
+
+ROUND3_QUERIES: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
+    "contacts_query_is_number_saved": lambda p, q: (
+        "Yes, it is." if q["saved"] else "No", "No" if q["saved"] else "Yes"),
+    "contacts_query_most_numbers_at_company": lambda p, q: _most_numbers(q),  # the runner-up
+    "contacts_query_count_between_two": lambda p, q: (
+        f"{_between(p, q)} contacts", str(_between(p, q) + 1)),  # one end counted too
+    "contacts_query_duplicated_name": lambda p, q: (f"{_twice(p)[0]}.", _twice(p)[1]),  # the next name
+}
+QUERY_ANSWERS.update(ROUND3_QUERIES)
+
+
+def test_round3_names_and_kinds() -> None:
+    assert sorted(ROUND3) == sorted([*ROUND3_CASES, *ROUND3_QUERIES]) and len(ROUND3) == 12
+    for name in ROUND3_QUERIES:
+        assert registry.get_template(name).kind == "query"
+    for name in ROUND3_CASES:
+        assert registry.get_template(name).kind == "operation" and name in OPERATIONS
+
+
+@pytest.mark.parametrize("name", sorted(ROUND3_QUERIES))
+def test_round3_query_checkers_success_and_near_miss(name: str) -> None:
+    test_query_checker_success_and_near_miss(name)
+
+
+def test_create_or_update_covers_both_branches_and_rejects_recreating() -> None:
+    tmpl = registry.get_template("contacts_save_number_create_or_update")
+    assert {tmpl.instantiate(s).params["saved"] for s in range(8)} == {True, False}
+    seed = next(s for s in range(20) if tmpl.instantiate(s).params["saved"])
+    task = tmpl.instantiate(seed)
+    env = fresh(task, seed)
+    p, q = env.phone, task.params
+    _delete(p, q["name"])  # deleted the old entry and saved a new one: not an update
+    add_contact(p, q["first"], q["last"], number=q["number"])
+    assert env.is_successful() == 0.0
+    seed = next(s for s in range(20) if not tmpl.instantiate(s).params["saved"])
+    task = tmpl.instantiate(seed)
+    env = fresh(task, seed)
+    q = task.params
+    add_contact(env.phone, q["first"], q["last"], number=q["number"], company="Globex")  # an extra field
+    assert env.is_successful() == 0.0
+
+
+def test_fix_company_typo_is_hidden_from_a_company_search_and_a_second_typo_fails() -> None:
+    task = registry.get_template("contacts_fix_misspelt_company_in_team").instantiate(2)
+    env = fresh(task, 2)
+    p, q = env.phone, task.params
+    wrong = _team(q)[q["wrong"]]
+    assert contact_info(p, _cid(p, wrong))["company"] == q["typo"] != q["company"]
+    _set_company_to(p, wrong, q["company"] + "s")
+    assert env.is_successful() == 0.0
+
+
+def test_add_number_to_entry_as_work_or_with_the_email_lost_fails() -> None:
+    task = registry.get_template("contacts_add_number_to_entry_without_one").instantiate(1)
+    for broken in ("work", "email"):
+        env = fresh(task, 1)
+        p, q = env.phone, task.params
+        target = q["team"][q["missing"]]
+        _give_number(lambda _q, t=target: t)(p, q)
+        if broken == "work":
+            _set_phone(p, target, q["number"], 3)
+        else:
+            _drop("name", MIME_EMAIL)(p, {"name": target})
+        assert env.is_successful() == 0.0, broken
+
+
+def test_family_email_with_one_left_out_fails() -> None:
+    task = registry.get_template("contacts_family_email_partly_done").instantiate(0)
+    env = fresh(task, 0)
+    p, q = env.phone, task.params
+    assert [n for n in _team(q) if contact_info(p, _cid(p, n))["emails"]] == [_team(q)[q["done"]]]
+    left = [n for k, n in enumerate(_team(q)) if k != q["done"]]
+    p.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,1)",
+              (_cid(p, left[0]), MIME_EMAIL, q["email"]))
+    assert env.is_successful() == 0.0
+
+
+def test_remove_mobile_by_overwriting_it_with_the_work_number_fails() -> None:
+    task = registry.get_template("contacts_remove_mobile_keep_work_number").instantiate(3)
+    env = fresh(task, 3)
+    p, q = env.phone, task.params
+    p.execute("UPDATE data SET data1=? WHERE _id=?", (q["work_number"], _phones(p, q["name"])[0]))
+    assert env.is_successful() == 0.0
+    env = fresh(task, 3)
+    p.execute("DELETE FROM data WHERE raw_contact_id=? AND mimetype=?", (_cid(env.phone, q["name"]), MIME_PHONE))
+    assert env.is_successful() == 0.0
+
+
+def test_dead_domain_lookalike_address_and_a_missed_member_fail() -> None:
+    task = registry.get_template("contacts_clear_emails_at_dead_domain").instantiate(1)
+    env = fresh(task, 1)
+    _clear_domain("lookalike")(env.phone, task.params)
+    assert env.is_successful() == 0.0
+    env = fresh(task, 1)
+    q = dict(task.params, members=task.params["members"][1:])
+    _clear_domain(None)(env.phone, q)
+    assert env.is_successful() == 0.0
+
+
+def test_delete_sharing_number_lookalike_fails() -> None:
+    task = registry.get_template("contacts_delete_entry_sharing_number").instantiate(0)
+    env = fresh(task, 0)
+    p, q = env.phone, task.params
+    _delete(p, q["old_entry"])
+    _delete(p, q["lookalike"])
+    assert env.is_successful() == 0.0
+
+
+def test_favorites_only_with_a_team_member_missed_fails() -> None:
+    task = registry.get_template("contacts_favorites_only_one_company").instantiate(1)
+    env = fresh(task, 1)
+    p, q = env.phone, task.params
+    assert len([c for c in live_contacts(p) if c["starred"]]) == 3
+    _favorites_only(True)(p, q)
+    _star(p, q["team"][0], 0)
+    assert env.is_successful() == 0.0
+
+
+def test_round3_queries_reject_naming_every_candidate() -> None:
+    task = registry.get_template("contacts_query_most_numbers_at_company").instantiate(0)
+    env = fresh(task, 0)
+    assert task.is_successful(env.phone, ", ".join(task.params["team"])) == 0.0
+    task = registry.get_template("contacts_query_is_number_saved").instantiate(1)
+    env = fresh(task, 1)
+    assert task.is_successful(env.phone, "yes or no") == 0.0
+    task = registry.get_template("contacts_query_duplicated_name").instantiate(2)
+    env = fresh(task, 2)
+    dup, other = _twice(env.phone)
+    assert task.is_successful(env.phone, f"{dup} or {other}") == 0.0
+
+
+# oracles: unseen seeds under skins, and from mid-task screens
+def _r3_run(task: Any, env: SimEnv, obs: Any) -> None:
+    for _ in range(task.max_steps):
+        action = task.oracle_action(env.phone, obs)
+        if action.action_type == "status":
+            break
+        obs = env.step(action)
+        if action.action_type == "answer":
+            break
+    else:
+        raise AssertionError(f"{task.id}: no finish (at {env.phone.location})")
+
+
+@pytest.mark.parametrize("name", ROUND3)
+def test_round3_oracle_solves_seen_and_unseen_seeds_under_skins(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in (*range(5), *range(1000, 1005)):
+        for skin in (0, 1 + seed % SKIN_COUNT, SKIN_COUNT):
+            task = tmpl.instantiate(seed)
+            env = SimEnv(task, seed, skin=skin)
+            _r3_run(task, env, env.reset())
+            assert env.is_successful() == 1.0, (name, seed, skin)
+            env.close()
+
+
+def _r3_detour_search(env: SimEnv) -> None:
+    _click(env, desc="Search contacts")
+    _type(env, "an", "search_view")
+
+
+def _r3_detour_create_form(env: SimEnv) -> None:
+    _click(env, desc="Create contact")
+    _type(env, "Scratch", "first_name")
+    _type(env, "scratch@example.org", "email")
+
+
+def _r3_detour_other_edit_form(env: SimEnv) -> None:
+    _click(env, resource_id="contact_row")
+    _click(env, desc="Edit contact")
+    _type(env, "Somewhere Else", "company")
+
+
+def _r3_detour_detail_menu(env: SimEnv) -> None:
+    _click(env, resource_id="contact_row")
+    _click(env, desc="More options")
+
+
+def _r3_detour_scrolled_list(env: SimEnv) -> None:
+    for _ in range(4):
+        env.step(Action(action_type="scroll", direction="down"))
+
+
+def _r3_detour_delete_dialog(env: SimEnv) -> None:
+    _click(env, resource_id="contact_row")
+    _click(env, desc="More options")
+    _click(env, text="Delete")
+
+
+R3_DETOURS = [_r3_detour_search, _r3_detour_create_form, _r3_detour_other_edit_form, _r3_detour_detail_menu,
+              _r3_detour_scrolled_list, _r3_detour_delete_dialog]
+
+
+@pytest.mark.parametrize("name", ROUND3)
+def test_round3_oracle_finishes_from_mid_task_screens(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(R3_DETOURS):
+        seed = 20 + k
+        task = tmpl.instantiate(seed)
+        env = SimEnv(task, seed)
+        env.reset()
+        env.step(Action(action_type="open_app", app_name="Contacts"))
+        detour(env)
+        _r3_run(task, env, env.observe())
+        assert env.is_successful() == 1.0, (name, detour.__name__)

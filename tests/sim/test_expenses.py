@@ -789,3 +789,297 @@ def test_third_batch_query_checkers_success_and_near_misses(name: str) -> None:
             if a in good(env.phone, task.params):
                 continue  # e.g. every expense of the month is over the limit
             assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+# ---- the fourth batch: conditional, partly-done, odd-one-out, oldest, derived date/amount, by note; yes/no,
+# ---- ranking, day gaps, list neighbours ------------------------------------------------------------------------
+FOURTH = ["expenses_note_by_budget", "expenses_fix_odd_category_out", "expenses_log_missing_receipts",
+          "expenses_note_oldest_in_category", "expenses_redate_days_after", "expenses_add_percent_of_month",
+          "expenses_delete_pricier_twin", "expenses_recategorize_by_note", "expenses_query_logged_on_day",
+          "expenses_query_rank_three", "expenses_query_days_between", "expenses_query_previous_purchase"]
+
+
+def _set_col(p: Phone, eid: int, col: str, value: object) -> None:
+    p.execute(f"UPDATE expense SET {col}=? WHERE expense_id=?", (value, eid))
+
+
+def _budget(wrong_note: bool = False, also_amount: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        eid, note = _tmpl("expenses_note_by_budget").target(p, pr)
+        if wrong_note:
+            note = "within budget" if note == "over budget" else "over budget"
+        _set_col(p, eid, "note", note)
+        if also_amount:
+            _set_col(p, eid, "amount_cents", _cents(pr["amount"]) + 100)
+    return f
+
+
+def _odd(reverse: bool = False, lookalike_too: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        rows = expenses(p, "e.name = ?", (pr["name"],))
+        if reverse:  # the others moved to the odd one's category instead
+            for e in rows:
+                if e["category"] == pr["category"]:
+                    _set_col(p, e["expense_id"], "category_id", category_id(p, pr["wrong_category"]))
+            return
+        _set_col(p, _tmpl("expenses_fix_odd_category_out").target(p, pr), "category_id",
+                 category_id(p, pr["category"]))
+        if lookalike_too:
+            p.execute("UPDATE expense SET category_id=? WHERE name=?", (category_id(p, pr["category"]), pr["lookalike"]))
+    return f
+
+
+def _receipts(all_three: bool = False, day_key: str | None = None, skip_one: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        todo = [i for i in (1, 2, 3) if all_three or i not in pr["logged"]]
+        if skip_one:
+            todo = todo[1:] if len(todo) > 1 else []
+        when = datetime.fromisoformat(pr[day_key]).replace(hour=9) if day_key else _today(p)
+        for i in todo:
+            add_expense(p, pr[f"name{i}"], _cents(pr[f"amount{i}"]), pr[f"category{i}"], when)
+    return f
+
+
+def _oldest(newest: bool = False, note: str | None = None):
+    def f(p: Phone, pr: dict) -> None:
+        items = expenses(p, "c.name = ?", (pr["category"],))
+        e = items[0] if newest else items[-1]
+        _set_col(p, e["expense_id"], "note", note or pr["note"])
+    return f
+
+
+def _redate(shift: int = 0, ref: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        from droidverify.env.sim.timeutil import to_ms
+        new = date.fromisoformat(pr["ref_day"]) + timedelta(days=pr["n"] + shift)
+        p.execute("UPDATE expense SET created_date=? WHERE name=?",
+                  (to_ms(datetime.combine(new, datetime.min.time()).replace(hour=12, minute=30)),
+                   pr["ref"] if ref else pr["name"]))
+    return f
+
+
+def _month_share(p: Phone, pr: dict, month: int | None = None) -> int:
+    total = sum(e["amount_cents"] for e in month_expenses(p, 2024, month or pr["month_num"]))
+    return total * pr["percent"] // 100
+
+
+def _set_aside(cents_delta: int = 0, month: int | None = None, category: str | None = None):
+    def f(p: Phone, pr: dict) -> None:
+        add_expense(p, pr["name"], _month_share(p, pr, month) + cents_delta, category or pr["category"], _today(p))
+    return f
+
+
+def _twin(cheaper: bool = False, other_day: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        rows = expenses(p, "e.name = ?", (pr["name"],))
+        if other_day:
+            eid = next(e["expense_id"] for e in rows if e["date"].date().isoformat() == pr["other_day"])
+        else:
+            day = sorted((e for e in rows if e["date"].date().isoformat() == pr["day"]), key=lambda e: e["amount_cents"])
+            eid = day[0 if cheaper else -1]["expense_id"]
+        p.execute("DELETE FROM expense WHERE expense_id=?", (eid,))
+    return f
+
+
+def _by_note(similar_too: bool = False, only_first: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        notes = [pr["note"], pr["similar_note"]] if similar_too else [pr["note"]]
+        rows = [e for e in expenses(p) if e["note"] in notes]
+        for e in rows[:1] if only_first else rows:
+            _set_col(p, e["expense_id"], "category_id", category_id(p, pr["new_category"]))
+    return f
+
+
+FOURTH_OPS: dict[str, tuple[Callable, list[Callable]]] = {
+    "expenses_note_by_budget": (_budget(), [_budget(wrong_note=True), _budget(also_amount=True)]),
+    "expenses_fix_odd_category_out": (_odd(), [_odd(reverse=True), _odd(lookalike_too=True)]),
+    "expenses_log_missing_receipts": (_receipts(), [_receipts(all_three=True), _receipts(day_key="older_day"),
+                                                    _receipts(skip_one=True)]),
+    "expenses_note_oldest_in_category": (_oldest(), [_oldest(newest=True), _oldest(note="wrong note")]),
+    "expenses_redate_days_after": (_redate(), [_redate(shift=-1), _redate(shift=1), _redate(ref=True)]),
+    "expenses_add_percent_of_month": (_set_aside(), [_set_aside(cents_delta=-1), _set_aside(cents_delta=2),
+                                                     _set_aside(category="Bills")]),
+    "expenses_delete_pricier_twin": (_twin(), [_twin(cheaper=True), _twin(other_day=True)]),
+    "expenses_recategorize_by_note": (_by_note(), [_by_note(similar_too=True), _by_note(only_first=True)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOURTH_OPS))
+def test_fourth_batch_operation_checkers_success_and_near_misses(name: str) -> None:
+    good, bads = FOURTH_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        for i, bad in enumerate(bads):
+            env2 = fresh(task, seed)
+            before = [tuple(r) for r in env2.phone.query("SELECT * FROM expense ORDER BY expense_id")]
+            bad(env2.phone, task.params)
+            if [tuple(r) for r in env2.phone.query("SELECT * FROM expense ORDER BY expense_id")] == before:
+                continue  # e.g. the newest of the category is also its oldest
+            assert task.is_successful(env2.phone, None) == 0.0, (name, seed, i)
+
+
+def test_fourth_batch_percent_accepts_rounding_half_up_but_not_a_duplicate() -> None:
+    task = registry.get_template("expenses_add_percent_of_month").instantiate(2)
+    env = fresh(task, 2)
+    total = sum(e["amount_cents"] for e in month_expenses(env.phone, 2024, task.params["month_num"]))
+    exact = total * task.params["percent"]
+    add_expense(env.phone, task.params["name"], (exact + 50) // 100, "Other", _today(env.phone))  # rounded half up
+    assert task.is_successful(env.phone, None) == 1.0
+    add_expense(env.phone, task.params["name"], (exact + 50) // 100, "Other", _today(env.phone))  # a duplicate
+    assert task.is_successful(env.phone, None) == 0.0
+
+
+def _ranked3(p: Phone, pr: dict) -> list[str]:
+    return sorted((pr[f"name{i}"] for i in (1, 2, 3)), key=lambda n: expenses(p, "e.name = ?", (n,))[0]["amount_cents"])
+
+
+def _days_gap(p: Phone, pr: dict) -> int:
+    a, b = (expenses(p, "e.name = ?", (pr[f"name{i}"],))[0]["date"].date() for i in (1, 2))
+    return abs((a - b).days)
+
+
+def _logged(p: Phone, pr: dict) -> bool:
+    return any(e["date"].date().isoformat() == pr["asked"] for e in expenses(p, "e.name = ?", (pr["name"],)))
+
+
+def _around(p: Phone, pr: dict) -> tuple[str, str]:
+    """(the expense just before the planted one, the one just after, or the planted name when it is the newest)."""
+    items = expenses(p)
+    i = next(k for k, e in enumerate(items) if e["name"] == pr["name"])
+    return items[i + 1]["name"], items[i - 1]["name"] if i else pr["name"]
+
+
+FOURTH_QUERIES: dict[str, tuple[Callable, Callable]] = {
+    "expenses_query_logged_on_day": (
+        lambda p, pr: ["yes" if _logged(p, pr) else "no", "Yes, I did." if _logged(p, pr) else "No, it isn't there."],
+        lambda p, pr: ["no" if _logged(p, pr) else "yes", "yes or no", "maybe"]),
+    "expenses_query_rank_three": (
+        lambda p, pr: [", ".join(_ranked3(p, pr)),
+                       f"{_ranked3(p, pr)[0]} first, then {_ranked3(p, pr)[1]}, and {_ranked3(p, pr)[2]} last"],
+        lambda p, pr: [", ".join(reversed(_ranked3(p, pr))),
+                       ", ".join([_ranked3(p, pr)[1], _ranked3(p, pr)[0], _ranked3(p, pr)[2]]),
+                       ", ".join(_ranked3(p, pr)[:2])]),
+    "expenses_query_days_between": (
+        lambda p, pr: [str(_days_gap(p, pr)), f"{_days_gap(p, pr)} days",
+                       f"{_days_gap(p, pr)} days (October 3, 2024 to Oct 9th)"],
+        lambda p, pr: [str(_days_gap(p, pr) + 1), str(max(_days_gap(p, pr) - 1, 0)), f"{_days_gap(p, pr)} or {_days_gap(p, pr) + 1}"]),
+    "expenses_query_previous_purchase": (
+        lambda p, pr: [_around(p, pr)[0], f"It was \"{_around(p, pr)[0]}\"."],
+        lambda p, pr: [pr["name"]] + ([_around(p, pr)[1], f"{_around(p, pr)[0]} or {_around(p, pr)[1]}"]
+                                      if _around(p, pr)[1] not in (_around(p, pr)[0], pr["name"]) else [])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOURTH_QUERIES))
+def test_fourth_batch_query_checkers_success_and_near_misses(name: str) -> None:
+    good, bad = FOURTH_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        goods = good(env.phone, task.params)
+        for a in goods:
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(env.phone, task.params):
+            if any(a.lower() in g.lower() for g in goods):
+                continue  # e.g. the expense after it has the same name as the one before
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+# ---- oracles from mid-task screens (the fourth batch) ------------------------------------------------------------
+def _act(env: SimEnv, action_type: str, **fields: object) -> None:
+    env.step(Action.make(action_type, **fields))
+
+
+def _open_expenses(env: SimEnv) -> None:
+    env.phone.open_app("expenses")
+
+
+def _detour_stats_last_month(env: SimEnv) -> None:
+    _open_expenses(env)
+    _act(env, "click", index=find(env.observe(), desc="Statistics"))
+    _act(env, "click", index=find(env.observe(), desc="Previous month"))
+
+
+def _detour_filter_dialog(env: SimEnv) -> None:
+    _open_expenses(env)
+    _act(env, "click", index=find(env.observe(), desc="Filter"))
+
+
+def _detour_filtered_by_health(env: SimEnv) -> None:
+    _detour_filter_dialog(env)
+    _act(env, "click", index=find(env.observe(), text="Health"))
+
+
+def _detour_scratch_add_form(env: SimEnv) -> None:
+    _open_expenses(env)
+    _act(env, "click", index=find(env.observe(), desc="Add expense"))
+    _act(env, "input_text", index=find(env.observe(), resource_id="edt_name"), text="Scratch")
+    _act(env, "click", index=find(env.observe(), resource_id="category_spinner"))
+
+
+def _detour_other_detail_delete_dialog(env: SimEnv) -> None:
+    _open_expenses(env)
+    _act(env, "scroll", direction="down")
+    _act(env, "click", index=find(env.observe(), resource_id="expense_item"))
+    _act(env, "click", index=find(env.observe(), resource_id="btn_delete"))
+
+
+def _detour_other_edit_date_picker(env: SimEnv) -> None:
+    _open_expenses(env)
+    _act(env, "scroll", direction="down")
+    _act(env, "scroll", direction="down")
+    _act(env, "click", index=find(env.observe(), resource_id="expense_item"))
+    _act(env, "click", index=find(env.observe(), resource_id="btn_edit"))
+    _act(env, "click", index=find(env.observe(), resource_id="date_picker_button"))
+
+
+def _detour_other_app(env: SimEnv) -> None:
+    env.phone.open_app("settings")
+
+
+def _detour_menu(env: SimEnv) -> None:
+    _open_expenses(env)
+    _act(env, "click", index=find(env.observe(), desc="More options"))
+
+
+DETOURS = [_detour_stats_last_month, _detour_filter_dialog, _detour_filtered_by_health, _detour_scratch_add_form,
+           _detour_other_detail_delete_dialog, _detour_other_edit_date_picker, _detour_other_app, _detour_menu]
+
+
+@pytest.mark.parametrize("name", FOURTH)
+def test_fourth_batch_oracles_finish_from_mid_task_screens(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(DETOURS):
+        seed = 20 + k
+        task = tmpl.instantiate(seed)
+        env = SimEnv(task, seed)
+        env.reset()
+        detour(env)
+        obs = env.observe()
+        for _ in range(tmpl.max_steps):
+            action = task.oracle_action(env.phone, obs)
+            if action.action_type == "status":
+                break
+            obs = env.step(action)
+            if action.action_type == "answer":
+                break
+        else:
+            raise AssertionError(f"{name} after {detour.__name__}: no finish (at {env.phone.location})")
+        assert env.is_successful() == 1.0, (name, detour.__name__)
+
+
+def test_fourth_batch_oracles_solve_unseen_seeds() -> None:
+    from simhelpers import run_oracle
+
+    for name in FOURTH:
+        tmpl = registry.get_template(name)
+        for seed in (1000, 1001, 1002, 1003, 1004):
+            env, steps = run_oracle(tmpl.instantiate(seed), seed)
+            assert env.is_successful() == 1.0 and steps <= tmpl.max_steps, (name, seed)

@@ -730,3 +730,271 @@ def test_round3_set_ups_leave_one_right_answer() -> None:
         env = fresh(task, seed)
         movies = sorted(e.size for e in _entries(env.phone, "Movies") if not e.is_dir)
         assert storage.human_size(movies[-1]) != storage.human_size(movies[-2])
+
+
+# ---- round 4 templates: file info reads, derived names and numbers, restore, conditional moves, odd one out ------
+ROUND4 = ["files_query_minutes_between_saves", "files_query_copies_same_size", "files_query_count_modified_before",
+          "files_query_bigger_folder_total", "files_rename_with_modified_date", "files_restore_from_backup",
+          "files_finish_moving_to_folder", "files_move_by_type_no_extension", "files_fix_wrong_extension",
+          "files_rename_folder_with_count", "files_remove_name_prefix", "files_query_file_by_exact_size"]
+
+
+def _dated_name(p: Phone, pr: dict, path: str) -> str:
+    return f"{pr['stem']}_{storage.stat(p, path).modified_dt:%Y-%m-%d}{pr['ext']}"
+
+
+def _restore(p: Phone, pr: dict, *, source: str = "", delete: bool = True) -> None:
+    broken = _in(pr, pr["folder"], pr["name"])
+    if delete:
+        storage.delete(p, broken)
+    stem, ext = pr["name"].rsplit(".", 1)
+    if source == "old":  # the older version copied over and renamed
+        storage.copy(p, _in(pr, "Documents", "Backups", f"{stem}_old.{ext}"), _in(pr, pr["folder"]))
+        storage.rename(p, _in(pr, pr["folder"], f"{stem}_old.{ext}"), pr["name"])
+    elif source == "move":
+        storage.move(p, _in(pr, "Documents", "Backups", pr["name"]), _in(pr, pr["folder"]))
+    elif delete:
+        storage.copy(p, _in(pr, "Documents", "Backups", pr["name"]), _in(pr, pr["folder"]))
+
+
+def _finish(p: Phone, pr: dict, *, leftovers: bool = False, other_too: bool = False) -> None:
+    dest = _in(pr, "Documents", pr["dest_name"])
+    for name, _, state in pr["files"]:
+        if state == "todo":
+            storage.move(p, _in(pr, "Download", name), dest)
+        elif state == "copied" and not leftovers:
+            storage.delete(p, _in(pr, "Download", name))
+    if other_too:
+        storage.move(p, _in(pr, "Download", pr["other"][0]), dest)
+
+
+def _album(pr: dict, name: str) -> str:
+    return _in(pr, "Pictures", pr["album"], name)
+
+
+def _count_rename(p: Phone, pr: dict, *, off: int = 0, look_alike: bool = False) -> None:
+    src = _in(pr, "Documents", f"{pr['folder_name']} {pr['other_year']}" if look_alike else pr["folder_name"])
+    n = len([e for e in storage.list_dir(p, _in(pr, "Documents", pr["folder_name"])) if not e.is_dir])
+    storage.rename(p, src, f"{pr['folder_name']} ({n + off} files)")
+
+
+def _strip(p: Phone, pr: dict, *, first_only: bool = False, mid_too: bool = False) -> None:
+    folder = _in(pr, "Documents", pr["folder"])
+    for n in pr["prefixed"][:1] if first_only else pr["prefixed"]:
+        storage.rename(p, f"{folder}/{pr['prefix']}{n}", n)
+    if mid_too:
+        mid = next(n for n in pr["plain"] if n.startswith("notes_"))
+        storage.rename(p, f"{folder}/{mid}", mid.replace(pr["prefix"].rstrip("_") + "_", ""))
+
+
+ROUND4_OPS: dict[str, tuple[Callable, list[Callable]]] = {
+    "files_rename_with_modified_date": (
+        lambda p, pr: storage.rename(p, _src(pr), _dated_name(p, pr, _src(pr))),
+        [lambda p, pr: storage.rename(p, _src(pr), _dated_name(  # the look-alike's date
+            p, pr, _in(pr, pr["folder"], f"{pr['stem']} (1){pr['ext']}"))),
+         lambda p, pr: storage.rename(p, _in(pr, pr["folder"], f"{pr['stem']} (1){pr['ext']}"),
+                                      _dated_name(p, pr, _src(pr))),  # the wrong file renamed
+         lambda p, pr: storage.rename(p, _src(pr), _dated_name(p, pr, _src(pr)).replace("-", ""))]),
+    "files_restore_from_backup": (_restore, [
+        lambda p, pr: _restore(p, pr, source="move"),  # the backup is gone
+        lambda p, pr: _restore(p, pr, source="old"),  # the older version
+        lambda p, pr: storage.delete(p, _in(pr, pr["folder"], pr["name"]))]),  # only deleted
+    "files_finish_moving_to_folder": (_finish, [
+        lambda p, pr: _finish(p, pr, leftovers=True),  # the copied one's original stays in Download
+        lambda p, pr: _finish(p, pr, other_too=True)]),  # a file not on the list moved too
+    "files_move_by_type_no_extension": (
+        lambda p, pr: storage.move(p, _in(pr, "Download", pr["name"]), _in(pr, pr["dest"])),
+        [lambda p, pr: storage.move(p, _in(pr, "Download", pr["name"]),
+                                    _in(pr, next(d for d in ("Pictures", "Music", "Documents") if d != pr["dest"]))),
+         lambda p, pr: (storage.move(p, _in(pr, "Download", pr["name"]), _in(pr, pr["dest"])),
+                        storage.move(p, _in(pr, "Download", pr["other"][0]), _in(pr, pr["dest"])))]),
+    "files_fix_wrong_extension": (
+        lambda p, pr: storage.rename(p, _album(pr, pr["wrong"]), pr["wrong"].rsplit(".", 1)[0] + ".jpg"),
+        [lambda p, pr: storage.rename(p, _album(pr, pr["other"][0]), pr["other"][0].rsplit(".", 1)[0] + ".jpg"),
+         lambda p, pr: storage.rename(p, _album(pr, pr["wrong"]), pr["wrong"].rsplit(".", 1)[0] + ".jpeg"),
+         lambda p, pr: storage.rename(p, _album(pr, pr["wrong"]), pr["wrong"] + ".jpg")]),
+    "files_rename_folder_with_count": (_count_rename, [
+        lambda p, pr: _count_rename(p, pr, off=1), lambda p, pr: _count_rename(p, pr, off=-1),
+        lambda p, pr: _count_rename(p, pr, look_alike=True)]),
+    "files_remove_name_prefix": (_strip, [
+        lambda p, pr: _strip(p, pr, first_only=True), lambda p, pr: _strip(p, pr, mid_too=True)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND4_OPS))
+def test_round4_checker_success_and_near_miss(name: str) -> None:
+    good, bads = ROUND4_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000, 1001):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        for k, bad in enumerate(bads):
+            env2 = fresh(task, seed)
+            bad(env2.phone, task.params)
+            assert task.is_successful(env2.phone, None) == 0.0, (name, seed, k)
+
+
+def _h_m(minutes: int) -> str:
+    return f"{minutes // 60} h {minutes % 60} min"
+
+
+def _cut_count(p: Phone, pr: dict, shift: int = 0) -> int:
+    return sum(1 for d in pr["days"] if d > pr["cut"] + shift)
+
+
+def _folder_totals(p: Phone, pr: dict) -> list[str]:
+    """[bigger, smaller] folder names."""
+    tot = {pr[k]: sum(e.size for e in _entries(p, f"Documents/{pr[k]}")) for k in ("folder_a", "folder_b")}
+    return sorted(tot, key=lambda n: -tot[n])
+
+
+ROUND4_QUERIES: dict[str, tuple[Callable[[Phone, dict], list[str]], Callable[[Phone, dict], list[str]]]] = {
+    "files_query_minutes_between_saves": (
+        lambda p, pr: [str(pr["gap"]), f"{pr['gap']} minutes", _h_m(pr["gap"]),
+                       f"{pr['name_b']} was modified {pr['gap']} minutes after {pr['name_a']}"],
+        lambda p, pr: [str(pr["other_gap"]), str(abs(pr["other_gap"] - pr["gap"])),  # the third file's time
+                       f"{pr['gap']} or {pr['gap'] + 1}", f"{pr['gap'] // 60} hours"]),
+    "files_query_copies_same_size": (
+        lambda p, pr: ["Yes" if pr["same"] else "No", "Yes, identical" if pr["same"] else "No, they differ"],
+        lambda p, pr: ["No" if pr["same"] else "Yes", "yes or no"]),
+    "files_query_count_modified_before": (
+        lambda p, pr: [str(_cut_count(p, pr)), f"{_cut_count(p, pr)} files"],
+        lambda p, pr: [str(_cut_count(p, pr, -2)), str(_cut_count(p, pr, 1)),  # the day after / the day before
+                       str(len(pr["days"]))]),
+    "files_query_bigger_folder_total": (
+        lambda p, pr: [_folder_totals(p, pr)[0], f"Documents/{_folder_totals(p, pr)[0]}"],
+        lambda p, pr: [_folder_totals(p, pr)[1], f"{pr['folder_a']} or {pr['folder_b']}"]),
+    "files_query_file_by_exact_size": (
+        lambda p, pr: [pr["target"], f"It's {pr['target']}."],
+        lambda p, pr: [next(n for n, _ in pr["files"] if n != pr["target"]),
+                       " or ".join(n for n, _ in pr["files"])]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND4_QUERIES))
+def test_round4_query_success_and_near_miss(name: str) -> None:
+    good, bad = ROUND4_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000, 1001):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        for a in good(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+def test_round4_set_ups_hide_the_answer_where_the_goal_says() -> None:
+    for seed in (0, 1, 2, 1000):
+        # every file in the folder shows the same size in the list: only File info tells them apart
+        task = registry.get_template("files_query_file_by_exact_size").instantiate(seed)
+        env = fresh(task, seed)
+        shown = {storage.human_size(e.size) for e in _entries(env.phone, f"Download/{task.params['folder']}")}
+        assert len(shown) == 1
+        task = registry.get_template("files_query_copies_same_size").instantiate(seed)
+        env = fresh(task, seed)
+        sizes = [storage.stat(env.phone, _in(task.params, f, task.params["name"])).size
+                 for f in ("Download", "Documents")]
+        assert len({storage.human_size(s) for s in sizes}) == 1 and (sizes[0] == sizes[1]) == task.params["same"]
+        # no file on the cut-off day itself, one the day before and one the day after; the list is long
+        task = registry.get_template("files_query_count_modified_before").instantiate(seed)
+        env = fresh(task, seed)
+        files = _entries(env.phone, f"Documents/{task.params['folder']}")
+        days = sorted((env.phone.now.date() - e.modified_dt.date()).days for e in files)
+        cut = task.params["cut"]
+        assert cut not in days and cut - 1 in days and cut + 1 in days and len(files) >= 12
+        # the extension-less downloads only differ by type (File info); the second one stays
+        task = registry.get_template("files_move_by_type_no_extension").instantiate(seed)
+        env = fresh(task, seed)
+        e = storage.stat(env.phone, _in(task.params, "Download", task.params["name"]))
+        assert e.mime == task.params["mime"] and "." not in e.name
+
+
+def _open_files_at(env: SimEnv, folder: str) -> None:
+    env.phone.open_app("files")  # resumes where the oracle left it: back out to the top folder first
+    for _ in range(10):
+        scr = env.phone.screen
+        if env.phone.foreground != "files":
+            env.phone.open_app("files")
+        elif env.phone.dialog is None and not env.phone.menu_open and scr.name == "main" \
+                and not scr.state.get("selected") and scr.state.get("path", ROOT) == ROOT:
+            break
+        else:
+            env.step(Action(action_type="navigate_back"))
+    env.observe()
+    for part in [p for p in folder.split("/") if p]:
+        _click(env, text=part, resource_id="item")
+
+
+def _detour_search(env: SimEnv) -> None:
+    _open_files_at(env, "")
+    _click(env, desc="Search")
+    env.step(Action(action_type="input_text", index=find(env.observe(), resource_id="search_src_text"), text="pdf"))
+
+
+def _detour_selection_in_music(env: SimEnv) -> None:
+    _open_files_at(env, "Music")
+    _click(env, long=True, resource_id="item")
+
+
+def _detour_menu_in_download(env: SimEnv) -> None:
+    _open_files_at(env, "Download")
+    _click(env, desc="More options")
+
+
+def _detour_info_dialog(env: SimEnv) -> None:
+    _open_files_at(env, "Download")
+    _click(env, resource_id="item", text_contains=".pdf")
+
+
+def _detour_copy_picker(env: SimEnv) -> None:
+    _open_files_at(env, "Music")
+    _click(env, long=True, resource_id="item")
+    _click(env, desc="More options")
+    _click(env, text="Copy to\u2026")
+
+
+def _detour_sorted_by_size(env: SimEnv) -> None:
+    _open_files_at(env, "DCIM/Camera")
+    _click(env, desc="More options")
+    _click(env, text="Sort by\u2026")
+    _click(env, text="Size", class_contains="RadioButton")
+
+
+def _detour_other_app(env: SimEnv) -> None:
+    _open_files_at(env, "Documents")
+    env.phone.open_app("clock")
+
+
+FILES_DETOURS = [_detour_search, _detour_selection_in_music, _detour_menu_in_download, _detour_info_dialog,
+                 _detour_copy_picker, _detour_sorted_by_size, _detour_other_app]
+
+
+@pytest.mark.parametrize("name", ROUND4)
+def test_round4_oracle_finishes_from_mid_task_screens_and_detours(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(FILES_DETOURS):
+        seed = 20 + k
+        task = tmpl.instantiate(seed)
+        env = SimEnv(task, seed)
+        obs = env.reset()
+        for _ in range(k % 4 + 1):  # a few of the oracle's own steps first, then the detour
+            action = task.oracle_action(env.phone, obs)
+            if action.action_type in ("status", "answer"):
+                break
+            obs = env.step(action)
+        detour(env)
+        obs = env.observe()
+        for _ in range(tmpl.max_steps):
+            action = task.oracle_action(env.phone, obs)
+            if action.action_type == "status":
+                break
+            obs = env.step(action)
+            if action.action_type == "answer":
+                break
+        else:
+            raise AssertionError(f"{name} after {detour.__name__}: no finish (at {env.phone.location})")
+        assert env.is_successful() == 1.0, (name, detour.__name__)

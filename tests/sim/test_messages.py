@@ -685,3 +685,255 @@ def test_mention_count_is_read_from_state() -> None:
     p, q = env.phone, task.params
     add_sms(p, q["people"][0]["number"], f"One more about the {q['word']}", kind=TYPE_SENT)
     assert task.is_successful(p, str(q["count"])) == 0.0
+
+
+# ---- round 4 templates: derived replies, conditional and partly-done work, bulk by content ---------------
+def _pending_or_all(everyone: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for who in q["people"]:
+            if who["asked"] and (everyone or not who["answered"]):
+                add_sms(p, who["number"], q["body"], kind=TYPE_SENT)
+    return go
+
+
+def _share(total: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        a, b, _c = q["cents"]
+        cents = a + b if total else (a + b) // q["ways"]
+        add_sms(p, q["number"], f"It's ${cents / 100:.2f} each", kind=TYPE_SENT)
+    return go
+
+
+def _waiting(pick: Callable[[list], dict]) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        who = pick(q["people"])
+        mark_thread_read(p, _tid(p, who["number"]))  # opened it to answer
+        add_sms(p, who["number"], q["body"], kind=TYPE_SENT)
+    return go
+
+
+def _fix_to(everyone: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for who in q["people"]:
+            if everyone or who["wrong"]:
+                add_sms(p, who["number"], q["fix"], kind=TYPE_SENT)
+    return go
+
+
+def _delete_containing(*keys: str) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        _delete_ids(p, [m["_id"] for m in p.query("SELECT _id, body FROM sms")
+                        if any(q[k] in m["body"] for k in keys)])
+    return go
+
+
+def _mark_planted_unread(kinds: tuple[str, ...]) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for who in q["people"]:
+            if who["kind"] in kinds:
+                mark_thread_read(p, _tid(p, who["number"]), read=False)
+    return go
+
+
+def _due_from(p: Phone, q: dict, today: bool) -> str:
+    n = int(next(t for t in q["text"].split() if t.isdigit()))
+    row = p.query_one("SELECT date FROM sms WHERE thread_id=? AND body=?", (_tid(p, q["number"]), q["text"]))
+    base = p.now.date() if today else from_ms(row["date"]).date()
+    return (base + timedelta(days=n)).strftime("%B %d").replace(" 0", " ")
+
+
+def _sent_today(p: Phone) -> int:
+    start = datetime.combine(p.now.date(), datetime.min.time())
+    return sum(1 for m in p.query("SELECT date FROM sms WHERE type=2") if from_ms(m["date"]) >= start)
+
+
+def _busiest(q: dict, by_theirs: bool) -> str:
+    def size(who: dict) -> int:
+        return sum(1 for way, _ in who["lines"] if way == "<") if by_theirs else len(who["lines"])
+    return max(q["people"], key=size)["name"]
+
+
+ROUND4_CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "messages_reply_with_share": (_share(total=False), _share(total=True)),  # the whole total, not a share
+    "messages_reply_depending_on_other_chat": (
+        lambda p, q: add_sms(p, q["number"], q["no"] if q["busy"] else q["yes"], kind=TYPE_SENT),
+        lambda p, q: add_sms(p, q["number"], q["yes"] if q["busy"] else q["no"], kind=TYPE_SENT)),  # other branch
+    "messages_reply_to_longest_waiting": (_waiting(lambda ps: max(ps, key=lambda w: w["hours"])),
+                                          _waiting(lambda ps: min(ps, key=lambda w: w["hours"]))),  # the newest
+    "messages_finish_replying_to_askers": (_pending_or_all(False), _pending_or_all(True)),  # answered ones twice
+    "messages_fix_wrong_time_sent": (_fix_to(everyone=False), _fix_to(everyone=True)),
+    "messages_delete_texts_with_pin": (_delete_containing("pin"),
+                                       _delete_containing("pin", "near")),  # the look-alike code deleted too
+    "messages_mark_unanswered_questions_unread": (_mark_planted_unread(("open",)),
+                                                  _mark_planted_unread(("open", "moved_on"))),
+}
+ROUND4_QUERIES: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
+    "messages_query_reply_delay_minutes": lambda p, q: (f"{q['delay']} minutes", f"{q['other']} minutes"),
+    "messages_query_date_after_text": lambda p, q: (_due_from(p, q, today=False), _due_from(p, q, today=True)),
+    "messages_query_texts_sent_today": lambda p, q: (f"{_sent_today(p)} texts", str(_sent_today(p) + 1)),
+    "messages_query_busiest_of_three": lambda p, q: (_busiest(q, False), _busiest(q, True)),
+    "messages_query_all_delivered_today": lambda p, q: ("Yes" if q["all_ok"] else "No, one failed",
+                                                        "No" if q["all_ok"] else "Yes"),
+}
+CASES.update(ROUND4_CASES)
+QUERY_ANSWERS.update(ROUND4_QUERIES)
+ROUND4 = sorted(ROUND4_CASES) + sorted(ROUND4_QUERIES)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND4_CASES))
+def test_round4_checker_success_and_near_miss(name: str) -> None:
+    test_checker_success_and_near_miss(name)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND4_QUERIES))
+def test_round4_query_checker_success_and_near_miss(name: str) -> None:
+    test_query_checker_success_and_near_miss(name)
+
+
+def test_round4_fix_wrong_time_to_a_right_one_fails() -> None:
+    task = registry.get_template("messages_fix_wrong_time_sent").instantiate(0)
+    env = fresh(task, 0)
+    right = next(w for w in task.params["people"] if not w["wrong"])
+    add_sms(env.phone, right["number"], task.params["fix"], kind=TYPE_SENT)
+    assert env.is_successful() == 0.0
+
+
+def test_round4_longest_waiting_opening_another_unread_chat_fails() -> None:
+    task = registry.get_template("messages_reply_to_longest_waiting").instantiate(1)
+    env = fresh(task, 1)
+    p, q = env.phone, task.params
+    _waiting(lambda ps: max(ps, key=lambda w: w["hours"]))(p, q)
+    assert env.is_successful() == 1.0
+    other = min(q["people"], key=lambda w: w["hours"])
+    mark_thread_read(p, _tid(p, other["number"]))  # peeked into another waiting chat
+    assert env.is_successful() == 0.0
+
+
+def test_round4_delete_pin_by_deleting_whole_conversations_fails() -> None:
+    task = registry.get_template("messages_delete_texts_with_pin").instantiate(2)
+    env = fresh(task, 2)
+    p, q = env.phone, task.params
+    for tid in {m["thread_id"] for m in p.query("SELECT thread_id, body FROM sms") if q["pin"] in m["body"]}:
+        delete_thread(p, tid)
+    assert env.is_successful() == 0.0
+
+
+def test_round4_share_with_the_old_cost_fails_and_working_shown_passes() -> None:
+    task = registry.get_template("messages_reply_with_share").instantiate(3)
+    env = fresh(task, 3)
+    p, q = env.phone, task.params
+    a, b, c = q["cents"]
+    add_sms(p, q["number"], f"${(a + b + c) / q['ways'] / 100:.2f} each", kind=TYPE_SENT)
+    assert env.is_successful() == 0.0
+    env = fresh(task, 3)
+    share = (a + b) // q["ways"]
+    add_sms(env.phone, q["number"], f"${a / 100:.2f} + ${b / 100:.2f} = ${(a + b) / 100:.2f}, so ${share / 100:.2f} "
+            "each", kind=TYPE_SENT)
+    assert env.is_successful() == 0.0  # four amounts: too many numbers
+    env = fresh(task, 3)
+    add_sms(env.phone, q["number"], f"Total ${(a + b) / 100:.2f} / {q['ways']} = ${share / 100:.2f}", kind=TYPE_SENT)
+    assert env.is_successful() == 0.0  # the whole total is stated too
+
+
+def test_round4_all_delivered_checks_todays_texts_only() -> None:
+    for seed in range(6):
+        task = registry.get_template("messages_query_all_delivered_today").instantiate(seed)
+        env = fresh(task, seed)
+        p, q = env.phone, task.params
+        failed = [from_ms(m["date"]).date() for m in p.query("SELECT date FROM sms WHERE thread_id=? AND type=5",
+                                                              (_tid(p, q["number"]),))]
+        assert len(failed) == 1 and (failed[0] == p.now.date()) != q["all_ok"], seed
+
+
+def test_round4_unanswered_questions_targets_match_the_goal_count() -> None:
+    tmpl = registry.get_template("messages_mark_unanswered_questions_unread")
+    for seed in (0, 1, 2, 1000, 1001, 1003):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert len(tmpl.targets(env.phone, task.params)) == task.params["count"], seed
+
+
+# oracles from mid-task screens and on unseen draws under skins
+def _detour_search(env: SimEnv) -> None:
+    env.phone.open_app("messages")
+    env.step(Action(action_type="click", index=find(env.observe(), desc="Search")))
+    env.step(Action(action_type="input_text", index=find(env.observe(), resource_id="search_text"), text="the"))
+
+
+def _detour_compose(env: SimEnv) -> None:
+    env.phone.open_app("messages")
+    env.step(Action(action_type="click", index=find(env.observe(), desc="Start chat")))
+    env.step(Action(action_type="input_text", index=find(env.observe(), resource_id="recipient_text_view"),
+                    text="Zz"))
+
+
+def _detour_selection(env: SimEnv) -> None:
+    env.phone.open_app("messages")
+    env.step(Action(action_type="long_press", index=find(env.observe(), resource_id="swipeableContainer")))
+
+
+def _detour_menu(env: SimEnv) -> None:
+    env.phone.open_app("messages")
+    env.step(Action(action_type="click", index=find(env.observe(), desc="More options")))
+
+
+def _detour_thread_draft(env: SimEnv) -> None:
+    env.phone.open_app("messages")
+    obs = env.observe()
+    rows = [i for i, e in enumerate(obs.elements) if (e.resource_id or "").endswith("swipeableContainer")]
+    env.step(Action(action_type="click", index=rows[-1]))
+    env.step(Action(action_type="input_text", index=find(env.observe(), resource_id="compose_message_text"),
+                    text="draft"))
+
+
+def _detour_delete_dialog(env: SimEnv) -> None:
+    _detour_selection(env)
+    env.step(Action(action_type="click", index=find(env.observe(), desc="Delete")))
+
+
+DETOURS = [_detour_search, _detour_compose, _detour_selection, _detour_menu, _detour_thread_draft,
+           _detour_delete_dialog]
+
+
+@pytest.mark.parametrize("name", ROUND4)
+def test_round4_oracle_finishes_from_mid_task_screens(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(DETOURS):
+        seed = 20 + k
+        task = tmpl.instantiate(seed)
+        env = SimEnv(task, seed)
+        env.reset()
+        detour(env)
+        obs = env.observe()
+        assert env.is_successful() == 0.0 or tmpl.kind == "query", (name, detour.__name__)
+        for _ in range(tmpl.max_steps):
+            action = task.oracle_action(env.phone, obs)
+            if action.action_type == "status":
+                break
+            obs = env.step(action)
+            if action.action_type == "answer":
+                break
+        else:
+            raise AssertionError(f"{name} after {detour.__name__}: no finish (at {env.phone.location})")
+        assert env.is_successful() == 1.0, (name, detour.__name__)
+
+
+@pytest.mark.parametrize("name", ROUND4)
+def test_round4_oracle_solves_unseen_seeds_under_skins(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in range(1000, 1005):
+        task = tmpl.instantiate(seed)
+        for skin in (0, 1 + seed % 11):
+            env = SimEnv(task, seed, skin=skin)
+            obs = env.reset()
+            assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+            for n in range(1, tmpl.max_steps + 1):
+                action = task.oracle_action(env.phone, obs)
+                if action.action_type == "status":
+                    break
+                obs = env.step(action)
+                if action.action_type == "answer":
+                    break
+            else:
+                raise AssertionError(f"{name} seed {seed} skin {skin}: no finish (at {env.phone.location})")
+            assert env.is_successful() == 1.0, (name, seed, skin)

@@ -548,3 +548,208 @@ def test_round4_list_notes_on_the_phone_match_the_params() -> None:
     env = fresh(task, 4)
     a, b = (set(note_lines(st.read_file(env.phone, note_path(task.params[k] + ".md")))[1:]) for k in "ab")
     assert a & b == {task.params["common"]}
+
+
+# ---- round 5: acting on search hits, a derived total, the oldest note, content sweeps, yes/no and comparisons ----
+def _move_hits(extra: Callable[[Phone, dict], None] | None = None, skip_last: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        dest = note_path(pr["dest"])
+        hits = [e for e in st.walk(p, MARKOR_DIR) if not e.is_dir and pr["word"] in e.name.lower()
+                and e.parent != dest]
+        for e in hits[:-1] if skip_last else hits:
+            st.move(p, e.path, dest)
+        if extra is not None:
+            extra(p, pr)
+    return f
+
+
+def _total_note(total: Callable[[dict], int], line: str = "Total: {}") -> Callable[[Phone, dict], object]:
+    def f(p: Phone, pr: dict) -> object:
+        body = st.read_file(p, note_path(pr["note"] + ".md"))
+        return st.write_file(p, note_path(pr["note"] + ".md"), body + "\n" + line.format(total(pr)))
+    return f
+
+
+def _sum(pr: dict) -> int:
+    return sum(a for _, a in pr["items"])
+
+
+def _oldest(pr: dict) -> list[str]:
+    return [max(pr["notes"], key=lambda nd: nd[1])[0]]
+
+
+ROUND5_OPS: dict[str, tuple[Callable[[Phone, dict], object], Callable[[Phone, dict], object]]] = {
+    "notes_move_search_hits": (
+        _move_hits(),
+        _move_hits(lambda p, pr: st.move(p, note_path(pr["other_folder"]), note_path(pr["dest"])))),  # a folder too
+    "notes_append_total": (
+        _total_note(_sum),
+        _total_note(lambda pr: _sum(pr) - pr["items"][-1][1])),  # the last amount left out
+    "notes_delete_oldest_note": (
+        _delete_notes(_oldest),
+        _delete_notes(lambda pr: [pr["outside"]], lambda pr: "")),  # older, but not in the folder
+    "notes_delete_notes_mentioning": (
+        _delete_notes(lambda pr: pr["hits"]),
+        lambda p, pr: (_delete_notes(lambda pr: pr["hits"])(p, pr),
+                       _delete_notes(lambda pr: [pr["outside"][0]], lambda pr: "")(p, pr))),  # the root one too
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND5_OPS))
+def test_round5_operation_checker_success_and_near_miss(name: str) -> None:
+    good, bad = ROUND5_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000, 1001):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone) == 0.0, (name, seed)  # the start is not the goal
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone) == 1.0, (name, seed)
+        env = fresh(task, seed)
+        bad(env.phone, task.params)
+        assert task.is_successful(env.phone) == 0.0, (name, seed)
+
+
+def test_round5_more_near_misses() -> None:
+    task = registry.get_template("notes_move_search_hits").instantiate(3)
+    env = fresh(task, 3)
+    _move_hits(skip_last=True)(env.phone, task.params)  # one of them left behind
+    assert task.is_successful(env.phone) == 0.0
+    env = fresh(task, 3)
+    _move_hits(lambda p, pr: st.write_file(p, note_path("Summary.md", pr["other_folder"]), "edited"))(
+        env.phone, task.params)  # another note changed on the way
+    assert task.is_successful(env.phone) == 0.0
+    task = registry.get_template("notes_append_total").instantiate(3)
+    for line, ok in (("total: ${}", 1.0), ("Total: {}.00", 1.0), ("Sum: {}", 0.0), ("{}", 0.0)):
+        env = fresh(task, 3)
+        _total_note(_sum, line)(env.phone, task.params)
+        assert task.is_successful(env.phone) == ok, line
+    env = fresh(task, 3)
+    _total_note(_sum)(env.phone, task.params)
+    p = note_path(task.params["old_note"] + ".md")
+    st.write_file(env.phone, p, st.read_file(env.phone, p) + "\nTotal: 1")  # the look-alike note edited too
+    assert task.is_successful(env.phone) == 0.0
+    env = fresh(task, 3)
+    p = note_path(task.params["note"] + ".md")
+    st.write_file(env.phone, p, f"Total: {_sum(task.params)}\n" + st.read_file(env.phone, p))  # at the top
+    assert task.is_successful(env.phone) == 0.0
+    task = registry.get_template("notes_delete_oldest_note").instantiate(3)
+    env = fresh(task, 3)
+    newest = min(task.params["notes"], key=lambda nd: nd[1])[0]
+    _delete_notes(lambda pr: [newest])(env.phone, task.params)  # the newest instead
+    assert task.is_successful(env.phone) == 0.0
+    task = registry.get_template("notes_delete_notes_mentioning").instantiate(3)
+    env = fresh(task, 3)
+    _delete_notes(lambda pr: pr["hits"][:1])(env.phone, task.params)  # only one of them
+    assert task.is_successful(env.phone) == 0.0
+
+
+def test_round5_set_ups_match_the_params() -> None:
+    for seed in range(4):
+        task = registry.get_template("notes_delete_oldest_note").instantiate(seed)
+        env = fresh(task, seed)
+        entries = st.list_dir(env.phone, note_path(task.params["folder"]), sort="modified")
+        oldest = min(entries, key=lambda e: e.modified)
+        assert oldest.name == _oldest(task.params)[0] + ".md", seed
+        task = registry.get_template("notes_delete_notes_mentioning").instantiate(seed)
+        env = fresh(task, seed)
+        d = note_path(task.params["folder"])
+        with_phrase = sorted(e.name for e in st.list_dir(env.phone, d)
+                             if task.params["phrase"] in st.read_file(env.phone, e.path))
+        assert with_phrase == sorted(n + ".md" for n in task.params["hits"]) and len(with_phrase) >= 2, seed
+        task = registry.get_template("notes_query_folder_with_more_notes").instantiate(seed)
+        env = fresh(task, seed)
+        counts = {k: len(st.list_dir(env.phone, note_path(task.params[k]))) for k in "ab"}
+        assert counts == {k: len(task.params["notes_" + k]) for k in "ab"} and counts["a"] != counts["b"], seed
+
+
+ROUND5_QUERIES: dict[str, tuple[Callable[..., list[str]], Callable[..., list[str]]]] = {
+    "notes_query_item_on_list": (
+        lambda t, env: ["Yes" if t.params["on_list"] else "No",
+                        f"{'Yes' if t.params['on_list'] else 'No'}, I checked."],
+        lambda t, env: ["No" if t.params["on_list"] else "Yes", "yes or no"]),  # the other answer; both
+    "notes_query_folder_with_more_notes": (
+        lambda t, env: [t.template.winner(t.params)[0], f"\"{t.template.winner(t.params)[0]}\" has more"],
+        lambda t, env: [t.template.winner(t.params)[1],  # the one with fewer notes
+                        f"{t.params['a']} and {t.params['b']}"]),  # both named
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND5_QUERIES))
+def test_round5_query_checker_success_and_near_miss(name: str) -> None:
+    good, bad = ROUND5_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000, 1001):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        for a in good(task, env):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(task, env) + [None, ""]:
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+def test_round5_item_on_list_answers_both_ways_and_the_item_is_where_the_params_say() -> None:
+    seen = set()
+    for seed in range(8):
+        task = registry.get_template("notes_query_item_on_list").instantiate(seed)
+        env = fresh(task, seed)
+        mine = note_lines(st.read_file(env.phone, note_path(task.params["note"] + ".md")))
+        other = note_lines(st.read_file(env.phone, note_path(task.params["other_note"] + ".md")))
+        item = task.params["item"]
+        assert (item in mine) == task.params["on_list"] and (item in other) != task.params["on_list"], seed
+        seen.add(task.params["on_list"])
+    assert seen == {True, False}
+
+
+def _detour_search(env: SimEnv) -> None:
+    env.phone.open_app("notes")
+    act(env, "click", index=find(env.observe(), desc="Search"))
+    act(env, "input_text", index=find(env.observe(), resource_id="search_input"), text="e")
+
+
+def _detour_other_editor(env: SimEnv) -> None:
+    env.phone.open_app("notes")
+    act(env, "click", index=find(env.observe(), desc="QuickNote.md"))
+
+
+def _detour_new_file_dialog(env: SimEnv) -> None:
+    env.phone.open_app("notes")
+    act(env, "click", index=find(env.observe(), desc="Create a new file or folder"))
+    act(env, "input_text", index=find(env.observe(), resource_id="new_file_dialog__name"), text="Scratch")
+
+
+def _detour_selection(env: SimEnv) -> None:
+    env.phone.open_app("notes")
+    act(env, "long_press", index=find(env.observe(), desc="QuickNote.md"))
+
+
+def _detour_menu_in_a_folder(env: SimEnv) -> None:
+    env.phone.open_app("notes")
+    act(env, "click", index=find(env.observe(), resource_id="file_item"))  # folders come first
+    act(env, "click", index=find(env.observe(), desc="More options"))
+
+
+NOTES_DETOURS = [_detour_search, _detour_other_editor, _detour_new_file_dialog, _detour_selection,
+                 _detour_menu_in_a_folder]
+
+
+@pytest.mark.parametrize("name", sorted(set(ROUND5_OPS) | set(ROUND5_QUERIES)))
+def test_round5_oracle_finishes_from_mid_task_screens(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(NOTES_DETOURS):
+        seed = 10 + k
+        task = tmpl.instantiate(seed)
+        env = SimEnv(task, seed)
+        env.reset()
+        detour(env)
+        obs = env.observe()
+        for _ in range(tmpl.max_steps):
+            action = task.oracle_action(env.phone, obs)
+            if action.action_type == "status":
+                break
+            obs = env.step(action)
+            if action.action_type == "answer":
+                break
+        else:
+            raise AssertionError(f"{name} after {detour.__name__}: no finish (at {env.phone.location})")
+        assert env.is_successful() == 1.0, (name, detour.__name__)

@@ -4,7 +4,7 @@ success + near miss for every template added after the checker cases in test_tas
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 from simhelpers import fresh
@@ -15,7 +15,7 @@ from droidverify.env.sim.apps.settings import TIME_ZONES, TIMEOUTS, _bt_address,
 from droidverify.env.sim.phone import Phone
 from droidverify.tasks import registry
 from droidverify.tasks.oracle_utils import find
-from droidverify.tasks.settings import BT_CATALOG, WEEKDAYS
+from droidverify.tasks.settings import BT_CATALOG, MAKE_SURE, VOLUME_ROWS, WEEKDAYS
 
 SETTINGS = sorted(t.name for t in registry.all_templates() if t.name.startswith("settings_"))
 
@@ -590,3 +590,214 @@ def test_device_type_is_only_on_the_details_screen() -> None:
     assert find(obs, text=kind) is None  # the list text shows names and status only (icons aside)
     obs = _click(env, text=task.params["device"], resource_id="bt_device")
     assert find(obs, text=kind) is not None
+
+
+# ---- round 4: whole-table checks, derived readings, rule-based bulk edits, "make sure" goals ----------
+
+
+def _now(day: Callable[[dict], str], hm: Callable[[dict], list[int]], auto: int = 0) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        d = date.fromisoformat(day(pr))
+        h, m = hm(pr)
+        p.put_setting("global", "auto_time", auto)
+        p.now = p.now.replace(year=d.year, month=d.month, day=d.day, hour=h, minute=m, second=0)
+    return f
+
+
+def _switches(which: Callable[[dict], list[int]], flip: bool = False) -> Callable[[Phone, dict], None]:
+    """Put the picked switches (indexes into params["switches"]) in their wanted state (``flip``: opposite)."""
+    def f(p: Phone, pr: dict) -> None:
+        for k in which(pr):
+            _, _, table, setting, on_value, off_value, _ = MAKE_SURE[pr["switches"][k]]
+            on = (pr["states"][k] == "on") != flip
+            p.put_setting(table, setting, on_value if on else off_value)
+    return f
+
+
+def _unpicked_switch(pr: dict) -> Callable[[Phone, dict], None]:
+    i = next(i for i in range(len(MAKE_SURE)) if i not in pr["switches"])
+    _, _, table, setting, on_value, off_value, _ = MAKE_SURE[i]
+    return lambda p, _pr: p.put_setting(table, setting, off_value if p.get_setting(table, setting) == on_value
+                                        else on_value)
+
+
+def _headphones_branch(pr_connected: Callable[[dict], bool]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        if pr_connected(pr):
+            p.put_setting("system", "volume_music", pr["level"])
+        else:
+            p.put_setting("global", "bluetooth_on", 0)
+            p.execute("UPDATE bluetooth_devices SET connected=0")
+    return f
+
+
+def _caps(levels: Callable[[dict, str, int], int]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        for k, (_, setting, _) in VOLUME_ROWS.items():
+            p.put_setting("system", setting, levels(pr, k, pr["levels"][k]))
+    return f
+
+
+def _capped(pr: dict, k: str, v: int) -> int:
+    return min(v, pr["cap"])
+
+
+def _a_quiet_one(pr: dict) -> str:
+    return next(k for k, v in pr["levels"].items() if v <= pr["cap"])
+
+
+_ONLY_ONE = _both(_bt_set(_DISCONNECT, lambda pr: pr["others_on"]), _bt_set(_CONNECT, lambda pr: [pr["device"]]))
+ROUND4_OPS: dict[str, tuple[Callable[[Phone, dict], None], list[Callable[[Phone, dict], None]]]] = {
+    "settings_brightness_from_battery": (lambda p, pr: set_brightness_pct(p, pr["level"]), [
+        lambda p, pr: set_brightness_pct(p, pr["level"] + 10),  # rounded up
+        lambda p, pr: set_brightness_pct(p, pr["example_level"]),  # the example's level
+        _both(lambda p, pr: set_brightness_pct(p, pr["level"]),  # adaptive brightness changed as well
+              lambda p, pr: p.put_setting("system", "screen_brightness_mode",
+                                          1 - p.get_int("system", "screen_brightness_mode"))),
+    ]),
+    "settings_time_zone_hours_away": (
+        _both(_setting("global", "time_zone", lambda pr: pr["zone"]), _setting("global", "auto_time_zone", lambda pr: 0)), [
+            _both(_setting("global", "time_zone", lambda pr: pr["zone"]),
+                  _setting("global", "auto_time_zone", lambda pr: 1)),  # automatic zone would undo it
+            _both(_setting("global", "time_zone", lambda pr: next(z for z in TIME_ZONES if z not in (pr["zone"], pr["here"]))),
+                  _setting("global", "auto_time_zone", lambda pr: 0)),  # another zone
+            _both(_setting("global", "time_zone", lambda pr: pr["zone"]), _setting("global", "auto_time_zone", lambda pr: 0),
+                  _setting("system", "time_12_24", lambda pr: "24")),  # an extra change
+        ]),
+    "settings_fix_wrong_date_or_time": (_now(lambda pr: pr["date"], lambda pr: pr["time"]), [
+        _now(lambda pr: pr["date"], lambda pr: pr["time"], auto=1),  # automatic time switched on
+        _now(lambda pr: pr["start_date"], lambda pr: pr["start_time"]),  # nothing fixed
+        _now(lambda pr: pr["date"], lambda pr: [(pr["time"][0] + 12) % 24, pr["time"][1]]),  # AM/PM mixed up
+        _now(lambda pr: (date.fromisoformat(pr["date"]) + timedelta(days=1)).isoformat(), lambda pr: pr["time"]),
+    ]),
+    "settings_make_sure_switches": (_switches(lambda pr: [0, 1, 2]), [
+        _switches(lambda pr: [0, 1, 2], flip=True),  # every switch the wrong way
+        _switches(lambda pr: [k for k in range(3) if not pr["already"][k]][:-1]),  # the last one left wrong
+        _both(_switches(lambda pr: [0, 1, 2]),  # one that was already right flipped as well
+              _switches(lambda pr: [k for k in range(3) if pr["already"][k]][:1], flip=True)),
+        lambda p, pr: (_switches(lambda q: [0, 1, 2])(p, pr), _unpicked_switch(pr)(p, pr)),  # another switch too
+    ]),
+    "settings_media_volume_if_headphones": (_headphones_branch(lambda pr: pr["connected"]), [
+        _headphones_branch(lambda pr: not pr["connected"]),  # the other branch
+        _both(_headphones_branch(lambda pr: True), _headphones_branch(lambda pr: False)),  # both
+        _setting("system", "volume_music", lambda pr: pr["level"] + 1),
+    ]),
+    "settings_cap_loud_volumes": (_caps(_capped), [
+        _caps(lambda pr, k, v: pr["cap"]),  # every slider to the cap, the quiet ones too
+        _caps(lambda pr, k, v: min(v, pr["cap"] - 1)),  # one below the cap
+        _caps(lambda pr, k, v: _capped(pr, k, v) if k != "media" else v),  # media left loud
+        _caps(lambda pr, k, v: _capped(pr, k, v) + (1 if k == _a_quiet_one(pr) else 0)),  # a quiet one raised
+    ]),
+    "settings_only_one_bluetooth_connected": (_ONLY_ONE, [
+        _bt_set(_DISCONNECT, lambda pr: pr["others_on"][1:] + [pr["device"]]),  # one left, the wanted one off
+        _both(_ONLY_ONE, _bt_set(_FORGET, lambda pr: pr["others_on"])),  # forgotten, not just disconnected
+        _both(_ONLY_ONE, _setting("global", "bluetooth_on", lambda pr: 0)),
+        _bt_set(_CONNECT, lambda pr: [pr["device"]]),  # the others still connected
+    ]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND4_OPS))
+def test_round4_operation_checker_success_and_near_misses(name: str) -> None:
+    good, misses = ROUND4_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 4, 1000, 1001):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        for k, bad in enumerate(misses):
+            env = fresh(task, seed)
+            bad(env.phone, task.params)
+            assert task.is_successful(env.phone, None) == 0.0, (name, seed, k)
+
+
+def _q_percent(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    pct, level = pr["percent"], pr["levels"][pr["slider"]]
+    other = "call" if pr["slider"] == "media" else "media"
+    other_pct = pr["levels"][other] * 100 // VOLUME_ROWS[other][2]
+    return ([f"{pct}%", f"It's at {pct} percent."],
+            [str(level), f"{other_pct}%", f"{pct}% or {other_pct}%", f"{pct + 20}%"])
+
+
+def _q_days(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    days, today = pr["days"], date.fromisoformat(pr["date"])
+    play = (today - date(2024, 8, 1)).days  # the Google Play system update on the same page
+    wrong = {days + 1, days - 1, play, (date(2024, 10, 15) - date.fromisoformat(pr["patch"])).days} - {days}
+    return [str(days), f"{days} days ago"], [str(w) for w in sorted(wrong)] + [f"{days} or {days + 1}"]
+
+
+def _hm(minutes: int, twelve: bool = True) -> str:
+    h, m = divmod(minutes % (24 * 60), 60)
+    return f"{h % 12 or 12}:{m:02d} {'AM' if h < 12 else 'PM'}" if twelve else f"{h:02d}:{m:02d}"
+
+
+def _q_zone_time(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    t = pr["target"][0] * 60 + pr["target"][1]
+    local = pr["local"][0] * 60 + pr["local"][1]
+    right = _hm(t)
+    flipped = right.replace("AM", "PM") if "AM" in right else right.replace("PM", "AM")
+    return ([right, _hm(t, twelve=False), f"It's {right.lower().replace('m', '.m.')} there."],
+            [_hm(local), _hm(t + 60), flipped, f"{right} or {_hm(local)}", "", _hm(2 * local - t)])
+
+
+def _q_password(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    right, wrong = ("Yes", "No") if pr["status"] == "secured" else ("No", "Yes")
+    return [right, f"{right}, {'it is secured' if right == 'Yes' else 'it joins without one'}."], \
+        [wrong, "yes or no", "Maybe"]
+
+
+def _q_type_count(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    n, total = pr["count"], len(pr["names"])
+    return [str(n), f"{n} {pr['kinds']}"], [str(n + 1), str(total), f"{n} or {n + 1}", "none"]
+
+
+ROUND4_QUERIES: dict[str, Callable[[Phone, dict], tuple[list[str], list[str]]]] = {
+    "settings_query_volume_percent_of_max": _q_percent,
+    "settings_query_days_since_security_update": _q_days,
+    "settings_query_time_in_other_zone": _q_zone_time,
+    "settings_query_wifi_needs_password": _q_password,
+    "settings_query_bluetooth_type_count": _q_type_count,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND4_QUERIES))
+def test_round4_query_checker_success_and_near_misses(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 4, 1000, 1001):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        good, bad = ROUND4_QUERIES[name](env.phone, task.params)
+        for a in good:
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad:
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+        assert task.is_successful(env.phone, None) == 0.0
+
+
+def test_round4_screens_show_what_the_tasks_read() -> None:
+    # the security update date and the phone's own date are on two screens; the zone on Date & time
+    task = registry.get_template("settings_query_days_since_security_update").instantiate(0)
+    env = fresh(task, 0)
+    env.step(Action(action_type="open_app", app_name="Settings"))
+    obs = env.observe()
+    for _ in range(5):
+        if find(obs, text="About phone") is not None:
+            break
+        obs = env.step(Action(action_type="scroll", direction="down"))
+    _click(env, text="About phone")
+    obs = _click(env, text="Android version")
+    patch = date.fromisoformat(task.params["patch"])
+    assert find(obs, text=f"{patch:%B} {patch.day}, {patch.year}") is not None
+    assert find(obs, text="August 1, 2024") is not None  # the near miss next to it
+    task = registry.get_template("settings_query_wifi_needs_password").instantiate(1)
+    env = fresh(task, 1)
+    env.phone.put_setting("global", "wifi_on", 1)
+    env.step(Action(action_type="open_app", app_name="Settings"))
+    _click(env, text="Network & internet")
+    obs = _click(env, text="Internet")
+    shown = {"secured": "Secured", "saved": "Saved", "open": "Open"}
+    for key, status in (("ssid", "status"), ("lookalike", "lookalike_status")):
+        i = find(obs, text=task.params[key], resource_id="wifi_entry")
+        assert i is not None and shown[task.params[status]] in obs.elements[i].text

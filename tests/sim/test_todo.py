@@ -35,7 +35,7 @@ NAMES = [t.name for t in TEMPLATES]
 
 
 def test_enough_templates_with_both_kinds_and_phrasings() -> None:
-    assert 24 <= len(NAMES) <= 26
+    assert 24 <= len(NAMES) <= 32
     assert {t.kind for t in TEMPLATES} == {"operation", "query"}
     assert all(2 <= len(t.goal_phrasings) <= 3 for t in TEMPLATES)
 
@@ -727,3 +727,121 @@ def test_round4_due_questions_have_one_right_answer() -> None:
         due_by = {t["title"] for t in tasks(env.phone, "l.name = ? AND t.completed = 0 AND t.due > 0 AND t.due <= ?",
                                              (task.params["list"], cut))}
         assert due_by == {t for t, _ in task.params["due"]}, seed
+
+
+# ---- round 5: days between due dates, a misfiled task, conditional priority, tagged sweeps, yes/no, a percentage ----
+def _set_title(title: Callable[[dict], str], **cols: Callable[[Phone, dict], object]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        tid = _id(p, title(pr))
+        for col, value in cols.items():
+            p.execute(f"UPDATE todo_tasks SET {col}=? WHERE _id=?", (value(p, pr), tid))
+    return f
+
+
+def _tagged(p: Phone, pr: dict) -> set[int]:
+    return registry.get_template("todo_complete_tagged_tasks").target_ids(p, pr)
+
+
+def _branch(pr: dict) -> str:
+    return registry.get_template("todo_priority_by_due_date").want(pr)
+
+
+ROUND5_OPS: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "todo_move_misfiled_task": (
+        _set("errand", list_id=lambda p, pr: list_id(p, pr["dest"])),
+        _both(_set("errand", list_id=lambda p, pr: list_id(p, pr["dest"])),  # a grocery item moved as well
+              _set_title(lambda pr: pr["groceries"][0], list_id=lambda p, pr: list_id(p, pr["dest"])))),
+    "todo_priority_by_due_date": (
+        _set("title", priority=lambda p, pr: prio(_branch(pr))),
+        _set("title", priority=lambda p, pr: prio("low" if _branch(pr) == "high" else "high"))),  # wrong branch
+    "todo_complete_tagged_tasks": (
+        _complete_ids(_tagged),
+        _complete_ids(lambda p, pr: _tagged(p, pr) | {_id(p, pr["untagged"][0][0])})),  # another run's task too
+}
+
+ROUND5_QUERIES: dict[str, tuple[Callable, Callable]] = {
+    "todo_query_days_between_due": (
+        lambda task, env: f"{task.params['later_days'] - task.params['days']} days",
+        lambda task, env: str(task.params["later_days"] - task.params["lookalike_days"])),  # from the look-alike
+    "todo_query_is_task_done": (
+        lambda task, env: "Yes, it's done" if task.params["done"] else "No, not yet",
+        lambda task, env: "No" if task.params["done"] else "Yes"),  # the look-alike's state
+    "todo_query_percent_done": (
+        lambda task, env: f"{task.template.expected(task.params)}%",
+        lambda task, env: f"{100 - task.template.expected(task.params)}%"),  # the open share
+}
+OPS.update(ROUND5_OPS)
+QUERIES.update(ROUND5_QUERIES)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND5_OPS))
+def test_round5_operation_checker_success_and_near_miss(name: str) -> None:
+    test_operation_checker_success_and_near_miss(name)
+    good, _ = ROUND5_OPS[name]
+    for seed in (1000, 1001):  # unseen draws too, and the start is never the goal
+        task = registry.get_template(name).instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone) == 1.0, (name, seed)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND5_QUERIES))
+def test_round5_query_checker_success_and_near_miss(name: str) -> None:
+    test_query_checker_success_and_near_miss(name)
+
+
+def _round5(name: str, seed: int = 5) -> tuple:
+    task = registry.get_template(name).instantiate(seed)
+    return task, fresh(task, seed)
+
+
+def test_round5_more_near_misses() -> None:
+    task, env = _round5("todo_move_misfiled_task")
+    _set("errand", list_id=lambda p, pr: list_id(p, _other_list(pr)))(env.phone, task.params)  # the wrong list
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _round5("todo_move_misfiled_task")
+    _set("errand", list_id=lambda p, pr: list_id(p, pr["dest"]), completed=lambda p, pr: 1)(
+        env.phone, task.params)  # moved and checked off
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _round5("todo_priority_by_due_date")
+    _both(_set("title", priority=lambda p, pr: prio(_branch(pr))),
+          _set("lookalike", priority=lambda p, pr: prio(_branch(pr))))(env.phone, task.params)  # the look-alike too
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _round5("todo_complete_tagged_tasks")
+    _complete_ids(lambda p, pr: set(sorted(_tagged(p, pr))[:1]))(env.phone, task.params)  # only one of them
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _round5("todo_complete_tagged_tasks")
+    _both(_complete_ids(_tagged), _set_title(lambda pr: pr["already"][0], completed=lambda p, pr: 0))(
+        env.phone, task.params)  # the one already done reopened
+    assert task.is_successful(env.phone) == 0.0
+    task, env = _round5("todo_query_days_between_due")
+    n = task.params["later_days"] - task.params["days"]
+    assert task.is_successful(env.phone, str(n + 1)) == 0.0  # counted both ends
+    task, env = _round5("todo_query_percent_done")
+    done = len(task.params["done"])
+    assert task.is_successful(env.phone, str(done)) == 0.0  # the count, not the percentage
+
+
+def test_round5_set_ups_match_the_params() -> None:
+    seen_branch, seen_done = set(), set()
+    for seed in range(8):
+        task, env = _round5("todo_query_percent_done", seed)
+        rows = tasks(env.phone, "l.name = ?", (task.params["list"],))
+        pct = 100 * sum(t["completed"] for t in rows) / len(rows)
+        assert pct == task.template.expected(task.params) and pct != 50, seed
+        task, env = _round5("todo_priority_by_due_date", seed)
+        limit = date.fromisoformat(task.params["limit"])
+        mine = tasks(env.phone, "t.title = ?", (task.params["title"],))[0]["due_date"]
+        other = tasks(env.phone, "t.title = ?", (task.params["lookalike"],))[0]["due_date"]
+        assert (mine <= limit) != (other <= limit), seed  # the look-alike is on the other side of the limit
+        seen_branch.add(_branch(task.params))
+        task, env = _round5("todo_query_is_task_done", seed)
+        t = tasks(env.phone, "t.title = ?", (task.params["title"],))
+        look = tasks(env.phone, "t.title = ?", (task.params["lookalike"],))
+        assert len(t) == 1 and t[0]["completed"] == task.params["done"] and look[0]["completed"] != t[0]["completed"]
+        seen_done.add(task.params["done"])
+        task, env = _round5("todo_move_misfiled_task", seed)
+        groceries = [t["title"] for t in tasks(env.phone, "l.name = 'Groceries'")]
+        assert task.params["errand"] in groceries and len(groceries) >= 9, seed
+    assert seen_branch == {"high", "low"} and seen_done == {True, False}

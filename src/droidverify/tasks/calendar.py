@@ -31,6 +31,7 @@ from droidverify.tasks.helpers import (
     dismiss_popups,
     find,
     navigate,
+    normalize_answer,
     scroll_toward,
     type_into,
 )
@@ -2502,3 +2503,665 @@ class AddAfterEvent(TaskTemplate):
             return open_from_day(phone, obs, ev) or fill_form(phone, obs, fill)
         # the day's list shows when the anchor ends; its New event button starts the form on that day
         return new_form_from_day(phone, obs, d, anchor) or fill_form(phone, obs, fill)
+
+
+# ---- round 4: running late, the odd one out, partly done series, if-then edits, by property, derived dates and
+# durations; questions that rank, order, count days and check a series -------------------------------------------
+class LookThenRepair(StateTemplate):
+    """A :class:`StateTemplate` whose oracle first goes where the value it acts on is shown (``looks``)."""
+
+    def looks(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action | None:
+        return None
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        base = start_rows(phone, self, params)
+        deleted, edits = self.goal_state(base, params)
+        if state_is(phone, base, deleted, edits):
+            return COMPLETE
+        step = self.looks(phone, params, obs)
+        return step or repair_step(phone, obs, base, deleted, edits, opener=self.opener(params)) or COMPLETE
+
+
+def look_at_search(phone: Phone, obs: Observation, query: str) -> Action | None:
+    """Look at the search results for ``query`` once (they show each match's day and times)."""
+    return look_first(phone, f"search {query}", lambda: to_search_result(phone, obs, query))
+
+
+def timed_on(base: dict[int, tuple], d: date) -> list[int]:
+    """Ids of the timed starting events that start on ``d``, by start time."""
+    return sorted((i for i, r in base.items() if not r[6] and from_ms(r[4]).date() == d), key=lambda i: base[i][4])
+
+
+@register_task
+class PushBackLaterEvents(StateTemplate):
+    name = "calendar_push_back_later_events"
+    complexity = 3
+    optimal_steps = 18
+    goal_template = ("My \"{title}\" on {date_text} is running {minutes} minutes late, and so is everything after it "
+                     "that day. Push \"{title}\" and each later event of {date_text} back by {minutes} minutes; "
+                     "earlier events and all-day ones stay as they are.")
+    goal_phrasings = (
+        ("Everything from \"{title}\" onwards on {date_text} slips by {minutes} minutes. Could you move \"{title}\" "
+         "and the events after it {minutes} minutes later? Leave the earlier ones and the all-day event alone."),
+        ("{date_text}: \"{title}\" starts {minutes} minutes late, which delays the rest of the day. Shift it and "
+         "every event that comes after it by {minutes} minutes (same lengths); nothing before it changes."),
+        ("Delay \"{title}\" on {date_text} by {minutes} minutes, and do the same for all the events later that day; "
+         "earlier and all-day events keep their times."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 25)
+        titles = rng.sample(TITLES, 4)
+        k = rng.randint(1, 2)
+        return {"date": d.isoformat(), "date_text": date_text(d), "titles": titles, "title": titles[k],
+                "hours": sorted(rng.sample(range(8, 18), 4)), "minute_marks": [rng.choice((0, 15)) for _ in range(4)],
+                "durations": [rng.choice((30, 45)) for _ in range(4)], "minutes": rng.choice((15, 30, 45, 60)),
+                "all_day": rng.choice(ALL_DAY_TITLES)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["date"])
+        clear_day(phone, d)
+        for t, h, m, dur in zip(params["titles"], params["hours"], params["minute_marks"], params["durations"],
+                                strict=True):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+            add_event(phone, t, at(d, h, m), at(d, h, m) + timedelta(minutes=dur), location=rng_free_place(at(d, h)))
+        add_event(phone, params["all_day"], at(d, 0), at(d, 0), all_day=True)
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (i,) = ids_titled(base, params["title"])
+        shift = timedelta(minutes=params["minutes"])
+        edits = {}
+        for j in timed_on(base, date.fromisoformat(params["date"])):
+            if base[j][4] >= base[i][4]:
+                v = form_values(base[j])
+                edits[j] = {**v, "start": v["start"] + shift, "end": v["end"] + shift}
+        return set(), edits
+
+    def opener(self, params: dict[str, Any]) -> Opener:
+        return open_from_day  # the day list shows which events come after it
+
+
+@register_task
+class FixOddSeriesTime(StateTemplate):
+    name = "calendar_fix_odd_series_time"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("Every \"{title}\" in my calendar runs from {start_text} to {end_text}, but one of them was entered "
+                     "at another time by mistake. Find that one and correct its time; keep its date.")
+    goal_phrasings = (
+        ("One \"{title}\" event in my calendar has the wrong time - they're always {start_text} to {end_text}. "
+         "Could you find it and fix it (same day)?"),
+        ("\"{title}\" is always from {start_text} until {end_text}. Correct the one entry that says otherwise, "
+         "without moving it to another day."),
+        ("Fix the odd \"{title}\" out: every one should be {start_text}-{end_text}, one isn't. Leave its date "
+         "and the other ones alone."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        h = rng.choice((7, 17, 18, 19))
+        dur = rng.choice((45, 60, 90))
+        end = at(TODAY, h) + timedelta(minutes=dur)
+        n = rng.randint(4, 5)
+        return {"title": rng.choice(RECURRING), "first": rng.randint(-3, 5), "sessions": n, "hour": h,
+                "duration": dur, "start_text": time_text(h, 0), "end_text": time_text(end.hour, end.minute),
+                "odd": rng.randint(0, n - 1), "shift": rng.choice((-60, -30, 30, 60, 120)),
+                "social_week": rng.randint(0, n - 1)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t, h, dur = params["title"], params["hour"], params["duration"]
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE ?", (f"%{t.lower()}%",))
+        first = TODAY + timedelta(days=params["first"])
+        for w in range(params["sessions"]):
+            s = at(first + timedelta(days=7 * w), h)
+            if w == params["odd"]:
+                s += timedelta(minutes=params["shift"])
+            add_event(phone, t, s, s + timedelta(minutes=dur), location="Community Center")
+        d = first + timedelta(days=7 * params["social_week"] + 3)  # a look-alike at another time that stays
+        add_event(phone, f"{t} social", at(d, 20), at(d, 22), location="Harbor View Restaurant")
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        edits = {}
+        for i in ids_titled(base, params["title"]):
+            v = form_values(base[i])
+            s = at(v["start"].date(), params["hour"])
+            if v["start"] != s:
+                edits[i] = {**v, "start": s, "end": s + timedelta(minutes=params["duration"])}
+        return set(), edits
+
+    def opener(self, params: dict[str, Any]) -> Opener:
+        title = params["title"]
+
+        def after_looking(phone: Phone, obs: Observation, ev: Any) -> Action | None:
+            # the search lists every session with its times: the odd one is picked there
+            return look_at_search(phone, obs, title) or open_row(phone, obs, ev)
+
+        return after_looking
+
+
+DAILY_TITLES = ("Morning run", "Meditation session", "Language practice", "Stretching routine")
+
+
+@register_task
+class CompleteDailySeries(TaskTemplate):
+    name = "calendar_complete_daily_series"
+    apps = ("Calendar",)
+    complexity = 3
+    optimal_steps = 40
+    goal_template = ("I want \"{title}\" from {start_text} to {end_text} on every day from {first_text} through "
+                     "{last_text}. Some of those days already have it: add it only to the days that don't, so each "
+                     "day has exactly one.")
+    goal_phrasings = (
+        ("Every day from {first_text} to {last_text} should have \"{title}\", {start_text} to {end_text}. A few are "
+         "already in my calendar - could you fill in the missing days without doubling any?"),
+        ("Finish my \"{title}\" plan: {start_text}-{end_text} each day, {first_text} through {last_text}. Only add it "
+         "where it isn't there yet."),
+        ("Some days between {first_text} and {last_text} are missing \"{title}\" ({start_text} to {end_text}). Add it "
+         "on those days so every day in that range has one, and no day has two."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first = future_day(rng, 2, 25)
+        last = first + timedelta(days=3)
+        h, m = rng.choice((6, 7, 18, 19)), rng.choice((0, 30))
+        end = at(first, h, m) + timedelta(minutes=rng.choice((30, 45, 60)))
+        return {"title": rng.choice(DAILY_TITLES), "first": first.isoformat(), "first_text": date_text(first),
+                "last_text": date_text(last), "hour": h, "minute": m, "end_hour": end.hour, "end_minute": end.minute,
+                "start_text": time_text(h, m), "end_text": time_text(end.hour, end.minute),
+                "present": sorted(rng.sample(range(4), rng.randint(1, 2)))}
+
+    def days(self, params: dict[str, Any]) -> list[date]:
+        first = date.fromisoformat(params["first"])
+        return [first + timedelta(days=k) for k in range(4)]
+
+    def slot(self, params: dict[str, Any], d: date) -> tuple[datetime, datetime]:
+        return at(d, params["hour"], params["minute"]), at(d, params["end_hour"], params["end_minute"])
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t = params["title"]
+        phone.execute("DELETE FROM events WHERE title=?", (t,))
+        days = self.days(params)
+        for k in params["present"]:
+            add_event(phone, t, *self.slot(params, days[k]), location="Riverside Park")
+        before = days[0] - timedelta(days=2)  # an earlier one, outside the range
+        add_event(phone, t, *self.slot(params, before), location="Riverside Park")
+
+    def wanted(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        days = self.days(params)
+        out = []
+        for k, d in enumerate(days):
+            if k not in params["present"]:
+                s, e = self.slot(params, d)
+                out.append({"title": params["title"], "all_day": False, "start": s, "end": e})
+        return out
+
+    @staticmethod
+    def _key(v: dict[str, Any]) -> tuple:
+        return (v["title"], v["all_day"], v["start"], v["end"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        base, cur = start_rows(phone, self, params), rows_now(phone)
+        if any(cur.get(i) != r for i, r in base.items()):
+            return 0.0
+        got = sorted(self._key(form_values(r)) for i, r in cur.items() if i not in base)
+        return 1.0 if got == sorted(self._key(w) for w in self.wanted(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        base = start_rows(phone, self, params)
+        step = repair_step(phone, obs, base, set(), {}, keep_new=10**6)
+        if step is not None:
+            return step
+        step = look_at_search(phone, obs, params["title"])  # which days have it already
+        if step is not None:
+            return step
+        cur = rows_now(phone)
+        todo = self.wanted(params)
+        for j in sorted(i for i in cur if i not in base):
+            k = self._key(form_values(cur[j]))
+            hit = next((w for w in todo if self._key(w) == k), None)
+            if hit is None:
+                return delete_row(phone, obs, event_row(phone, j))  # a wrong day or time, or a second copy
+            todo.remove(hit)
+        if not todo:
+            return COMPLETE
+        return open_new_form(phone, obs) or fill_form(phone, obs, todo[0])
+
+
+@register_task
+class MoveIfClash(LookThenRepair):
+    name = "calendar_move_if_clash"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("If anything else on {date_text} overlaps my \"{title}\", move \"{title}\" to {new_date_text} "
+                     "at the same time; if nothing overlaps it, leave it where it is and set its location to "
+                     "\"{location}\".")
+    goal_phrasings = (
+        ("Check {date_text}: does another event clash with \"{title}\"? If so, reschedule \"{title}\" to "
+         "{new_date_text}, same hours. If not, keep it and put \"{location}\" as its location."),
+        ("\"{title}\" on {date_text}: when some other event overlaps it, it moves to {new_date_text} (same time); "
+         "when nothing does, it stays and gets the location \"{location}\"."),
+        ("Please look at {date_text}. Overlap with \"{title}\"? Then move \"{title}\" to {new_date_text} keeping the "
+         "time. No overlap? Then just set the location of \"{title}\" to \"{location}\"."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 20)
+        nd = d + timedelta(days=rng.choice((1, 2, 7)))
+        h, dur = rng.randint(10, 15), rng.choice((60, 90, 120))
+        titles = rng.sample(TITLES, 4)
+        return {"date": d.isoformat(), "date_text": date_text(d), "new_date": nd.isoformat(),
+                "new_date_text": date_text(nd), "title": titles[0], "titles": titles, "hour": h, "duration": dur,
+                "location": rng.choice(LOCATIONS), "clash": rng.random() < 0.5,
+                "clash_offset": rng.choice((-30, 15, dur - 15))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["date"])
+        clear_day(phone, d)
+        for t in params["titles"]:
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+        title, before, after, clash = params["titles"]
+        s = at(d, params["hour"])
+        e = s + timedelta(minutes=params["duration"])
+        add_event(phone, title, s, e, description="Added by you.")
+        add_event(phone, before, s - timedelta(minutes=60), s, location=rng_free_place(s))  # touches it: no clash
+        add_event(phone, after, e, e + timedelta(minutes=45), location=rng_free_place(e))
+        if params["clash"]:
+            c = s + timedelta(minutes=params["clash_offset"])
+            add_event(phone, clash, c, c + timedelta(minutes=45))
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (i,) = ids_titled(base, params["titles"][0])
+        v = form_values(base[i])
+        if params["clash"]:
+            shift = date.fromisoformat(params["new_date"]) - date.fromisoformat(params["date"])
+            return set(), {i: {**v, "start": v["start"] + shift, "end": v["end"] + shift}}
+        return set(), {i: {**v, "location": params["location"]}}
+
+    def looks(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action | None:
+        d = date.fromisoformat(params["date"])
+        return look_first(phone, f"day {d}", lambda: to_day(phone, obs, d))
+
+
+@register_task
+class DeleteLongestOnDay(StateTemplate):
+    name = "calendar_delete_longest_on_day"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("Delete the longest event on {date_text} (all-day events don't count); keep the other events "
+                     "of that day.")
+    goal_phrasings = (
+        ("Which timed event on {date_text} takes the most time? Remove that one from my calendar and leave the rest "
+         "(ignore all-day events)."),
+        ("I need to free up {date_text}: cancel whichever event that day lasts the longest, not counting all-day "
+         "ones. Everything else stays."),
+        "Calendar, {date_text}: delete the event with the longest duration (all-day events excluded), nothing else.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 25)
+        return {"date": d.isoformat(), "date_text": date_text(d), "titles": rng.sample(TITLES, 4),
+                "hours": sorted(rng.sample(range(8, 19, 2), 4)), "minute_marks": [rng.choice((0, 30)) for _ in range(4)],
+                "durations": rng.sample((30, 45, 60, 75, 90, 105), 4), "all_day": rng.choice(ALL_DAY_TITLES),
+                "twin_week": rng.choice((-7, 7))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["date"])
+        clear_day(phone, d)
+        for t, h, m, dur in zip(params["titles"], params["hours"], params["minute_marks"], params["durations"],
+                                strict=True):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+            add_event(phone, t, at(d, h, m), at(d, h, m) + timedelta(minutes=dur), location=rng_free_place(at(d, h)))
+        add_event(phone, params["all_day"], at(d, 0), at(d, 0), all_day=True)
+        k = params["durations"].index(max(params["durations"]))
+        other = d + timedelta(days=params["twin_week"])  # the same title another week, short: it stays
+        add_event(phone, params["titles"][k], at(other, params["hours"][k]), at(other, params["hours"][k], 30))
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        ids = timed_on(base, date.fromisoformat(params["date"]))
+        return {max(ids, key=lambda i: base[i][5] - base[i][4])}, {}
+
+    def opener(self, params: dict[str, Any]) -> Opener:
+        return open_from_day  # the day list shows every event's times
+
+
+FOLLOW_UPS_OF = (("Knee surgery", "Post-op check"), ("Root canal", "Dental follow-up"),
+                 ("Driving test", "Test results review"), ("Passport interview", "Passport pickup"),
+                 ("Blood test", "Results with the doctor"), ("Job interview", "Second interview"))
+
+
+@register_task
+class RescheduleDaysAfter(LookThenRepair):
+    name = "calendar_reschedule_days_after"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("My \"{title}\" has to be exactly {days} days after my \"{anchor}\". Move \"{title}\" to that "
+                     "date and keep its time.")
+    goal_phrasings = (
+        ("\"{title}\" should fall {days} days after \"{anchor}\" - could you look up when \"{anchor}\" is and "
+         "reschedule \"{title}\" to that day, same hours?"),
+        ("Count {days} days on from my \"{anchor}\" and move \"{title}\" to that date; its start and end time stay "
+         "the same."),
+        "Reschedule \"{title}\" to {days} days after the date of \"{anchor}\" (keep the time of day).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        anchor, title = rng.choice(FOLLOW_UPS_OF)
+        a = future_day(rng, 1, 25)
+        days = rng.choice((3, 5, 7, 10, 14, 21))
+        wrong = days + rng.choice((-2, -1, 1, 2, 3))
+        return {"anchor": anchor, "title": title, "anchor_date": a.isoformat(), "days": days, "wrong": wrong,
+                "anchor_hour": rng.randint(8, 15), "hour": rng.randint(9, 17), "minute": rng.choice((0, 15, 30)),
+                "prep": rng.choice((-3, -2, 2, 4))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM events WHERE title LIKE ? OR title=?", (f"{params['anchor']}%", params["title"]))
+        a = date.fromisoformat(params["anchor_date"])
+        h = params["anchor_hour"]
+        add_event(phone, params["anchor"], at(a, h), at(a, h + 2), location="Greenwood Medical Center")
+        p = a + timedelta(days=params["prep"])  # a look-alike on another day
+        add_event(phone, f"{params['anchor']} prep call", at(p, 18), at(p, 18, 30))
+        s = at(a + timedelta(days=params["wrong"]), params["hour"], params["minute"])
+        add_event(phone, params["title"], s, s + timedelta(minutes=30), location="Greenwood Medical Center")
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (i,) = ids_titled(base, params["title"])
+        v = form_values(base[i])
+        want = date.fromisoformat(params["anchor_date"]) + timedelta(days=params["days"])
+        shift = want - v["start"].date()
+        return set(), {i: {**v, "start": v["start"] + shift, "end": v["end"] + shift}}
+
+    def looks(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action | None:
+        return look_at_search(phone, obs, params["anchor"])  # its row shows its date
+
+
+@register_task
+class DeleteByBookingCode(StateTemplate):
+    name = "calendar_delete_by_booking_code"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = ("Cancel my booking with reference {code}: delete the calendar event whose description has that "
+                     "reference. My other bookings stay.")
+    goal_phrasings = (
+        ("The booking {code} is cancelled. Could you find the event that mentions reference {code} in its "
+         "description and delete it? Keep the other bookings."),
+        "Delete the event for booking reference {code} (the number is in the event's description), nothing else.",
+        ("Remove the calendar entry whose notes say booking reference {code}; events with other references "
+         "stay."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        digits = rng.sample("123456789", 4)
+        code = "".join(digits)
+        decoy = "".join(digits[:2] + digits[3:1:-1])  # the last two digits swapped
+        title, other = rng.sample(TITLES, 2)
+        other_code = code
+        while other_code in (code, decoy):
+            other_code = "".join(rng.sample("123456789", 4))
+        return {"code": code, "decoy_code": decoy, "other_code": other_code,
+                "title": title, "other": other, "days": rng.sample(range(2, 30), 3),
+                "hours": [rng.randint(9, 18) for _ in range(3)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM events WHERE title IN (?, ?) OR lower(description) LIKE '%booking reference%'",
+                      (params["title"], params["other"]))
+        titles = (params["title"], params["title"], params["other"])  # a twin of the title with the other code
+        codes = (params["code"], params["decoy_code"], params["other_code"])
+        for t, code, off, h in zip(titles, codes, params["days"], params["hours"], strict=True):
+            d = TODAY + timedelta(days=off)
+            add_event(phone, t, at(d, h), at(d, h + 1), location=rng_free_place(at(d, h)),
+                      description=f"Booking reference {code}.")
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        return {i for i, r in base.items() if f"reference {params['code']}." in (r[3] or "")}, {}
+
+    def opener(self, params: dict[str, Any]) -> Opener:
+        code = params["code"]
+
+        def by_code(phone: Phone, obs: Observation, ev: Any) -> Action | None:
+            # the goal names only the reference: search it (only its event mentions it)
+            return open_row(phone, obs, ev, query=code if code in (ev["description"] or "") else None)
+
+        return by_code
+
+
+@register_task
+class MatchDurationOfEvent(LookThenRepair):
+    name = "calendar_match_duration_of_event"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("Make \"{title}\" on {date_text} last exactly as long as my \"{other}\" event does; keep its "
+                     "start time.")
+    goal_phrasings = (
+        ("\"{title}\" ({date_text}) should take the same amount of time as \"{other}\". Could you change its end "
+         "time to match? The start stays."),
+        ("Give \"{title}\" on {date_text} the same length as \"{other}\" - look up how long \"{other}\" is and "
+         "adjust where \"{title}\" ends."),
+        "Set the duration of \"{title}\" on {date_text} to that of \"{other}\", leaving its start time unchanged.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 20)
+        title, other = rng.sample(TITLES, 2)
+        durs = rng.sample((30, 45, 60, 75, 90, 105, 120), 3)
+        return {"title": title, "other": other, "date": d.isoformat(), "date_text": date_text(d),
+                "hour": rng.randint(9, 15), "minute": rng.choice((0, 15, 30, 45)), "durations": durs,
+                "other_days": rng.sample((-6, -3, -1, 2, 4, 8, 11), 2), "other_hours": [rng.randint(9, 16) for _ in range(2)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t, o = params["title"], params["other"]
+        phone.execute("DELETE FROM events WHERE title=? OR title LIKE ?", (t, f"{o}%"))
+        d = date.fromisoformat(params["date"])
+        mine, theirs, rehearsal = params["durations"]
+        s = at(d, params["hour"], params["minute"])
+        add_event(phone, t, s, s + timedelta(minutes=mine), location=rng_free_place(s))
+        for title, off, h, dur in zip((o, f"{o} (rehearsal)"), params["other_days"], params["other_hours"],
+                                      (theirs, rehearsal), strict=True):
+            s = at(d + timedelta(days=off), h)
+            add_event(phone, title, s, s + timedelta(minutes=dur), location=rng_free_place(s))
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (i,) = ids_titled(base, params["title"])
+        v = form_values(base[i])
+        return set(), {i: {**v, "end": v["start"] + timedelta(minutes=params["durations"][1])}}
+
+    def looks(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action | None:
+        return look_at_search(phone, obs, params["other"])  # its row shows its start and end
+
+
+@register_task
+class QueryLongestSession(TaskTemplate):
+    name = "calendar_query_longest_session"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Which of my \"{title}\" events is the longest? Answer with its date."
+    goal_phrasings = (
+        "My \"{title}\" events vary in length. On what date is the longest one?",
+        "Could you check all my \"{title}\" events and tell me the date of the one that lasts longest?",
+        "Longest \"{title}\" in my calendar - which date?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        n = rng.randint(3, 5)
+        return {"title": rng.choice(RECURRING), "first": rng.randint(-10, 6), "durations": rng.sample(
+            (45, 60, 75, 90, 105, 120), n), "hour": rng.choice((7, 17, 18)), "social_week": rng.randint(0, n - 1)}
+
+    def days(self, params: dict[str, Any]) -> list[date]:
+        first = TODAY + timedelta(days=params["first"])
+        return [first + timedelta(days=7 * w) for w in range(len(params["durations"]))]
+
+    def longest(self, params: dict[str, Any]) -> date:
+        durs = params["durations"]
+        return self.days(params)[durs.index(max(durs))]
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t, h = params["title"], params["hour"]
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE ?", (f"%{t.lower()}%",))
+        for d, dur in zip(self.days(params), params["durations"], strict=True):
+            add_event(phone, t, at(d, h), at(d, h) + timedelta(minutes=dur), location="Community Center")
+        d = self.days(params)[params["social_week"]] + timedelta(days=3)  # longer still, but not a session
+        add_event(phone, f"{t} social", at(d, 19), at(d, 23), location="Harbor View Restaurant")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        best = self.longest(params)
+        social = self.days(params)[params["social_week"]] + timedelta(days=3)
+        bad = [a for d in [*self.days(params), social] if d != best for a in date_answers(d)]
+        return 1.0 if matches_any(answer, date_answers(best)) and no_other(answer, bad) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        d = self.longest(params)
+        return to_search_result(phone, obs, params["title"]) or answer(f"{MONTHS[d.month - 1]} {d.day}")
+
+
+PAIRS_APART = (("Flight to Lisbon", "Flight home"), ("Kitchen renovation starts", "Kitchen renovation ends"),
+               ("Start of the new job", "First performance review"), ("Cast comes off", "Back to football"),
+               ("Move-in day", "Housewarming party"))
+
+
+@register_task
+class QueryDaysBetweenEvents(TaskTemplate):
+    name = "calendar_query_days_between_events"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "How many days after my \"{first}\" is my \"{second}\"? Answer with a number of days."
+    goal_phrasings = (
+        "Count the days from \"{first}\" to \"{second}\" in my calendar. How many days apart are they?",
+        "Could you tell me how many days there are between \"{first}\" and the later \"{second}\"?",
+        "\"{first}\" to \"{second}\": how many days in between (date difference)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, second = rng.choice(PAIRS_APART)
+        return {"first": first, "second": second, "start": rng.randint(1, 25), "apart": rng.randint(3, 40),
+                "hours": [rng.randint(8, 18), rng.randint(8, 18)], "note_day": rng.randint(1, 20)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        f, s = params["first"], params["second"]
+        phone.execute("DELETE FROM events WHERE title IN (?, ?) OR title LIKE ?", (f, s, f"Book % {s.lower()}"))
+        d1 = TODAY + timedelta(days=params["start"])
+        d2 = d1 + timedelta(days=params["apart"])
+        h1, h2 = params["hours"]
+        add_event(phone, f, at(d1, h1), at(d1, h1 + 1))
+        add_event(phone, s, at(d2, h2), at(d2, h2 + 1))
+        n = TODAY + timedelta(days=params["note_day"])  # mentions the second one on another day
+        add_event(phone, f"Book a reminder for {s.lower()}", at(n, 20), at(n, 20, 15),
+                  description=f"Before \"{s}\".")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        nums = {n.replace(",", "") for n in NUMBER.findall(answer or "")}
+        return 1.0 if nums == {str(params["apart"])} else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = look_at_search(phone, obs, params["first"]) or look_at_search(phone, obs, params["second"])
+        return step or answer(f"{params['apart']} days")
+
+
+@register_task
+class QuerySeriesComplete(TaskTemplate):
+    name = "calendar_query_series_complete"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("Is \"{title}\" in my calendar on every {weekday} from {start_text} through {end_text}? Answer "
+                     "yes or no.")
+    goal_phrasings = (
+        "Do I have \"{title}\" on each {weekday} between {start_text} and {end_text}? Just yes or no.",
+        ("Could you check that no {weekday} from {start_text} to {end_text} is missing \"{title}\"? Reply yes if "
+         "every one has it, no otherwise."),
+        "\"{title}\" on all {weekday}s, {start_text} through {end_text} - yes or no?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first = future_day(rng, 1, 12)
+        n = rng.randint(3, 4)
+        last = first + timedelta(days=7 * (n - 1))
+        return {"title": rng.choice(RECURRING), "first": first.isoformat(), "weeks": n,
+                "weekday": WEEKDAYS[first.weekday()], "start_text": date_text(first), "end_text": date_text(last),
+                "complete": rng.random() < 0.5, "gap_week": rng.randint(0, n - 1), "moved": rng.random() < 0.5,
+                "hour": rng.choice((7, 17, 18, 19))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t, h = params["title"], params["hour"]
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE ?", (f"%{t.lower()}%",))
+        first = date.fromisoformat(params["first"])
+        for w in range(-1, params["weeks"] + 1):  # one before and one after the range too
+            d = first + timedelta(days=7 * w)
+            if not params["complete"] and w == params["gap_week"]:
+                if not params["moved"]:
+                    continue  # that week has none
+                d += timedelta(days=1)  # that week's is on the next day
+            add_event(phone, t, at(d, h), at(d, h + 1), location="Community Center")
+        if not params["complete"] and not params["moved"]:  # a look-alike on the missing day
+            d = first + timedelta(days=7 * params["gap_week"])
+            add_event(phone, f"{t} (cancelled)", at(d, h), at(d, h + 1), location="Community Center")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want, other = ("yes", "no") if params["complete"] else ("no", "yes")
+        return 1.0 if answer_matches(answer, want) and not answer_matches(answer, other) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_search_result(phone, obs, params["title"]) or answer("yes" if params["complete"] else "no")
+
+
+def titles_in_order(answer: str | None, titles: list[str]) -> bool:
+    """The answer names each title exactly once, in the order given."""
+    got = normalize_answer(answer or "")
+    pos = []
+    for t in titles:
+        want = normalize_answer(t)
+        hits = [i for i in range(len(got) - len(want) + 1) if got[i:i + len(want)] == want]
+        if len(hits) != 1:
+            return False
+        pos.append(hits[0])
+    return pos == sorted(pos)
+
+
+@register_task
+class QueryEventsInOrder(TaskTemplate):
+    name = "calendar_query_events_in_order"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("Put \"{a}\", \"{b}\" and \"{c}\" in the order they happen in my calendar, earliest first. "
+                     "Answer with the three titles.")
+    goal_phrasings = (
+        "In what order do \"{a}\", \"{b}\" and \"{c}\" come in my calendar? List the three titles, earliest first.",
+        ("Could you sort \"{a}\", \"{b}\" and \"{c}\" by when they take place (first one first) and give me the "
+         "titles in that order?"),
+        "\"{a}\", \"{b}\", \"{c}\": which comes first, second and third? Answer with the titles in order.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b, c = rng.sample(TITLES, 3)
+        days = rng.sample(range(1, 30), 2)
+        offs = [days[0], days[0], days[1]]  # two of them share a day: their times decide
+        rng.shuffle(offs)
+        hours = rng.sample(range(8, 19), 3)
+        return {"a": a, "b": b, "c": c, "days": offs, "hours": hours}
+
+    def order(self, params: dict[str, Any]) -> list[str]:
+        keys = {params[k]: (params["days"][i], params["hours"][i]) for i, k in enumerate("abc")}
+        return sorted(keys, key=keys.__getitem__)
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, k in enumerate("abc"):
+            t = params[k]
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+            d, h = TODAY + timedelta(days=params["days"][i]), params["hours"][i]
+            add_event(phone, t, at(d, h), at(d, h + 1), location=rng_free_place(at(d, h)))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if titles_in_order(answer, self.order(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for k in "abc":
+            step = look_at_search(phone, obs, params[k])
+            if step is not None:
+                return step
+        return answer(", ".join(self.order(params)))

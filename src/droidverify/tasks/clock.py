@@ -29,6 +29,7 @@ from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
+    NUMBER,
     answer,
     answer_matches,
     baseline_rows,
@@ -39,6 +40,7 @@ from droidverify.tasks.helpers import (
     find,
     find_all,
     navigate,
+    normalize_answer,
     scroll_toward,
     type_into,
 )
@@ -2298,3 +2300,686 @@ class QueryTimeUntilAlarm(AlarmTemplate):
                 return act
         h, m = divmod(self.truth(phone, params), 60)
         return answer(f"{h} hours and {m} minutes")
+
+
+# ---- 2026-11-28 (round 3): Clock tasks of other shapes ---------------------------------------------
+# (conditional edits, targets named by a property, "fix the odd one", partly done set-ups, values read on
+# one tab and used on another, yes/no, derived numbers and rankings)
+def _delete_step(phone: Phone, obs: Observation, alarm_id: int) -> Action:
+    """Next step of deleting alarm ``alarm_id`` through its editor (Delete, then confirm)."""
+    dlg = phone.dialog
+    if dlg is not None and dlg.data.get("on_ok") == "delete_alarm":
+        return click(obs, resource_id="android:id/button1") if dlg.data.get("args", {}).get("alarm_id") == alarm_id \
+            else BACK
+    if _on_editor_of(phone, alarm_id) and dlg is None:
+        return click(obs, resource_id="delete") or BACK
+    return open_alarm_editor(phone, obs, phone.query_one("SELECT * FROM alarm_templates WHERE _id=?", (alarm_id,)))
+
+
+def _one_change(phone: Phone, base: list[tuple], alarm_id: int, want: tuple) -> bool:
+    """The alarm table differs from ``base`` only in alarm ``alarm_id``, which now reads ``want``."""
+    added, removed, changed = diff_rows(base, [tuple(r) for r in phone.query(ALARM_SQL)])
+    return not added and not removed and len(changed) == 1 and changed[0][0][0] == alarm_id and \
+        (*changed[0][1][:6], (changed[0][1][6] or "").strip()) == want
+
+
+def _plant(phone: Phone, h: int, m: int, label: str, days: int, enabled: int) -> int:
+    """An alarm row added as it is (``insert_alarm`` would replace another alarm with the same label)."""
+    phone.execute("DELETE FROM alarm_templates WHERE hour=? AND minutes=?", (h, m))
+    return phone.execute("INSERT INTO alarm_templates(hour, minutes, days_of_week, enabled, vibrate, label, ringtone)"
+                         " VALUES(?,?,?,?,?,?,?)", (h, m, days, enabled, 1, label, "Bright Morning"))
+
+
+def _hours_text(n: int) -> str:
+    return f"{n} hour{'s' if n != 1 else ''}"
+
+
+UNIQUE_ZONE_CITIES = sorted(c for c in _plain_cities()
+                            if float(CITY_INFO[c][0]).is_integer()
+                            and sum(1 for o, _ in CITY_INFO.values() if o == CITY_INFO[c][0]) == 1)
+
+
+def _search_add_step(phone: Phone, obs: Observation, city: str) -> Action:
+    """Next step of adding ``city`` through the world clock's city search."""
+    scr = phone.screen
+    if phone.foreground == APP and scr is not None and scr.name == "city_search" and phone.dialog is None:
+        query = city[:4]
+        if scr.fields.get("query", "") != query:
+            return type_into(obs, query, resource_id="search_src_text") or BACK
+        return click_or_scroll(phone, obs, text=city, resource_id="city_name")
+    return to_tab(phone, obs, "clock") or click(obs, desc="Add city") or BACK
+
+
+@register_task
+class AddCityByHourDifference(TaskTemplate):
+    name = "clock_add_city_by_hour_difference"
+    apps = ("Clock",)
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("Add to my world clock the one city in the city search whose time is {hours_text} {direction} "
+                     "my own time right now.")
+    goal_phrasings = (
+        "Find the city in the world clock's city list that is {hours_text} {direction} me and add it to my world clock.",
+        ("Which city offered by the Clock app's city search runs {hours_text} {direction} my time? Put it on my "
+        "world clock."),
+        "World clock: add the city that is {hours_text} {direction} my local time (only one in the search is).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        city = rng.choice(UNIQUE_ZONE_CITIES)
+        diff = int(CITY_INFO[city][0] - HOME_OFFSET)
+        return {"city": city, "hours_text": _hours_text(abs(diff)), "direction": "ahead of" if diff > 0 else "behind"}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM world_cities WHERE city=?", (params["city"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = sorted({r[0] for r in baseline_rows(phone, self, params, WORLD_SQL)} | {params["city"]})
+        return 1.0 if [r[0] for r in phone.query(WORLD_SQL)] == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        keep = {r[0] for r in baseline_rows(phone, self, params, WORLD_SQL)}
+        have = {r[0] for r in phone.query(WORLD_SQL)}
+        extra = sorted(have - keep - {params["city"]})
+        if extra:  # a city a detour added goes again
+            return _city_step(phone, obs, extra[0], True)
+        if params["city"] in have or keep - have:
+            return COMPLETE  # a city to keep was removed: nothing to put back from here
+        return _search_add_step(phone, obs, params["city"])
+
+
+@register_task
+class RepeatOrDeleteAlarm(AlarmTemplate):
+    name = "clock_repeat_or_delete_alarm_by_state"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("Check my \"{label}\" alarm: if it is switched on, make it repeat {days_text}; if it is "
+                     "switched off, delete it.")
+    goal_phrasings = (
+        "If the \"{label}\" alarm is on, set it to repeat {days_text}. If it's off, I don't need it: delete it.",
+        "Look at the \"{label}\" alarm. Switched on: repeat {days_text}. Switched off: remove it.",
+        "Could you either make my \"{label}\" alarm repeat {days_text} (when it's on) or delete it (when it's off)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (h, m), (oh, om) = rng.sample(TIMES, 2)
+        label, other = rng.sample(LABELS, 2)
+        text, mask = rng.choice(DAY_SETS)
+        on = rng.random() < 0.5
+        return {"hour": h, "minute": m, "label": label, "on": on, "days_text": text, "days": mask,
+                "other_hour": oh, "other_minute": om, "other_label": other}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # the other alarm is in the opposite state: the branch is read off the right row
+        insert_alarm(phone, params["other_hour"], params["other_minute"], label=params["other_label"],
+                     enabled=0 if params["on"] else 1)
+        insert_alarm(phone, params["hour"], params["minute"], label=params["label"], enabled=1 if params["on"] else 0)
+
+    def _target(self, phone: Phone, params: dict[str, Any]) -> tuple | None:
+        base = baseline_rows(phone, self, params, ALARM_SQL)
+        return next((r for r in base if r[6] == params["label"]), None)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        base = baseline_rows(phone, self, params, ALARM_SQL)
+        t = self._target(phone, params)
+        if t is None:
+            return 0.0
+        if t[4]:
+            return 1.0 if _one_change(phone, base, t[0], (*t[:3], params["days"], *t[4:6], t[6])) else 0.0
+        added, removed, changed = diff_rows(base, [tuple(r) for r in phone.query(ALARM_SQL)])
+        return 1.0 if not added and not changed and [r[0] for r in removed] == [t[0]] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self._target(phone, params)
+        now = phone.query_one("SELECT * FROM alarm_templates WHERE _id=?", (t[0],)) if t else None
+        if now is None:
+            return COMPLETE  # deleted although it was on: nothing to put back
+        fix = _switch_back(phone, obs, baseline_rows(phone, self, params, ALARM_SQL))
+        if fix is not None:
+            return fix
+        if not t[4]:
+            return _delete_step(phone, obs, t[0])
+        if _on_editor_of(phone, t[0]):
+            return edit_draft(phone, obs, t[1], t[2], params["days"], t[6])
+        return open_alarm_editor(phone, obs, now)
+
+
+@register_task
+class AlarmBeforeEarliest(AlarmTemplate):
+    name = "clock_add_alarm_before_earliest"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("Add an alarm labelled \"{label}\" that rings {delta} minutes before my earliest alarm that is "
+                     "switched on (no repeat days).")
+    goal_phrasings = (
+        ("I want a warning alarm \"{label}\" {delta} minutes ahead of the earliest switched-on alarm I have; "
+        "it shouldn't repeat."),
+        "Could you set a one-time \"{label}\" alarm {delta} minutes earlier than the first of my active alarms?",
+        "New alarm \"{label}\": {delta} min before my earliest alarm that's on. No repeat.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        h, m = rng.choice([t for t in TIMES if 6 <= t[0] <= 9])
+        delta = rng.choice((10, 15, 20, 25, 30, 45))
+        nh, nm = divmod(h * 60 + m - delta, 60)
+        off = rng.choice([t for t in TIMES if t < (h, m) and t != (nh, nm)])
+        labels = rng.sample(LABELS, 2)
+        return {"hour": h, "minute": m, "delta": delta, "new_hour": nh, "new_minute": nm, "label": rng.choice(NEW_LABELS),
+                "off_hour": off[0], "off_minute": off[1], "labels": labels}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM alarm_templates WHERE (hour=? AND minutes=?) OR lower(label)=?",
+                      (params["new_hour"], params["new_minute"], params["label"].lower()))
+        h, m = params["hour"], params["minute"]
+        phone.execute("UPDATE alarm_templates SET enabled=0 WHERE hour*60+minutes <= ?", (h * 60 + m,))
+        # the earliest alarm of all is switched off; the earliest switched-on one is the planted one
+        insert_alarm(phone, params["off_hour"], params["off_minute"], label=params["labels"][1], enabled=0)
+        insert_alarm(phone, h, m, label=params["labels"][0], enabled=1, days=WEEKDAYS_MASK)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = diff_rows(baseline_rows(phone, self, params, ALARM_SQL),
+                                            [tuple(r) for r in phone.query(ALARM_SQL)])
+        if removed or changed or len(added) != 1:
+            return 0.0
+        _, h, m, days, enabled, _, label = added[0]
+        ok = (h, m, days, enabled) == (params["new_hour"], params["new_minute"], 0, 1) and \
+            (label or "").strip().lower() == params["label"].lower()
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = _read_rows(phone, obs, alarms(phone, hour=params["hour"], minutes=params["minute"])[:1])
+        if step is not None:
+            return step
+        return _add_alarm_step(phone, obs, baseline_rows(phone, self, params, ALARM_SQL), params["new_hour"],
+                               params["new_minute"], 0, params["label"])
+
+
+@register_task
+class FixOddRepeatDays(AlarmTemplate):
+    name = "clock_fix_odd_repeat_days"
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("All my \"{label}\" alarms should repeat every day, but one of them doesn't. Fix that one and "
+                     "leave the others as they are.")
+    goal_phrasings = (
+        ("One of my \"{label}\" alarms is missing a day: make it repeat every day like the rest, and change nothing "
+        "else."),
+        "Every \"{label}\" alarm is meant to ring daily. Find the one that doesn't and set it to every day.",
+        "\"{label}\" alarms: the one not repeating every day - fix its repeat days.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        times = sorted(rng.sample(TIMES, 4))
+        odd = rng.randrange(3)
+        missing = rng.sample(range(7), rng.choice((1, 1, 2)))
+        mask = EVERY_DAY & ~sum(1 << d for d in missing)
+        return {"label": rng.choice(("Vitamins", "Take medicine", "Stretch", "Feed the cat")),
+                "times": [list(t) for t in times[:3]], "odd": odd, "odd_days": mask,
+                "other_time": list(times[3]), "other_label": rng.choice(("Gym", "Yoga", "Study"))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for label in (params["label"], params["other_label"]):
+            phone.execute("DELETE FROM alarm_templates WHERE lower(label)=?", (label.lower(),))
+        # another alarm that is not daily either, but is no "{label}" alarm: it stays
+        _plant(phone, *params["other_time"], params["other_label"], params["odd_days"], 1)
+        for i, (h, m) in enumerate(params["times"]):
+            _plant(phone, h, m, params["label"], params["odd_days"] if i == params["odd"] else EVERY_DAY, 1)
+
+    def _odd(self, phone: Phone, params: dict[str, Any]) -> tuple:
+        h, m = params["times"][params["odd"]]
+        return next(r for r in baseline_rows(phone, self, params, ALARM_SQL)
+                    if (r[1], r[2]) == (h, m) and r[6] == params["label"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        t = self._odd(phone, params)
+        ok = _one_change(phone, baseline_rows(phone, self, params, ALARM_SQL), t[0], (*t[:3], EVERY_DAY, *t[4:]))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self._odd(phone, params)
+        now = phone.query_one("SELECT * FROM alarm_templates WHERE _id=?", (t[0],))
+        if now is None:
+            return COMPLETE
+        fix = _switch_back(phone, obs, baseline_rows(phone, self, params, ALARM_SQL))
+        if fix is not None:
+            return fix
+        if _on_editor_of(phone, t[0]):
+            return edit_draft(phone, obs, t[1], t[2], EVERY_DAY, t[6])
+        return open_alarm_editor(phone, obs, now)
+
+
+@register_task
+class EnsureTimersRunning(TaskTemplate):
+    name = "clock_ensure_timers_running"
+    apps = ("Clock",)
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("I want three timers counting down: {first}, {second} and {third} minutes. Some of them are "
+                     "already there - get all three running without making a second copy of any, and leave my "
+                     "finished timer alone.")
+    goal_phrasings = (
+        ("Make sure timers of {first}, {second} and {third} minutes are all running. Reuse the ones I already have "
+        "(no duplicates) and keep the timer that has gone off as it is."),
+        ("I need {first}-, {second}- and {third}-minute timers going. Some exist already: start what's missing, "
+        "don't duplicate, don't touch the finished one."),
+        "Timers {first}, {second}, {third} min: all running, one of each. Finished timer: leave it.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        lengths = sorted(rng.sample((3, 4, 5, 8, 10, 12, 15, 20, 25, 30), 3))
+        roles = ["running", "paused", "missing"]
+        rng.shuffle(roles)
+        done = rng.choice([x for x in (2, 6, 7, 9, 40, 45) if x not in lengths])
+        return {"first": lengths[0], "second": lengths[1], "third": lengths[2],
+                "roles": {str(L): r for L, r in zip(lengths, roles)}, "done": done}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM timers")
+        _insert_timer(phone, params["done"] * 60, "expired")
+        for L, role in sorted(params["roles"].items(), key=lambda kv: kv[1]):
+            secs = int(L) * 60
+            if role == "running":
+                _insert_timer(phone, secs, "running", secs - 75)
+            elif role == "paused":
+                _insert_timer(phone, secs, "paused", secs // 2)
+
+    def _missing(self, params: dict[str, Any]) -> int:
+        return next(int(L) for L, r in params["roles"].items() if r == "missing") * 60
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        base = baseline_rows(phone, self, params, TIMER_SQL)
+        want = [(i, L, "running" if s == "paused" else s) for i, L, s in base]
+        added, removed, changed = diff_rows(want, [tuple(r) for r in phone.query(TIMER_SQL)])
+        ok = not removed and not changed and len(added) == 1 and added[0][1:] == (self._missing(params), "running")
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = to_tab(phone, obs, "timer")
+        if step is not None:
+            return step
+        scr = phone.screen
+        assert scr is not None
+        base = baseline_rows(phone, self, params, TIMER_SQL)
+        now = {r[0]: (r[1], r[2]) for r in phone.query(TIMER_SQL)}
+        added = [(i, *v) for i, v in now.items() if i not in {b[0] for b in base}]
+        good = [a for a in added if a[1:] == (self._missing(params), "running")]
+        bad = [a for a in added if a not in good[:1]]
+        if any(b[0] not in now or now[b[0]][0] != b[1] for b in base):
+            return COMPLETE  # a timer was deleted or lengthened: nothing to put back
+        if scr.state.get("setup") or not now:
+            if not good and not bad:
+                return _timer_keypad(phone, obs, self._missing(params))
+            return to_tab(phone, obs, "alarms") or COMPLETE  # leave the keypad
+        for i, L, state in base:
+            want = "running" if state == "paused" else state
+            if now[i][1] != want:
+                return _timer_button(phone, obs, L, "timer_toggle") or COMPLETE
+        if bad:
+            return _timer_button(phone, obs, bad[0][1], "timer_delete") or COMPLETE
+        if not good:
+            return click(obs, resource_id="add_timer") or scroll_toward(phone, obs, resource_id="add_timer") or \
+                COMPLETE
+        return COMPLETE
+
+
+TIMER_END_SQL = "SELECT _id, length_s, state, end_time FROM timers ORDER BY _id"
+
+
+@register_task
+class TimerUntilAlarm(AlarmTemplate):
+    name = "clock_timer_until_alarm"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("Start a timer that goes off at the same moment as my \"{label}\" alarm rings today (check the "
+                     "alarm's time first).")
+    goal_phrasings = (
+        "I'd like a countdown to my \"{label}\" alarm: start a timer that ends exactly when that alarm goes off today.",
+        "Look up when the \"{label}\" alarm rings and set a timer running that finishes at that same time.",
+        "Timer ending when the \"{label}\" alarm rings today - start it.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        minutes, other = rng.sample((19, 24, 29, 34, 39, 44, 49, 54), 2)
+        label, other_label = rng.sample(LABELS, 2)
+        return {"minutes": minutes, "label": label, "other_minutes": other, "other_label": other_label}
+
+    @staticmethod
+    def _at(phone: Phone, minutes: int) -> Any:
+        return phone.origin[0].replace(second=0, microsecond=0) + timedelta(minutes=minutes)
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM timers")
+        for mins, label in ((params["other_minutes"], params["other_label"]), (params["minutes"], params["label"])):
+            t = self._at(phone, mins)
+            insert_alarm(phone, t.hour, t.minute, label=label, enabled=1)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        from datetime import datetime
+
+        added, removed, changed = diff_rows(baseline_rows(phone, self, params, TIMER_END_SQL),
+                                            [tuple(r) for r in phone.query(TIMER_END_SQL)])
+        if removed or changed or len(added) != 1 or added[0][2] != "running" or not added[0][3]:
+            return 0.0
+        end = datetime.fromisoformat(added[0][3])
+        return 1.0 if abs((end - self._at(phone, params["minutes"])).total_seconds()) <= 60 else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self._at(phone, params["minutes"])
+        step = _read_rows(phone, obs, alarms(phone, hour=t.hour, minutes=t.minute)[:1])
+        if step is not None:
+            return step
+        step = to_tab(phone, obs, "timer")
+        if step is not None:
+            return step
+        scr = phone.screen
+        assert scr is not None
+        timers = phone.query(TIMER_SQL)
+        if timers and not scr.state.get("setup"):  # a wrong timer: delete it first
+            return _timer_button(phone, obs, timers[0]["length_s"], "timer_delete") or COMPLETE
+        left = int((t - phone.now).total_seconds())
+        if left <= 0:
+            return COMPLETE
+        return _timer_keypad(phone, obs, left)
+
+
+@register_task
+class LabelLatestAlarm(AlarmTemplate):
+    name = "clock_label_latest_alarm"
+    complexity = 3
+    optimal_steps = 6
+    goal_template = "Give the alarm I have set for the latest time of day the label \"{label}\"; change nothing else."
+    goal_phrasings = (
+        "My last alarm of the day (the one set latest) should be labelled \"{label}\". Rename it, nothing else.",
+        "Could you find the alarm with the latest time and change its label to \"{label}\"?",
+        "Latest alarm of the day: label it \"{label}\".",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        h, m = rng.choice([t for t in TIMES if t[0] >= 19])
+        old, other = rng.sample(LABELS, 2)
+        return {"hour": h, "minute": m, "label": rng.choice(NEW_LABELS), "old_label": old, "other_label": other}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        h, m = params["hour"], params["minute"]
+        phone.execute("DELETE FROM alarm_templates WHERE hour*60+minutes > ? OR lower(label)=?",
+                      (h * 60 + m, params["label"].lower()))
+        # the same digits in the morning: the latest by the clock face, not by the day
+        insert_alarm(phone, h - 12, m, label=params["other_label"], enabled=1)
+        insert_alarm(phone, h, m, label=params["old_label"], enabled=1, days=WEEKDAYS_MASK)
+
+    def _target(self, phone: Phone, params: dict[str, Any]) -> tuple:
+        return next(r for r in baseline_rows(phone, self, params, ALARM_SQL)
+                    if (r[1], r[2]) == (params["hour"], params["minute"]))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        t = self._target(phone, params)
+        ok = _one_change(phone, baseline_rows(phone, self, params, ALARM_SQL), t[0], (*t[:6], params["label"]))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self._target(phone, params)
+        now = phone.query_one("SELECT * FROM alarm_templates WHERE _id=?", (t[0],))
+        if now is None:
+            return COMPLETE
+        fix = _switch_back(phone, obs, baseline_rows(phone, self, params, ALARM_SQL))
+        if fix is not None:
+            return fix
+        if _on_editor_of(phone, t[0]):
+            return edit_draft(phone, obs, t[1], t[2], t[3], params["label"])
+        return open_alarm_editor(phone, obs, now)
+
+
+ZONE_GROUPS = {off: sorted(c for c in _plain_cities() if CITY_INFO[c][0] == off)
+               for off in {CITY_INFO[c][0] for c in _plain_cities()}}
+
+
+@register_task
+class RemoveSameTimeCities(TaskTemplate):
+    name = "clock_remove_same_time_cities"
+    apps = ("Clock",)
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("On my world clock, remove every other city that shows the same time as {city}; keep {city} "
+                     "itself and the cities with a different time.")
+    goal_phrasings = (
+        ("I only need one clock per time zone: take off the world clock each city whose time equals {city}'s, "
+        "but leave {city} and all other cities."),
+        "Could you delete the world clock cities that show exactly the same time as {city} ({city} stays)?",
+        "World clock: cities at {city}'s time, except {city}, out. Others stay.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        off = rng.choice(sorted(o for o, cs in ZONE_GROUPS.items() if len(cs) >= 2))
+        group = ZONE_GROUPS[off]
+        city = rng.choice(group)
+        twins = sorted(rng.sample([c for c in group if c != city], min(2, len(group) - 1, rng.randint(1, 2))))
+        near = [c for c in _plain_cities() if 0 < abs(CITY_INFO[c][0] - off) <= 2]
+        return {"city": city, "twins": twins, "others": sorted(rng.sample(near, 2))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM world_cities")
+        for c in [params["city"], *params["twins"], *params["others"]]:
+            _add_city(phone, c)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = sorted({r[0] for r in baseline_rows(phone, self, params, WORLD_SQL)} - set(params["twins"]))
+        return 1.0 if [r[0] for r in phone.query(WORLD_SQL)] == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        keep = {r[0] for r in baseline_rows(phone, self, params, WORLD_SQL)} - set(params["twins"])
+        have = [r[0] for r in phone.query(WORLD_SQL)]
+        if keep - set(have):
+            return COMPLETE  # a city to keep was removed: nothing to put back from here
+        go = [c for c in have if c not in keep]
+        return _city_step(phone, obs, go[0], True) if go else COMPLETE
+
+
+def _yes_no(answer: str | None) -> bool | None:
+    """True for a yes, False for a no, None when the answer says neither or both."""
+    toks = set(normalize_answer(answer or ""))
+    yes, no = "yes" in toks, bool(toks & {"no", "not", "won't", "won"})
+    return None if yes == no else yes
+
+
+@register_task
+class QueryAlarmRingsOnDay(AlarmTemplate):
+    name = "clock_query_alarm_rings_on_day"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 3
+    goal_template = "Will my \"{label}\" alarm ring on {day} as it is set now? Answer yes or no."
+    goal_phrasings = (
+        "As things stand, does the \"{label}\" alarm go off on {day}? Yes or no.",
+        "Could you check whether my \"{label}\" alarm is going to ring on {day}? Just yes or no.",
+        "\"{label}\" alarm on {day}: will it ring (yes/no)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        day = rng.choice((0, 3, 4, 5, 6))  # never today (Tuesday) or tomorrow: one-shot alarms ring then
+        case = rng.choice(("yes", "yes", "off", "other_days"))
+        masks = (WEEKDAYS_MASK, WEEKEND_MASK, 0b0010101, 0b0001010, 0b1010100, 0b0011000, 0b1000001, EVERY_DAY)
+        with_day = [m for m in masks if m >> day & 1]
+        without = [m for m in masks if not m >> day & 1]
+        mask = rng.choice(without if case == "other_days" else with_day)
+        (h, m), (oh, om) = rng.sample(TIMES, 2)
+        label, other = rng.sample(LABELS, 2)
+        # the other alarm gives the opposite answer
+        other_mask, other_on = (rng.choice(with_day), 0) if case == "yes" else (rng.choice(with_day), 1)
+        return {"label": label, "day": WEEKDAY_NAMES[day], "bit": day, "hour": h, "minute": m, "days": mask,
+                "on": int(case != "off"), "other_label": other, "other_hour": oh, "other_minute": om,
+                "other_days": other_mask, "other_on": other_on}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        insert_alarm(phone, params["other_hour"], params["other_minute"], label=params["other_label"],
+                     days=params["other_days"], enabled=params["other_on"])
+        insert_alarm(phone, params["hour"], params["minute"], label=params["label"], days=params["days"],
+                     enabled=params["on"])
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> bool:
+        a = labelled(phone, params["label"])
+        mask, on = (a[0]["days_of_week"], a[0]["enabled"]) if a else (params["days"], params["on"])
+        return bool(on) and bool(mask >> params["bit"] & 1)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if _yes_no(answer) is self.expected(phone, params) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = _read_rows(phone, obs, labelled(phone, params["label"])[:1])
+        if step is not None:
+            return step
+        return answer("yes" if self.expected(phone, params) else "no")
+
+
+@register_task
+class QueryLapSpread(TaskTemplate):
+    name = "clock_query_lap_spread"
+    apps = ("Clock",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 4
+    goal_template = ("My stopwatch is paused after {laps} laps. How many seconds faster was my fastest lap than my "
+                     "slowest lap? Answer with the number of seconds.")
+    goal_phrasings = (
+        ("Looking at the {laps} laps on my paused stopwatch, what's the gap in seconds between the quickest and the "
+        "slowest lap?"),
+        "Could you work out by how many seconds my best lap beat my worst one? The stopwatch shows {laps} laps.",
+        "Stopwatch, {laps} laps: slowest lap minus fastest lap, in seconds?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        laps = rng.randint(4, 6)
+        times = rng.sample(range(5200, 8800, 7), laps)  # hundredths of a second, all distinct
+        return {"laps": laps, "lap_times": [t / 100 for t in times], "spread": max(times) - min(times)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        QueryFastestLap().setup(phone, params)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        from decimal import Decimal
+
+        nums = [n.replace(",", "") for n in NUMBER.findall(answer or "")]
+        return 1.0 if len(nums) == 1 and Decimal(nums[0]) == Decimal(params["spread"]) / 100 else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_tab(phone, obs, "stopwatch")
+        if step is not None:
+            return step
+        if find(obs, text="Lap 1") is None:  # the first lap is the last row: read the list to its end
+            act = scroll_toward(phone, obs, text="Lap 1")
+            if act is not None:
+                return act
+        return answer(f"{params['spread'] / 100:.2f} seconds")
+
+
+COUNT_MASKS = (WEEKDAYS_MASK, WEEKEND_MASK, EVERY_DAY, 0b0010101, 0b0001010, 0b0100000, 0b1000000, 0b1011001,
+               0b0110110, 0b1111110)
+COUNT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven")
+
+
+@register_task
+class QueryAlarmDaysPerWeek(AlarmTemplate):
+    name = "clock_query_alarm_days_per_week"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 3
+    goal_template = "On how many days a week does my \"{label}\" alarm ring? Answer with a number."
+    goal_phrasings = (
+        "How many days of the week is the \"{label}\" alarm set to repeat on? Give me the number.",
+        "Could you count the weekdays my \"{label}\" alarm goes off on, and tell me how many?",
+        "\"{label}\" alarm: number of days per week it rings?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        mask = rng.choice(COUNT_MASKS)
+        other = rng.choice([m for m in COUNT_MASKS if (m).bit_count() != (mask).bit_count()])
+        (h, m), (oh, om) = rng.sample(TIMES, 2)
+        label, other_label = rng.sample(LABELS, 2)
+        return {"label": label, "hour": h, "minute": m, "days": mask, "count": (mask).bit_count(),
+                "other_label": other_label, "other_hour": oh, "other_minute": om, "other_days": other}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        insert_alarm(phone, params["other_hour"], params["other_minute"], label=params["other_label"],
+                     days=params["other_days"], enabled=1)
+        insert_alarm(phone, params["hour"], params["minute"], label=params["label"], days=params["days"], enabled=1)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        n = params["count"]
+        nums = re.findall(r"\d+", answer or "")
+        ok = nums == [str(n)] or (not nums and answer_matches(answer, COUNT_WORDS[n]) and
+                                  not any(answer_matches(answer, w) for w in COUNT_WORDS if w != COUNT_WORDS[n]))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = _read_rows(phone, obs, labelled(phone, params["label"])[:1])
+        if step is not None:
+            return step
+        return answer(str(params["count"]))
+
+
+@register_task
+class QueryCitiesAheadOrder(TaskTemplate):
+    name = "clock_query_cities_ahead_order"
+    apps = ("Clock",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 4
+    goal_template = ("Rank the cities on my world clock by how far ahead of my own time they are, from the furthest "
+                     "ahead to the least. Answer with the city names in that order.")
+    goal_phrasings = (
+        ("Order my world clock cities from the one that is the most hours ahead of me to the one that is the fewest. "
+        "List the names in order."),
+        "Could you sort the cities on my world clock by their time difference from me, biggest lead first?",
+        "World clock cities, most hours ahead of me first: in what order?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        pool = [c for c in _plain_cities() if CITY_INFO[c][0] > HOME_OFFSET]
+        while True:
+            cities = rng.sample(pool, rng.randint(3, 4))
+            offs = [CITY_INFO[c][0] for c in cities]
+            if len(set(offs)) == len(offs):
+                break
+        return {"cities": sorted(cities), "order": sorted(cities, key=lambda c: -CITY_INFO[c][0])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM world_cities")
+        for c in params["cities"]:
+            _add_city(phone, c)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        text = " ".join(normalize_answer(answer or ""))
+        spots = []
+        for c in params["order"]:
+            name = " ".join(normalize_answer(c))
+            hits = [m.start() for m in re.finditer(r"\b" + re.escape(name) + r"\b", text)]
+            if len(hits) != 1:
+                return 0.0
+            spots.append(hits[0])
+        return 1.0 if spots == sorted(spots) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_tab(phone, obs, "clock")
+        if step is not None:
+            return step
+        last = params["cities"][-1]
+        if find(obs, text=last, resource_id="city_item") is None:
+            act = scroll_toward(phone, obs, text=last, resource_id="city_item")
+            if act is not None:
+                return act
+        return answer(", ".join(params["order"]))

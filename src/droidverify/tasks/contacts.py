@@ -10,7 +10,7 @@ editing, starring or deleting the wrong person fails. Checkers read ``raw_contac
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
@@ -18,11 +18,14 @@ from droidverify.env.sim.apps.contacts import (
     COMPANIES,
     FIRST_NAMES,
     LAST_NAMES,
+    MIME_EMAIL,
+    MIME_NAME,
     MIME_ORG,
     MIME_PHONE,
     PHONE_TYPE_LABELS,
     PHONE_TYPES,
     add_contact,
+    contact_for_number,
     contact_info,
     find_contacts,
     live_contacts,
@@ -42,6 +45,7 @@ from droidverify.tasks.helpers import (
     baseline_rows,
     click,
     click_or_scroll,
+    diff_rows,
     dismiss_popups,
     find,
     find_all,
@@ -2274,3 +2278,769 @@ class UpdateNumberIfOutdated(ExistingContactTemplate):
         if phone.dialog is not None or phone.menu_open:
             return BACK
         return click(obs, desc="Add to favorites") or BACK
+
+
+# ---- round 3: create-or-update, the one entry that is wrong or lacks a detail, partly-done bulk edits, ----
+# ---- search by an email domain or a read number, favourites made equal to a set, list-reading questions --
+RAW_SQL = "SELECT _id, display_name, starred, deleted FROM raw_contacts ORDER BY _id"
+DATA_SQL = "SELECT _id, raw_contact_id, mimetype, data1, data2, data3 FROM data ORDER BY _id"
+
+
+class Card(NamedTuple):
+    """What a person sees of one ``raw_contacts`` row and its ``data`` rows (numbers compared by digits,
+    emails and companies case-insensitively)."""
+
+    name: str
+    starred: int
+    deleted: int
+    first: str
+    last: str
+    phones: tuple[tuple[str, int], ...]
+    emails: tuple[str, ...]
+    company: tuple[str, ...]
+
+
+def cards(raw: list[tuple], data: list[tuple]) -> dict[int, Card]:
+    """Every ``raw_contacts`` row (deleted ones too) as a :class:`Card`, by ``_id``."""
+    by: dict[int, list[tuple]] = {}
+    for row in data:
+        by.setdefault(row[1], []).append(row)
+    out: dict[int, Card] = {}
+    for cid, display, starred, deleted in raw:
+        rows = by.get(cid, [])
+        name = next((r for r in rows if r[2] == MIME_NAME), None)
+        out[cid] = Card(" ".join((display or "").split()), int(starred or 0), int(deleted or 0),
+                        (name[4] or "") if name else "", (name[5] or "") if name else "",
+                        tuple((normalize_number(r[3]), int(r[4] or 2)) for r in rows if r[2] == MIME_PHONE),
+                        tuple((r[3] or "").strip().lower() for r in rows if r[2] == MIME_EMAIL),
+                        tuple((r[3] or "").strip().lower() for r in rows if r[2] == MIME_ORG))
+    return out
+
+
+def start_and_now(phone: Phone, template: TaskTemplate, params: dict[str, Any]) -> tuple[dict[int, Card],
+                                                                                         dict[int, Card]]:
+    """(every contact right after set-up, every contact now), whole tables."""
+    before = cards(baseline_rows(phone, template, params, RAW_SQL), baseline_rows(phone, template, params, DATA_SQL))
+    now = cards([tuple(r) for r in phone.query(RAW_SQL)], [tuple(r) for r in phone.query(DATA_SQL)])
+    return before, now
+
+
+def exact_changes(phone: Phone, template: TaskTemplate, params: dict[str, Any], want: dict[int, Card],
+                  new: list[Card] | None = None) -> bool:
+    """True when, against the starting phone, exactly the contacts in ``want`` changed (to those cards)
+    and exactly the contacts in ``new`` were added; a changed decoy, an extra or missing change fails."""
+    before, now = start_and_now(phone, template, params)
+    added, removed, changed = diff_rows([(i, *c) for i, c in before.items()], [(i, *c) for i, c in now.items()])
+    got = {old[0]: Card(*row[1:]) for old, row in changed}
+    return not removed and got == want and sorted(Card(*r[1:]) for r in added) == sorted(new or [])
+
+
+def start_card(phone: Phone, template: TaskTemplate, params: dict[str, Any], cid: int) -> Card:
+    return start_and_now(phone, template, params)[0][cid]
+
+
+def card_of(phone: Phone, name: str, number: str | None = None, ptype: int = 2, email: str | None = None,
+            company: str | None = None) -> Card:
+    first, last = name.split(" ", 1)
+    return Card(name, 0, 0, first, last, ((normalize_number(number), ptype),) if number else (),
+                (email.lower(),) if email else (), (company.lower(),) if company else ())
+
+
+def start_id(phone: Phone, template: TaskTemplate, params: dict[str, Any], name: str) -> int | None:
+    """Id of the live contact called ``name`` on the starting phone (None unless exactly one)."""
+    ids = [i for i, c in start_and_now(phone, template, params)[0].items() if not c.deleted
+           and c.name.lower() == " ".join(name.split()).lower()]
+    return ids[0] if len(ids) == 1 else None
+
+
+def form_values(info: dict[str, Any]) -> dict[str, str]:
+    """The edit form as it opens for a contact (the first number and email only)."""
+    return {"first": info["first"] or "", "last": info["last"] or "", "company": info["company"] or "",
+            "phone": info["phones"][0][0] if info["phones"] else "",
+            "email": info["emails"][0] if info["emails"] else ""}
+
+
+def edit_entry(phone: Phone, obs: Observation, cid: int, changes: dict[str, str], ptype: int | None = None,
+               query: str | None = None) -> Action:
+    """Open contact ``cid``'s edit form (found by searching ``query``, default its name) and make the
+    whole form what it should be: the saved values with ``changes`` (so text a detour typed is undone)."""
+    info = contact_info(phone, cid)
+    if not info or info["deleted"]:
+        raise TaskError(f"oracle: contact {cid} to edit is gone")
+    values = dict(form_values(info), **changes)
+    if ptype is None and values["phone"] and info["phones"]:
+        ptype = info["phones"][0][1]
+    if on_edit_of(phone, {cid}):
+        return fill_form(phone, obs, values, ptype if values["phone"] else None)
+    step = leave_edit(phone, obs) or to_entry(phone, obs, info["name"], cid, query)
+    if step is not None:
+        return step
+    if phone.dialog is not None or phone.menu_open:
+        return BACK
+    return click(obs, desc="Edit contact") or BACK
+
+
+def visit(phone: Phone, obs: Observation, key: str, name: str, query: str | None = None) -> Action | None:
+    """Open ``name``'s page once (found by searching ``query``) to read it; None once it has been read."""
+    ids = find_contacts(phone, name)
+    if not ids:
+        raise TaskError(f"oracle: no contact named {name!r} to read")
+    return look_first(phone, key, lambda: leave_edit(phone, obs) or to_entry(phone, obs, name, ids[0], query)
+                      or dismiss_popups(phone))
+
+
+def star_entry(phone: Phone, obs: Observation, cid: int, want: bool, query: str | None = None) -> Action:
+    """Star (or unstar) contact ``cid`` from its page, reached by searching ``query`` (default its name)."""
+    info = contact_info(phone, cid)
+    step = leave_edit(phone, obs) or to_entry(phone, obs, info["name"], cid, query)
+    if step is not None:
+        return step
+    if phone.dialog is not None or phone.menu_open:
+        return BACK
+    return click(obs, desc="Add to favorites" if want else "Remove from favorites") or BACK
+
+
+def typo_of(rng: random.Random, word: str) -> str:
+    """A plausible typo inside ``word`` (a letter dropped, doubled or two letters swapped)."""
+    while True:
+        spots = [i for i in range(1, len(word) - 1) if word[i].isalpha() and word[i + 1].isalpha()]
+        i = rng.choice(spots)
+        how = rng.choice(("drop", "double", "swap"))
+        if how == "drop":
+            typo = word[:i] + word[i + 1:]
+        elif how == "double":
+            typo = word[:i] + word[i] + word[i:]
+        else:
+            typo = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+        if typo.lower() != word.lower():
+            return typo
+
+
+def team_names(params: dict[str, Any]) -> list[str]:
+    return [params["name_a"], params["name_b"], params["name_c"]]
+
+
+@register_task
+class SaveNumberCreateOrUpdate(TaskTemplate):
+    name = "contacts_save_number_create_or_update"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("Save {number} as {name}'s phone number: if {name} is already in my contacts, replace the number "
+                     "on that contact; if not, create a new contact for them.")
+    goal_phrasings = (("Check whether I have {name} in Contacts. If so, change their number to {number}; "
+                       "otherwise add {name} as a new contact with {number}."),
+                      ("Could you make sure {name} is saved with the number {number}? Update the existing contact if "
+                       "there is one, don't create a second."),
+                      "{name}: {number}. Update the contact if it exists, else create it.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        return {"first": first, "last": last, "name": f"{first} {last}", "number": random_number(rng),
+                "saved": rng.random() < 0.5, "old_number": random_number(rng),
+                "namesake": f"{first} {decoy_of(rng, first, last)}", "namesake_number": random_number(rng)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        remove_contacts_named(phone, params["name"])
+        first, last = params["namesake"].split(" ", 1)
+        put_contact(phone, first, last, number=params["namesake_number"])  # same first name, stays as it is
+        if params["saved"]:
+            add_contact(phone, params["first"], params["last"], number=params["old_number"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if params["saved"]:
+            cid = start_id(phone, self, params, params["name"])
+            if cid is None:
+                return 0.0
+            want = start_card(phone, self, params, cid)._replace(phones=((normalize_number(params["number"]), 2),))
+            ok = exact_changes(phone, self, params, {cid: want})
+        else:
+            ok = exact_changes(phone, self, params, {}, [card_of(phone, params["name"], params["number"])])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        ids = find_contacts(phone, params["name"])
+        if ids:  # look the name up first: it decides between editing and creating
+            return edit_entry(phone, obs, ids[0], {"first": params["first"], "last": params["last"],
+                                                   "phone": params["number"]}, PHONE_TYPES["Mobile"])
+        step = look_first(phone, f"{self.name}:searched", lambda: to_search(phone, obs, params["name"]))
+        if step is not None:
+            return step
+        return create_contact(phone, obs, {"first": params["first"], "last": params["last"], "company": "",
+                                           "phone": params["number"], "email": ""}, PHONE_TYPES["Mobile"])
+
+
+@register_task
+class FixMisspeltCompanyInTeam(TaskTemplate):
+    name = "contacts_fix_misspelt_company_in_team"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 11
+    goal_template = ("{name_a}, {name_b} and {name_c} all work at {company}, but on one of their contacts I misspelt "
+                     "the company name. Find that one and correct it.")
+    goal_phrasings = (("One of {name_a}, {name_b} and {name_c} has a typo in the company field; it should say "
+                       "{company}. Fix it and leave the other two alone."),
+                      ("Could you check the company on {name_a}, {name_b} and {name_c} in Contacts? They're all at "
+                       "{company}, and one of them is spelt wrong."),
+                      "Company typo on one of {name_a} / {name_b} / {name_c}: should be {company}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b, c = (f"{f} {la}" for f, la in people(rng, 3))
+        company = rng.choice(COMPANIES)
+        return {"name_a": a, "name_b": b, "name_c": c, "company": company, "typo": typo_of(rng, company),
+                "wrong": rng.randrange(3), "numbers": [random_number(rng) for _ in range(3)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for k, (name, number) in enumerate(zip(team_names(params), params["numbers"], strict=True)):
+            first, last = name.split(" ", 1)
+            put_contact(phone, first, last, number=number,
+                        company=params["typo"] if k == params["wrong"] else params["company"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        cid = start_id(phone, self, params, team_names(params)[params["wrong"]])
+        if cid is None:
+            return 0.0
+        want = start_card(phone, self, params, cid)._replace(company=(params["company"].lower(),))
+        return 1.0 if exact_changes(phone, self, params, {cid: want}) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        for k, name in enumerate(team_names(params)):
+            c = only(phone, name)
+            if c is None:
+                raise TaskError(f"oracle: {name} is not saved once")
+            if c["company"].lower() != params["company"].lower():
+                return edit_entry(phone, obs, c["id"], {"company": params["company"]})
+            step = visit(phone, obs, f"{self.name}:{k}", name)  # checked and found right
+            if step is not None:
+                return step
+        raise TaskError("oracle: every company is right but the task is not done")
+
+
+@register_task
+class AddNumberToEntryWithoutOne(TaskTemplate):
+    name = "contacts_add_number_to_entry_without_one"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("One of my contacts at {company} has no phone number saved, only an email address. "
+                     "Add the number {number} to that contact.")
+    goal_phrasings = (("Find the {company} contact that is missing a phone number and save {number} on it."),
+                      ("Could you look through my {company} contacts? One has just an email and no number; "
+                       "{number} is theirs."),
+                      "{number} belongs to the {company} contact who has no phone number yet.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        team = [f"{f} {la}" for f, la in people(rng, 4)]
+        company, other_company = rng.sample(COMPANIES, 2)
+        return {"company": company, "team": team[:3], "missing": rng.randrange(3), "number": random_number(rng),
+                "numbers": [random_number(rng) for _ in range(3)],
+                "emails": [email_for(rng, *n.split(" ", 1)) for n in team],
+                "outsider": team[3], "other_company": other_company}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM data WHERE mimetype=? AND data1=?", (MIME_ORG, params["company"]))
+        for k, name in enumerate(params["team"]):
+            first, last = name.split(" ", 1)
+            number = None if k == params["missing"] else params["numbers"][k]
+            put_contact(phone, first, last, number=number, email=params["emails"][k], company=params["company"])
+        # someone at another company without a number either: not the one meant
+        first, last = params["outsider"].split(" ", 1)
+        put_contact(phone, first, last, email=params["emails"][3], company=params["other_company"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        cid = start_id(phone, self, params, params["team"][params["missing"]])
+        if cid is None:
+            return 0.0
+        want = start_card(phone, self, params, cid)._replace(phones=((normalize_number(params["number"]), 2),))
+        return 1.0 if exact_changes(phone, self, params, {cid: want}) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        for k, name in enumerate(params["team"]):
+            c = only(phone, name)
+            if c is None:
+                raise TaskError(f"oracle: {name} is not saved once")
+            if not c["phones"]:
+                return edit_entry(phone, obs, c["id"], {"phone": params["number"]}, PHONE_TYPES["Mobile"],
+                                  params["company"])
+            step = visit(phone, obs, f"{self.name}:{k}", name, params["company"])  # has a number: next one
+            if step is not None:
+                return step
+        raise TaskError("oracle: every colleague has a number but the task is not done")
+
+
+@register_task
+class FamilyEmailPartlyDone(TaskTemplate):
+    name = "contacts_family_email_partly_done"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 14
+    goal_template = ("Our family shares the email address {email}. Put it on the contacts of {name_a}, {name_b} and "
+                     "{name_c}; I already added it to one of them, so just finish the others.")
+    goal_phrasings = (("Finish adding the shared email {email} to {name_a}, {name_b} and {name_c} in Contacts "
+                       "(one of them has it already)."),
+                      ("Could you make sure {name_a}, {name_b} and {name_c} all have {email} as their email? I did "
+                       "one before I got interrupted."),
+                      "Family email {email} on {name_a}, {name_b}, {name_c}: one done, do the rest.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        last = rng.choice(LAST_NAMES)
+        firsts = rng.sample(FIRST_NAMES, 4)
+        return {"name_a": f"{firsts[0]} {last}", "name_b": f"{firsts[1]} {last}", "name_c": f"{firsts[2]} {last}",
+                "relative": f"{firsts[3]} {last}", "done": rng.randrange(3),
+                "email": f"{last.lower()}.family@{rng.choice(EMAIL_DOMAINS)}",
+                "numbers": [random_number(rng) for _ in range(4)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # a fourth person with the family name is not on the list and keeps no email
+        for k, name in enumerate([*team_names(params), params["relative"]]):
+            first, last = name.split(" ", 1)
+            put_contact(phone, first, last, number=params["numbers"][k],
+                        email=params["email"] if k == params["done"] else None)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want: dict[int, Card] = {}
+        for k, name in enumerate(team_names(params)):
+            cid = start_id(phone, self, params, name)
+            if cid is None:
+                return 0.0
+            if k != params["done"]:
+                want[cid] = start_card(phone, self, params, cid)._replace(emails=(params["email"].lower(),))
+        return 1.0 if exact_changes(phone, self, params, want) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        for name in team_names(params):
+            c = only(phone, name)
+            if c is None:
+                raise TaskError(f"oracle: {name} is not saved once")
+            if [e.lower() for e in c["emails"]] != [params["email"].lower()]:
+                return edit_entry(phone, obs, c["id"], {"email": params["email"]})
+        raise TaskError("oracle: everyone has the email but the task is not done")
+
+
+@register_task
+class RemoveMobileKeepWork(TaskTemplate):
+    name = "contacts_remove_mobile_keep_work_number"
+    apps = ("Contacts",)
+    complexity = 2
+    optimal_steps = 9
+    goal_template = ("{name} no longer uses the mobile number {number}. Remove that number from their contact, "
+                     "but keep their work number.")
+    goal_phrasings = ("Delete the mobile number {number} from {name}'s contact; the work number stays.",
+                      ("Could you take {number} off {name} in Contacts? It's an old mobile. Don't touch their "
+                       "work number."),
+                      "{name}: drop mobile {number}, keep the work line.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        return {"first": first, "last": last, "name": f"{first} {last}", "number": random_number(rng),
+                "work_number": random_number(rng), "namesake": f"{first} {decoy_of(rng, first, last)}",
+                "namesake_numbers": [random_number(rng), random_number(rng)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # the namesake also has a mobile and a work number; the mobile is listed (and edited) first
+        for key, (mobile, work) in (("namesake", params["namesake_numbers"]),
+                                    ("name", (params["number"], params["work_number"]))):
+            first, last = params[key].split(" ", 1)
+            cid = put_contact(phone, first, last, number=mobile)
+            add_phone_row(phone, cid, work, PHONE_TYPES["Work"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        cid = start_id(phone, self, params, params["name"])
+        if cid is None:
+            return 0.0
+        want = start_card(phone, self, params, cid)._replace(
+            phones=((normalize_number(params["work_number"]), PHONE_TYPES["Work"]),))
+        return 1.0 if exact_changes(phone, self, params, {cid: want}) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        c = only(phone, params["name"])
+        if c is None or not c["phones"] or not same_number(c["phones"][0][0], params["number"]):
+            raise TaskError("oracle: the mobile number to remove is not the contact's first number")
+        return edit_entry(phone, obs, c["id"], {"phone": ""})  # the form shows the first number only
+
+
+def email_domain_of(company: str) -> str:
+    return "".join(ch for ch in company.lower() if ch.isalnum()) + ".com"
+
+
+@register_task
+class ClearEmailsAtDeadDomain(TaskTemplate):
+    name = "contacts_clear_emails_at_dead_domain"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 15
+    goal_template = ("{company}'s email addresses (@{domain}) have stopped working. Remove the email from every contact "
+                     "whose address ends in @{domain}; leave everything else on those contacts as it is.")
+    goal_phrasings = (("Clear every @{domain} email address from my contacts; {company} shut that domain down. "
+                       "Other emails stay."),
+                      ("Could you delete the {company} work emails (the ones ending in @{domain}) from all my "
+                       "contacts? Keep their numbers and any other email."),
+                      "Dead domain @{domain} ({company}): remove those emails from Contacts.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        company = rng.choice(COMPANIES)
+        n = rng.randint(2, 3)
+        folks = [f"{f} {la}" for f, la in people(rng, n + 2)]
+        domain = email_domain_of(company)
+        return {"company": company, "domain": domain, "members": folks[:n],
+                "member_emails": [f"{x.split()[0].lower()}.{x.split()[1].lower()}@{domain}" for x in folks[:n]],
+                "colleague": folks[n],  # works there, but saved with a personal address
+                "colleague_email": email_for(rng, *folks[n].split(" ", 1)),
+                "lookalike": folks[n + 1],  # an address at a look-alike domain
+                "lookalike_email": f"{folks[n + 1].split()[0].lower()}@{domain[:-1]}",
+                "numbers": [random_number(rng) for _ in range(n + 2)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        rows = [*zip(params["members"], params["member_emails"], strict=True),
+                (params["colleague"], params["colleague_email"]), (params["lookalike"], params["lookalike_email"])]
+        for (name, email), number in zip(rows, params["numbers"], strict=True):
+            first, last = name.split(" ", 1)
+            put_contact(phone, first, last, number=number, email=email,
+                        company=params["company"] if name != params["lookalike"] else None)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want: dict[int, Card] = {}
+        for name in params["members"]:
+            cid = start_id(phone, self, params, name)
+            if cid is None:
+                return 0.0
+            want[cid] = start_card(phone, self, params, cid)._replace(emails=())
+        return 1.0 if exact_changes(phone, self, params, want) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        suffix = "@" + params["domain"]
+        for c in live_contacts(phone):
+            info = contact_info(phone, c["_id"])
+            if any(e.lower().endswith(suffix) for e in info["emails"]):
+                return edit_entry(phone, obs, c["_id"], {"email": ""}, query=suffix)
+        raise TaskError("oracle: no address at the domain left but the task is not done")
+
+
+@register_task
+class DeleteEntrySharingNumber(TaskTemplate):
+    name = "contacts_delete_entry_sharing_number"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 11
+    goal_template = ("{name}'s phone number is also saved on a second, older contact under a different name. Find that "
+                     "other contact and delete it; keep {name}.")
+    goal_phrasings = (("Somewhere in my contacts there's an old entry with the same number as {name}, saved under "
+                       "another name. Delete that old entry, not {name}."),
+                      ("Could you find the other contact that has {name}'s phone number and remove it? {name} "
+                       "stays."),
+                      "Old duplicate of {name} under another name (same number): delete it.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (f, la), (lf, ll) = two_people(rng)
+        number = random_number(rng)
+        return {"name": f"{f} {la}", "number": number, "old_entry": f"{f} {la[0]}",
+                "lookalike": f"{lf} {ll}", "lookalike_number": similar_number(rng, number)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for num in ("number", "lookalike_number"):
+            remove_contacts_with_number(phone, params[num])
+        for key, num in (("old_entry", "number"), ("lookalike", "lookalike_number"), ("name", "number")):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=params[num])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        cid = start_id(phone, self, params, params["old_entry"])
+        if cid is None:
+            return 0.0
+        want = start_card(phone, self, params, cid)._replace(deleted=1)
+        return 1.0 if exact_changes(phone, self, params, {cid: want}) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        me = only(phone, params["name"])
+        if me is None or not me["phones"]:
+            raise TaskError(f"oracle: {params['name']} and their number are gone")
+        number = me["phones"][0][0]
+        # read the number on the person's page, then search it to find the other entry
+        step = look_first(phone, f"{self.name}:number", lambda: read_detail(phone, obs, params["name"]))
+        if step is not None:
+            return step
+        others = [c for c in live_contacts(phone) if c["_id"] != me["id"]
+                  and any(same_number(n, number) for n, _ in contact_info(phone, c["_id"])["phones"])]
+        if not others:
+            raise TaskError("oracle: no other entry has the number but the task is not done")
+        ids = {c["_id"] for c in others}
+        step = confirm_delete_of(phone, obs, ids)
+        if step is not None:
+            return step
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "detail" and scr.args.get("contact_id") in ids:
+            if phone.dialog is not None:
+                return BACK
+            return menu_item(phone, obs, "Delete")
+        return leave_edit(phone, obs) or to_entry(phone, obs, others[0]["display_name"], others[0]["_id"],
+                                                  number) or BACK
+
+
+@register_task
+class FavoritesOnlyOneCompany(TaskTemplate):
+    name = "contacts_favorites_only_one_company"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 17
+    goal_template = ("Make my favorites exactly my {company} contacts: star everyone at {company} who isn't starred yet, "
+                     "and unstar every other favorite.")
+    goal_phrasings = (("I only want the people at {company} in my favorites. Add the missing ones and remove "
+                       "everybody else from favorites."),
+                      ("Could you fix my favorites so that they are all the {company} contacts and nobody else? "
+                       "Some of them are starred already."),
+                      "Favorites = the {company} people, nobody else.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"company": rng.choice(COMPANIES), "team": [f"{f} {la}" for f, la in people(rng, 3)],
+                "already": rng.randrange(3), "others": 2, "numbers": [random_number(rng) for _ in range(3)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any], rng: random.Random | None = None) -> None:
+        assert rng is not None
+        phone.execute("UPDATE raw_contacts SET starred=0")
+        phone.execute("DELETE FROM data WHERE mimetype=? AND data1=?", (MIME_ORG, params["company"]))
+        team: set[int] = set()
+        for k, (name, number) in enumerate(zip(params["team"], params["numbers"], strict=True)):
+            first, last = name.split(" ", 1)
+            team.add(put_contact(phone, first, last, number=number, company=params["company"],
+                                 starred=k == params["already"]))
+        # earlier favourites from elsewhere, listed by name only
+        rest = [c["_id"] for c in live_contacts(phone) if c["_id"] not in team]
+        for cid in rng.sample(rest, params["others"]):
+            phone.execute("UPDATE raw_contacts SET starred=1 WHERE _id=?", (cid,))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before, _now = start_and_now(phone, self, params)
+        team = {start_id(phone, self, params, n) for n in params["team"]}
+        if None in team:
+            return 0.0
+        want = {i: c._replace(starred=int(i in team)) for i, c in before.items()
+                if not c.deleted and c.starred != int(i in team)}
+        return 1.0 if exact_changes(phone, self, params, want) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        team = {cid for n in params["team"] for cid in find_contacts(phone, n)}
+        for n in params["team"]:
+            for cid in find_contacts(phone, n):
+                if not contact_info(phone, cid)["starred"]:
+                    return star_entry(phone, obs, cid, True, params["company"])
+        extra = [c for c in live_contacts(phone) if c["starred"] and c["_id"] not in team]
+        if extra:
+            return star_entry(phone, obs, extra[0]["_id"], False)
+        raise TaskError("oracle: favourites are the team but the task is not done")
+
+
+@register_task
+class QueryIsNumberSaved(TaskTemplate):
+    name = "contacts_query_is_number_saved"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Is the phone number {number} saved in my contacts? Answer yes or no."
+    goal_phrasings = ("Do I have {number} in Contacts? Just yes or no.",
+                      "Could you check whether any of my contacts has the number {number}? Answer yes or no.",
+                      "{number} saved in my contacts: yes or no?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (a1, a2), (b1, b2) = two_people(rng)
+        number = random_number(rng)
+        return {"number": number, "saved": rng.random() < 0.5, "owner": f"{a1} {a2}",
+                "lookalike": f"{b1} {b2}", "lookalike_number": similar_number(rng, number)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for num in ("number", "lookalike_number"):
+            remove_contacts_with_number(phone, params[num])
+        first, last = params["lookalike"].split(" ", 1)
+        put_contact(phone, first, last, number=params["lookalike_number"])  # differs in the last digits
+        if params["saved"]:
+            first, last = params["owner"].split(" ", 1)
+            put_contact(phone, first, last, number=params["number"])
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        return "yes" if contact_for_number(phone, params["number"]) is not None else "no"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = self.expected(phone, params)
+        other = "no" if want == "yes" else "yes"
+        return 1.0 if answer_matches(answer, want) and not answer_matches(answer, other) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return to_search(phone, obs, params["number"]) or answer(self.expected(phone, params))
+
+
+@register_task
+class QueryMostNumbersAtCompany(TaskTemplate):
+    name = "contacts_query_most_numbers_at_company"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = "Which of my contacts at {company} has the most phone numbers saved? Answer with their name."
+    goal_phrasings = ("Among the {company} people in Contacts, who has the most numbers on their contact?",
+                      "Could you tell me which {company} contact has more phone numbers saved than the others?",
+                      "{company} contact with the most phone numbers?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        counts = [1, 2, 3]
+        rng.shuffle(counts)
+        team = [f"{f} {la}" for f, la in people(rng, 3)]
+        return {"company": rng.choice(COMPANIES), "team": team, "counts": counts,
+                "numbers": [[random_number(rng) for _ in range(n)] for n in counts]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM data WHERE mimetype=? AND data1=?", (MIME_ORG, params["company"]))
+        for name, numbers in zip(params["team"], params["numbers"], strict=True):
+            first, last = name.split(" ", 1)
+            cid = put_contact(phone, first, last, number=numbers[0], company=params["company"])
+            for number, ptype in zip(numbers[1:], (PHONE_TYPES["Work"], PHONE_TYPES["Home"]), strict=False):
+                add_phone_row(phone, cid, number, ptype)
+
+    def top(self, phone: Phone, params: dict[str, Any]) -> str:
+        team = [(len(c["phones"]), n) for n in params["team"] if (c := only(phone, n)) is not None]
+        return max(team)[1] if team else ""
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        best = self.top(phone, params)
+        ok = bool(best) and answer_matches(answer, best) and \
+            not any(answer_matches(answer, n) for n in params["team"] if n != best)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for k, name in enumerate(params["team"]):  # open each colleague's page and count
+            step = visit(phone, obs, f"{self.name}:{k}", name, params["company"])
+            if step is not None:
+                return step
+        return answer(self.top(phone, params))
+
+
+def list_index(phone: Phone, name: str) -> int | None:
+    want = " ".join(name.split()).lower()
+    names = [" ".join(c["display_name"].split()).lower() for c in live_contacts(phone)]
+    return names.index(want) if names.count(want) == 1 else None
+
+
+@register_task
+class QueryCountBetween(TaskTemplate):
+    name = "contacts_query_count_between_two"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("How many contacts are listed between {name_a} and {name_b} in my contacts list, not counting "
+                     "those two? Answer with a number.")
+    goal_phrasings = ("Count the contacts that come after {name_a} and before {name_b} in my list; give me the number.",
+                      ("Could you tell me how many names sit between {name_a} and {name_b} in Contacts "
+                       "(excluding both)?"),
+                      "Number of contacts between {name_a} and {name_b} in the list?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        i = rng.randrange(len(INITIALS) - 3)
+        j = i + rng.randint(1, 2)
+        fa = rng.choice([n for n in FIRST_NAMES if n[0] == INITIALS[i]])
+        fb = rng.choice([n for n in FIRST_NAMES if n[0] == INITIALS[j]])
+        return {"name_a": f"{fa} {rng.choice(LAST_NAMES)}", "name_b": f"{fb} {rng.choice(LAST_NAMES)}",
+                "numbers": [random_number(rng), random_number(rng)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key, number in zip(("name_a", "name_b"), params["numbers"], strict=True):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=number)
+
+    def count(self, phone: Phone, params: dict[str, Any]) -> int | None:
+        a, b = list_index(phone, params["name_a"]), list_index(phone, params["name_b"])
+        return None if a is None or b is None else abs(b - a) - 1
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        n = self.count(phone, params)
+        return 1.0 if n is not None and answer_matches(answer, str(n)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_main(phone, obs)
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        for key in ("name_a", "name_b"):  # scroll to the first name, then down to the second, counting
+            name = params[key]
+
+            def show(n: str = name) -> Action | None:
+                if find(obs, text=n, resource_id="contact_row") is not None:
+                    return None
+                return scroll_toward(phone, obs, text=n, resource_id="contact_row") or BACK
+            step = look_first(phone, f"{self.name}:{key}", show)
+            if step is not None:
+                return step
+        n = self.count(phone, params)
+        if n is None:
+            raise TaskError("oracle: the two contacts are not in the list once each")
+        return answer(str(n))
+
+
+@register_task
+class QueryDuplicatedName(TaskTemplate):
+    name = "contacts_query_duplicated_name"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "One person is saved twice in my contacts, under exactly the same name. Who is it? Answer with the name."
+    goal_phrasings = ("Someone appears twice in my contacts list with the same name. Tell me the name.",
+                      "Could you find the contact that's listed two times in Contacts and tell me who it is?",
+                      "Which name is in my contacts twice?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"number": random_number(rng)}
+
+    def setup(self, phone: Phone, params: dict[str, Any], rng: random.Random | None = None) -> None:
+        assert rng is not None
+        named = [c for c in live_contacts(phone) if " " in c["display_name"]]
+        info = contact_info(phone, rng.choice(named)["_id"])
+        remove_contacts_with_number(phone, params["number"])
+        add_contact(phone, info["first"], info["last"], number=params["number"])  # a second entry, another number
+
+    def twice(self, phone: Phone) -> str | None:
+        names = [" ".join(c["display_name"].split()) for c in live_contacts(phone)]
+        dups = sorted({n for n in names if names.count(n) > 1})
+        return dups[0] if len(dups) == 1 else None
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        dup = self.twice(phone)
+        if dup is None or not answer_matches(answer, dup):
+            return 0.0
+        others = {c["display_name"] for c in live_contacts(phone)} - {dup}
+        return 0.0 if any(answer_matches(answer, n) for n in others) else 1.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        from droidverify.env.sim.env import probe_scroll
+
+        dup = self.twice(phone)
+        if dup is None:
+            raise TaskError("oracle: no name is saved twice")
+        step = to_main(phone, obs)
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        if len(find_all(obs, text=dup, resource_id="contact_row")) >= 2:  # both rows seen
+            return answer(dup)
+        direction = probe_scroll(phone, lambda o: len(find_all(o, text=dup, resource_id="contact_row")) >= 2)
+        if direction is None:
+            raise TaskError("oracle: the two entries never show together")
+        return Action(action_type="scroll", direction=direction)
+

@@ -41,8 +41,10 @@ from droidverify.tasks.helpers import (
     dismiss_popups,
     dollars,
     find,
+    look_first,
     money_matches,
     navigate,
+    normalize_answer,
     open_app,
     scroll_toward,
     type_in,
@@ -2420,3 +2422,701 @@ class QueryCountOverAmount(TaskTemplate):
         items = self._items(phone)
         oldest = items[-1]["date"].date() if items else None
         return list_answer(phone, obs, oldest, str(self._count(phone, params)))
+
+
+# ---- fourth batch: conditional and partly-done edits, odd-one-out fixes, property targets, bulk edits by note,
+# ---- derived dates and amounts, yes/no, ranking, day gaps and list neighbours --------------------------------
+OVER_NOTE, UNDER_NOTE = "over budget", "within budget"
+BUDGETS = ("40.00", "60.00", "80.00", "100.00", "120.00", "150.00", "200.00")
+TAG_NOTES = {"reimbursable": "not reimbursable", "client visit": "client visit cancelled",
+             "work trip": "work trip snacks", "tax deductible": "not tax deductible"}
+SET_ASIDE = ("Savings transfer", "Emergency fund", "Charity pledge")
+
+
+def on_edit(phone: Phone, expense_id: int | None) -> bool:
+    """Whether the add/edit form of ``expense_id`` (None: a new expense) is the top screen of Expenses."""
+    scr = phone.screen
+    return phone.foreground == APP and scr is not None and scr.name == "edit" \
+        and scr.args.get("expense_id") == expense_id
+
+
+def edit_row_action(phone: Phone, obs: Observation, expense_id: int, via: str | None = None,
+                    **want: Any) -> Action:
+    """Next action editing one expense toward ``want`` (fill_form's keys), reaching it through the list
+    (filtered by the category ``via`` when given) told apart by name and amount."""
+    if on_edit(phone, expense_id):
+        return fill_form(phone, obs, **want)
+    if on_screen(phone, "detail", expense_id=expense_id):
+        return click(obs, resource_id="btn_edit") or BACK
+    rows = expenses(phone, "expense_id = ?", (expense_id,))
+    if not rows:
+        raise TaskError(f"oracle: expense {expense_id} is gone")
+    e = rows[0]
+    if via is not None:
+        if phone.foreground == APP and phone.screen is not None and phone.screen.name != "main" \
+                and phone.dialog is None:
+            return BACK
+        step = filtered_list(phone, obs, via)
+        if step is not None:
+            return step
+        return click_or_scroll(phone, obs, **row_of(e["name"], e["amount_cents"]))
+    return open_expense(phone, obs, expense_id, e["name"], e["amount_cents"]) or \
+        click(obs, resource_id="btn_edit") or BACK
+
+
+_DATE_TEXT = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?"
+                        r"(?:,?\s+\d{4})?|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b", re.IGNORECASE)
+
+
+def answer_numbers(text: str) -> list[str]:
+    """The plain numbers of an answer, dates ("Oct 3", "2024-10-03"), money amounts and times of day left out."""
+    text = _DATE_TEXT.sub(" ", _TIME.sub(" ", text))
+    return [n.replace(",", "") for n in NUMBER.findall(_MONEY_TEXT.sub(" ", text))]
+
+
+@register_task
+class NoteByBudget(TaskTemplate):
+    name = "expenses_note_by_budget"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("Check my {category} spending this month in Expenses. If it is more than ${budget}, add the "
+                     "note \"over budget\" to my \"{name}\" expense; otherwise give it the note \"within budget\".")
+    goal_phrasings = (
+        ("Have I spent over ${budget} on {category} this month? Depending on that, note my \"{name}\" expense as "
+         "\"over budget\" or \"within budget\" in the Expenses app."),
+        ("Budget check for {category}, this month's limit ${budget}: if I went past it, put \"over budget\" in the "
+         "note of \"{name}\", else put \"within budget\" there."),
+        "Expenses: note on \"{name}\" := \"over budget\" if this month's {category} total > ${budget}, else \"within budget\".",
+    )
+    CATS: ClassVar[tuple[str, ...]] = tuple(c for c in CATEGORIES if items_in(c))
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cat = rng.choice(self.CATS)
+        day = TODAY.replace(day=rng.randint(1, TODAY.day))
+        return {"category": cat, "name": rng.choice(items_in(cat)), "amount": dollars(pick_cents(rng)),
+                "day": day.isoformat(), "budget": rng.choice(BUDGETS)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> tuple[int, str]:
+        """(id, wanted note) from the starting rows: this month's total in the category against the budget."""
+        rows = baseline_rows(phone, self, params, EXPENSE_SQL)
+        month = TODAY.isoformat()[:7]
+        total = sum(r[2] for r in rows if r[3] == params["category"] and r[5][:7] == month)
+        eid = next((r[0] for r in rows if r[1] == params["name"]), None)
+        if eid is None:
+            raise TaskError(f"oracle: no expense named {params['name']!r}")
+        return eid, OVER_NOTE if total > (parse_money(params["budget"]) or 0) else UNDER_NOTE
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        eid, note = self.target(phone, params)
+        ok = not added and not removed and len(changed) == 1 and changed[0][0][0] == eid and same_but(
+            changed[0][0], changed[0][1], note=note)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        eid, note = self.target(phone, params)
+        # the filtered list shows this month's total for the category on its summary card
+        return edit_row_action(phone, obs, eid, via=params["category"], note=note)
+
+
+@register_task
+class FixOddCategoryOut(TaskTemplate):
+    name = "expenses_fix_odd_category_out"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("All my \"{name}\" expenses should be in one category, but one of them was filed differently "
+                     "from the rest. Move that one to the category the others share.")
+    goal_phrasings = (
+        "Could you find the \"{name}\" entry in Expenses whose category doesn't match the other \"{name}\" entries, and fix it?",
+        "One \"{name}\" expense is the odd one out category-wise. Give it the same category as my other \"{name}\" expenses.",
+        "Expenses: make every \"{name}\" share the category most of them already have (only one needs fixing).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        wrong = rng.choice([c for c in CATEGORIES if c != cat])
+        cents = rng.sample([c for c in (parse_money(a) for a in AMOUNTS) if c is not None], 4)
+        days = [(TODAY - timedelta(days=d)).isoformat() for d in sorted(rng.sample(range(1, 25), 3))]
+        return {"name": name, "category": cat, "wrong_category": wrong, "amounts": [dollars(c) for c in cents[:3]],
+                "days": days, "odd": rng.randrange(3), "lookalike": name + rng.choice(DECOY_SUFFIXES),
+                "lookalike_amount": dollars(cents[3])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM expense WHERE name IN (?, ?)", (params["name"], params["lookalike"]))
+        for i, (amount, day) in enumerate(zip(params["amounts"], params["days"])):
+            cat = params["wrong_category"] if i == params["odd"] else params["category"]
+            add_expense(phone, params["name"], parse_money(amount) or 0, cat,
+                        datetime.fromisoformat(day).replace(hour=12, minute=30))
+        # a look-alike filed like the odd one: it is not a "{name}" and stays where it is
+        plant(phone, params["lookalike"], parse_money(params["lookalike_amount"]) or 0, params["wrong_category"],
+              params["days"][params["odd"]])
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> int:
+        rows = [r for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[1] == params["name"]]
+        odd = [r[0] for r in rows if r[3] != params["category"]]
+        if len(odd) != 1:
+            raise TaskError(f"oracle: no single odd {params['name']!r}")
+        return odd[0]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not removed and len(changed) == 1 and changed[0][0][0] == self.target(phone, params) \
+            and same_but(changed[0][0], changed[0][1], category=params["category"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return edit_row_action(phone, obs, self.target(phone, params), category=params["category"])
+
+
+@register_task
+class LogMissingReceipts(TaskTemplate):
+    name = "expenses_log_missing_receipts"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("I'm entering today's receipts: \"{name1}\" ${amount1} ({category1}), \"{name2}\" ${amount2} "
+                     "({category2}) and \"{name3}\" ${amount3} ({category3}). Some are already in Expenses for today; "
+                     "add only the missing ones so each is logged once for today.")
+    goal_phrasings = (
+        ("Make sure today's \"{name1}\" (${amount1}, {category1}), \"{name2}\" (${amount2}, {category2}) and "
+         "\"{name3}\" (${amount3}, {category3}) are each in Expenses exactly once. I logged some of them already."),
+        ("Could you finish logging today's purchases? \"{name1}\" ${amount1} {category1}, \"{name2}\" ${amount2} "
+         "{category2}, \"{name3}\" ${amount3} {category3}. Don't add the ones that are already there for today."),
+        ("Expenses, today: \"{name1}\" ${amount1} ({category1}); \"{name2}\" ${amount2} ({category2}); \"{name3}\" "
+         "${amount3} ({category3}). Add whichever are missing, no duplicates."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        items = rng.sample(ITEMS, 3)
+        p: dict[str, Any] = {}
+        for i, (n, c) in enumerate(items, 1):
+            p.update({f"name{i}": n, f"category{i}": c, f"amount{i}": dollars(pick_cents(rng))})
+        logged = sorted(rng.sample((1, 2, 3), rng.choice((1, 2))))
+        missing = [i for i in (1, 2, 3) if i not in logged]
+        old = TODAY - timedelta(days=rng.randint(2, 12))
+        # one of the missing ones was also bought on an older day: that entry is not today's
+        p.update(logged=logged, older=rng.choice(missing), older_day=old.isoformat())
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM expense WHERE name IN (?, ?, ?)", tuple(params[f"name{i}"] for i in (1, 2, 3)))
+        i = params["older"]
+        add_expense(phone, params[f"name{i}"], parse_money(params[f"amount{i}"]) or 0, params[f"category{i}"],
+                    datetime.fromisoformat(params["older_day"]).replace(hour=12, minute=30))
+        for i in params["logged"]:
+            add_expense(phone, params[f"name{i}"], parse_money(params[f"amount{i}"]) or 0, params[f"category{i}"],
+                        datetime.combine(TODAY, datetime.min.time()).replace(hour=8, minute=40))
+
+    def wants(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"name": params[f"name{i}"], "cents": parse_money(params[f"amount{i}"]),
+                 "category": params[f"category{i}"], "day": TODAY} for i in (1, 2, 3) if i not in params["logged"]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        wants = self.wants(params)
+        ok = not removed and not changed and len(added) == len(wants) and all(
+            sum(row_is(r, w["name"], w["cents"], w["category"], TODAY.isoformat()) for r in added) == 1
+            for w in wants)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        for w in self.wants(params):
+            today = [e for e in expenses(phone, "e.name = ?", (w["name"],)) if e["date"].date() == TODAY]
+            if not today:
+                return add_form(phone, obs, **w)
+        return COMPLETE
+
+
+@register_task
+class NoteOldestInCategory(TaskTemplate):
+    name = "expenses_note_oldest_in_category"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 9
+    goal_template = "Add the note \"{note}\" to my oldest {category} expense in Expenses (the earliest one in that category)."
+    goal_phrasings = (
+        "Could you find the very first {category} expense I logged and put the note \"{note}\" on it?",
+        "My earliest {category} purchase in the Expenses app needs the note \"{note}\".",
+        "Expenses: note \"{note}\" on the oldest {category} entry.",
+    )
+    OLDEST_SQL: ClassVar[str] = ("SELECT e.expense_id, e.created_date FROM expense e JOIN category c USING(category_id) "
+                                 "WHERE c.name = ? ORDER BY e.created_date, e.expense_id")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cat = rng.choice([c for c in CATEGORIES if items_in(c)])
+        day = TODAY - timedelta(days=rng.randint(0, 10))
+        return {"category": cat, "name": rng.choice(items_in(cat)), "amount": dollars(pick_cents(rng)),
+                "day": day.isoformat(), "note": rng.choice(("checked", "first one", "keep receipt", "audited"))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # a recent one in the category (its newest): the list opens on it, the oldest is at the bottom
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        sql = self.OLDEST_SQL.replace("?", "'" + params["category"].replace("'", "''") + "'")
+        rows = baseline_rows(phone, self, params, sql)
+        if not rows:
+            raise TaskError(f"oracle: no {params['category']} expense")
+        return {r[0] for r in rows if r[1] == rows[0][1]}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not removed and len(changed) == 1 and changed[0][0][0] in self.targets(phone, params) \
+            and same_but(changed[0][0], changed[0][1], note=params["note"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        eid = min(self.targets(phone, params))
+        return edit_row_action(phone, obs, eid, via=params["category"], note=params["note"])
+
+
+@register_task
+class RedateDaysAfter(TaskTemplate):
+    name = "expenses_redate_days_after"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("\"{name}\" has the wrong date in Expenses: I paid it {n} days after my \"{ref}\" purchase. Change "
+                     "its date to {n} days after the date of \"{ref}\".")
+    goal_phrasings = (
+        "Could you re-date my \"{name}\" expense so it falls {n} days after the day of my \"{ref}\" expense?",
+        "I bought \"{name}\" {n} days later than \"{ref}\". Look up when \"{ref}\" was and fix the date of \"{name}\" to match.",
+        "Expenses: date of \"{name}\" := date of \"{ref}\" + {n} days.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (name, cat), (ref, ref_cat) = rng.sample(ITEMS, 2)
+        n = rng.randint(2, 9)
+        ref_day = TODAY - timedelta(days=rng.randint(n + 1, 40))
+        new = ref_day + timedelta(days=n)
+        wrong = rng.choice([new - timedelta(days=k) for k in (1, 2, 3)] + [ref_day, new + timedelta(days=1)])
+        return {"name": name, "category": cat, "amount": dollars(pick_cents(rng)), "day": wrong.isoformat(),
+                "ref": ref, "ref_category": ref_cat, "ref_amount": dollars(pick_cents(rng)),
+                "ref_day": ref_day.isoformat(), "n": n}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["ref"], parse_money(params["ref_amount"]) or 0, params["ref_category"], params["ref_day"])
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def new_day(self, params: dict[str, Any]) -> date:
+        return date.fromisoformat(params["ref_day"]) + timedelta(days=int(params["n"]))
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> int:
+        eid = next((r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[1] == params["name"]), None)
+        if eid is None:
+            raise TaskError(f"oracle: no expense named {params['name']!r}")
+        return eid
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not removed and len(changed) == 1 and changed[0][0][0] == self.target(phone, params) \
+            and same_but(changed[0][0], changed[0][1], day=self.new_day(params).isoformat())
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        eid = self.target(phone, params)
+        ref = find_expense(phone, params["ref"])
+        if ref is not None and not on_edit(phone, eid):
+            # read the reference's date on its detail screen first
+            step = look_first(phone, f"expenses ref {ref['expense_id']}",
+                              lambda: open_expense(phone, obs, ref["expense_id"], params["ref"]))
+            if step is not None:
+                return step
+        return edit_row_action(phone, obs, eid, day=self.new_day(params))
+
+
+@register_task
+class AddPercentOfMonth(TaskTemplate):
+    name = "expenses_add_percent_of_month"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("I set aside {percent}% of what I spent in {month} {year}. Log that in Expenses as \"{name}\" "
+                     "({category}) for today, for {percent}% of my {month} {year} total, rounded to the cent.")
+    goal_phrasings = (
+        ("Could you add an expense \"{name}\" under {category}, dated today, worth {percent}% of my total "
+         "{month} {year} spending (to the cent)?"),
+        ("Work out {percent}% of everything I spent in {month} {year} according to Expenses, and record it as "
+         "today's \"{name}\" ({category})."),
+        "Expenses: new \"{name}\" ({category}) today = {percent}% of the {month} {year} total, rounded to cents.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        m = rng.choice((7, 8, 9))
+        return {"name": rng.choice(SET_ASIDE), "category": "Other", "percent": rng.choice((5, 10, 15, 20)),
+                "month": _month_name(m), "month_num": m, "year": 2024}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM expense WHERE name=?", (params["name"],))
+
+    def allowed(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        """Cents accepted: the share rounded half up or cut down to the cent (of the starting total)."""
+        month = f"{params['year']}-{params['month_num']:02d}"
+        total = sum(r[2] for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[5][:7] == month)
+        exact = Decimal(total) * int(params["percent"]) / 100
+        return {int(exact), int(exact + Decimal("0.5"))}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = len(added) == 1 and not removed and not changed and added[0][2] in self.allowed(phone, params) \
+            and row_is(added[0], params["name"], added[0][2], params["category"], TODAY.isoformat())
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if not on_edit(phone, None):
+            # read the month's total on the Statistics screen first
+            step = look_first(phone, f"expenses stats {params['year']}-{params['month_num']}",
+                              lambda: stats_screen(phone, obs, params["year"], params["month_num"]))
+            if step is not None:
+                return step
+        cents = max(self.allowed(phone, params))
+        return add_form(phone, obs, name=params["name"], cents=cents, category=params["category"], day=TODAY)
+
+
+@register_task
+class DeletePricierTwin(TaskTemplate):
+    name = "expenses_delete_pricier_twin"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("On {day_text} I logged \"{name}\" twice with different amounts; only the cheaper one is right. "
+                     "Delete the more expensive of those two and keep every other \"{name}\".")
+    goal_phrasings = (
+        "There are two \"{name}\" entries dated {day_text}. Remove the pricier one; the cheaper one is correct.",
+        ("Could you delete the higher of the two \"{name}\" amounts from {day_text} in Expenses? Other days' "
+         "\"{name}\" entries stay."),
+        "Expenses: of the two \"{name}\" on {day_text}, delete the more expensive one.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        pool = sorted(c for c in (parse_money(a) for a in AMOUNTS) if c is not None)
+        low, high, top = sorted(rng.sample(pool, 3))
+        day = TODAY - timedelta(days=rng.randint(1, 20))
+        other = day - timedelta(days=rng.randint(1, 6))
+        # the pricier of the day first or second on the list (same time of day: the newer row is on top)
+        return {"name": name, "category": cat, "day": day.isoformat(), "day_text": day_text(day),
+                "amounts": [dollars(c) for c in rng.sample([low, high], 2)], "other_day": other.isoformat(),
+                "other_amount": dollars(top)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM expense WHERE name=?", (params["name"],))
+        add_expense(phone, params["name"], parse_money(params["other_amount"]) or 0, params["category"],
+                    datetime.fromisoformat(params["other_day"]).replace(hour=12, minute=30))
+        for amount in params["amounts"]:
+            add_expense(phone, params["name"], parse_money(amount) or 0, params["category"],
+                        datetime.fromisoformat(params["day"]).replace(hour=12, minute=30))
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> int:
+        rows = [r for r in baseline_rows(phone, self, params, EXPENSE_SQL)
+                if r[1] == params["name"] and r[5] == params["day"]]
+        if len(rows) != 2 or rows[0][2] == rows[1][2]:
+            raise TaskError(f"oracle: no two {params['name']!r} of different amounts on {params['day']}")
+        return max(rows, key=lambda r: r[2])[0]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not changed and [r[0] for r in removed] == [self.target(phone, params)]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return delete_rows_action(phone, obs, {self.target(phone, params)})
+
+
+@register_task
+class RecategorizeByNote(TaskTemplate):
+    name = "expenses_recategorize_by_note"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 14
+    goal_template = ("Every expense whose note is exactly \"{note}\" belongs in {new_category}. Move each of them to "
+                     "{new_category} in Expenses and leave everything else alone.")
+    goal_phrasings = (
+        "Could you go through Expenses and put every entry with the note \"{note}\" into the {new_category} category?",
+        ("All the expenses I noted as \"{note}\" should be filed under {new_category}. Please recategorise just "
+         "those (notes that only look similar don't count)."),
+        "Expenses: category := {new_category} for each expense with the note \"{note}\".",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        note = rng.choice(sorted(TAG_NOTES))
+        new = rng.choice(("Bills", "Other", "Education", "Health"))
+        pool = [(n, c) for n, c in ITEMS if c != new]
+        picked = rng.sample(pool, 3)
+        cents = rng.sample([c for c in (parse_money(a) for a in AMOUNTS) if c is not None], 3)
+        days = [(TODAY - timedelta(days=d)).isoformat() for d in sorted(rng.sample(range(21), 3))]
+        rows = [[n, c, dollars(a), d] for (n, c), a, d in zip(picked, cents, days)]
+        return {"note": note, "new_category": new, "tagged": rows[:2], "similar": rows[2],
+                "similar_note": TAG_NOTES[note]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for name, cat, amount, day in params["tagged"]:
+            plant(phone, name, parse_money(amount) or 0, cat, day, params["note"])
+        name, cat, amount, day = params["similar"]
+        plant(phone, name, parse_money(amount) or 0, cat, day, params["similar_note"])
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        return {r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[4] == params["note"]}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        want = self.targets(phone, params)
+        ok = not added and not removed and {old[0] for old, _ in changed} == want and len(changed) == len(want) \
+            and all(same_but(old, new, category=params["new_category"]) for old, new in changed)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        ids, new = self.targets(phone, params), params["new_category"]
+        for eid in ids:
+            if on_edit(phone, eid):
+                return fill_form(phone, obs, category=new)
+        todo = sorted(e["expense_id"] for e in expenses(phone) if e["expense_id"] in ids and e["category"] != new)
+        if not todo:
+            return COMPLETE
+        for eid in todo:
+            if on_screen(phone, "detail", expense_id=eid):
+                return click(obs, resource_id="btn_edit") or BACK
+        return edit_row_action(phone, obs, todo[0], category=new)
+
+
+# ---- fourth batch: questions (yes/no, ranking, a day count, a list neighbour) ---------------------------------
+YES_NO = re.compile(r"\b(yes|no|yeah|yep|nope|not)\b")
+
+
+def yes_no(text: str | None) -> bool | None:
+    """True for a plain yes, False for a plain no, None when the answer says neither or both."""
+    if text is None:
+        return None
+    words = set(YES_NO.findall(text.lower()))
+    yes, no = bool(words & {"yes", "yeah", "yep"}), bool(words & {"no", "nope", "not"})
+    return None if yes == no else yes
+
+
+@register_task
+class QueryLoggedOnDay(TaskTemplate):
+    name = "expenses_query_logged_on_day"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 3
+    goal_template = "Did I log \"{name}\" on {asked_text} in Expenses? Answer yes or no."
+    goal_phrasings = (
+        "Is there a \"{name}\" expense dated {asked_text}? Just say yes or no.",
+        "Could you check whether I already recorded \"{name}\" for {asked_text}? Yes or no.",
+        "\"{name}\" logged on {asked_text}: yes/no?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        day = TODAY - timedelta(days=rng.randint(3, 20))
+        asked = day if rng.random() < 0.5 else day + timedelta(days=rng.choice((-2, -1, 1, 2)))
+        return {"name": name, "category": cat, "amount": dollars(pick_cents(rng)), "day": day.isoformat(),
+                "asked": asked.isoformat(), "asked_text": day_text(asked)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # logged once, on the asked day or a day or two off it
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def truth(self, phone: Phone, params: dict[str, Any]) -> bool:
+        return any(e["date"].date().isoformat() == params["asked"]
+                   for e in expenses(phone, "e.name = ?", (params["name"],)))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        said = yes_no(answer)
+        return 1.0 if said is not None and said == self.truth(phone, params) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        reply = "yes" if self.truth(phone, params) else "no"
+        e = find_expense(phone, params["name"])
+        if e is None:
+            return answer(reply)
+        # its row under its day's header on the list
+        return list_answer(phone, obs, e["date"].date(), reply)
+
+
+@register_task
+class QueryRankThree(TaskTemplate):
+    name = "expenses_query_rank_three"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = ("Rank my \"{name1}\", \"{name2}\" and \"{name3}\" expenses from cheapest to most expensive. "
+                     "Answer with the three names in that order.")
+    goal_phrasings = (
+        "Order \"{name1}\", \"{name2}\" and \"{name3}\" by how much they cost me, lowest first.",
+        "Could you check Expenses and list \"{name1}\", \"{name2}\", \"{name3}\" from the least to the most expensive?",
+        "Cheapest to priciest: \"{name1}\", \"{name2}\", \"{name3}\"?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        items = rng.sample(ITEMS, 3)
+        cents = rng.sample([c for c in (parse_money(a) for a in AMOUNTS) if c is not None], 3)
+        days = rng.sample(range(16), 3)
+        p: dict[str, Any] = {}
+        for i, ((n, c), a, d) in enumerate(zip(items, cents, days), 1):
+            p.update({f"name{i}": n, f"category{i}": c, f"amount{i}": dollars(a),
+                      f"day{i}": (TODAY - timedelta(days=d)).isoformat()})
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i in (1, 2, 3):
+            plant(phone, params[f"name{i}"], parse_money(params[f"amount{i}"]) or 0, params[f"category{i}"],
+                  params[f"day{i}"])
+
+    def ranked(self, phone: Phone, params: dict[str, Any]) -> list[str]:
+        cents = {}
+        for i in (1, 2, 3):
+            e = find_expense(phone, params[f"name{i}"])
+            cents[params[f"name{i}"]] = e["amount_cents"] if e else -1
+        return sorted(cents, key=lambda n: cents[n])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        text = " ".join(normalize_answer(answer))
+        pos = []
+        for n in self.ranked(phone, params):
+            m = re.search(rf"(?<!\w){re.escape(' '.join(normalize_answer(n)))}(?!\w)", text)
+            if m is None:
+                return 0.0
+            pos.append(m.start())
+        return 1.0 if pos == sorted(pos) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        oldest = min(date.fromisoformat(params[f"day{i}"]) for i in (1, 2, 3))
+        return list_answer(phone, obs, oldest, ", ".join(self.ranked(phone, params)))
+
+
+@register_task
+class QueryDaysBetween(TaskTemplate):
+    name = "expenses_query_days_between"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "How many days apart are my \"{name1}\" and \"{name2}\" expenses? Answer with a number of days."
+    goal_phrasings = (
+        "How many days passed between when I bought \"{name1}\" and when I bought \"{name2}\"?",
+        "Could you check the dates of \"{name1}\" and \"{name2}\" in Expenses and tell me how many days lie between them?",
+        "Days between \"{name1}\" and \"{name2}\" (number)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (n1, c1), (n2, c2) = rng.sample(ITEMS, 2)
+        d1, d2 = rng.sample(range(26), 2)
+        return {"name1": n1, "category1": c1, "amount1": dollars(pick_cents(rng)),
+                "day1": (TODAY - timedelta(days=d1)).isoformat(),
+                "name2": n2, "category2": c2, "amount2": dollars(pick_cents(rng)),
+                "day2": (TODAY - timedelta(days=d2)).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i in (1, 2):
+            plant(phone, params[f"name{i}"], parse_money(params[f"amount{i}"]) or 0, params[f"category{i}"],
+                  params[f"day{i}"])
+
+    def days(self, phone: Phone, params: dict[str, Any]) -> list[date]:
+        out = []
+        for i in (1, 2):
+            e = find_expense(phone, params[f"name{i}"])
+            if e is None:
+                raise TaskError(f"oracle: no expense named {params[f'name{i}']!r}")
+            out.append(e["date"].date())
+        return out
+
+    def gap(self, phone: Phone, params: dict[str, Any]) -> int:
+        a, b = self.days(phone, params)
+        return abs((a - b).days)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None or any(find_expense(phone, params[f"name{i}"]) is None for i in (1, 2)):
+            return 0.0
+        nums = answer_numbers(answer)
+        if not nums:  # "two days"
+            nums = [str(NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", answer.lower()) if w in NUMBER_WORDS]
+        return 1.0 if len(set(nums)) == 1 and Decimal(nums[0]) == self.gap(phone, params) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        days = self.days(phone, params)
+        return list_answer(phone, obs, min(days), str(self.gap(phone, params)))
+
+
+@register_task
+class QueryPreviousPurchase(TaskTemplate):
+    name = "expenses_query_previous_purchase"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "What did I buy right before \"{name}\"? Answer with the name of the expense logged just before it."
+    goal_phrasings = (
+        "Which purchase came immediately before my \"{name}\" expense? Give its name.",
+        "Could you look in Expenses for the expense dated just before \"{name}\" and tell me what it was?",
+        "Expense right before \"{name}\" (name)?",
+    )
+    TIMES_SQL: ClassVar[str] = "SELECT expense_id, name, created_date FROM expense ORDER BY created_date, expense_id"
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        day = TODAY - timedelta(days=rng.randint(2, 20))
+        return {"name": name, "category": cat, "amount": dollars(pick_cents(rng)), "day": day.isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def neighbours(self, phone: Phone, params: dict[str, Any]) -> tuple[list[dict], list[dict]]:
+        """(the expenses just before the named one, those just after it), by date and time, as the app holds them."""
+        items = expenses(phone)
+        me = next((e for e in items if e["name"] == params["name"]), None)
+        if me is None:
+            return [], []
+        t = me["created_date"]
+        before = [e for e in items if e["created_date"] < t]
+        after = [e for e in items if e["created_date"] > t]
+        top = max((e["created_date"] for e in before), default=None)
+        low = min((e["created_date"] for e in after), default=None)
+        return [e for e in before if e["created_date"] == top], [e for e in after if e["created_date"] == low]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before, after = self.neighbours(phone, params)
+        right = {e["name"] for e in before}
+        if answer is None or not any(answer_matches(answer, n) for n in right):
+            return 0.0
+        # naming the one after it too (hedging) fails, unless that name is part of a right one
+        wrong = {e["name"] for e in after} - right
+        wrong = {n for n in wrong if not any(answer_matches(r, n) for r in right)}
+        return 0.0 if any(answer_matches(answer, n) for n in wrong) else 1.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        before, _ = self.neighbours(phone, params)
+        if not before:
+            return answer("nothing")
+        e = before[0]
+        step = main_screen(phone, obs)
+        if step is not None:
+            return step
+        crit = row_of(e["name"], e["amount_cents"])
+        if find(obs, **crit) is None:
+            return scroll_toward(phone, obs, **crit) or answer(e["name"])
+        return answer(e["name"])

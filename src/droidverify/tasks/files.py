@@ -2232,3 +2232,692 @@ class MoveAllExcept(TaskTemplate):
         if not storage.exists(phone, f"{home}/{params['keep']}"):  # moved away by mistake: bring it back
             return gather_into(phone, obs, [params["keep"]], home)
         return gather_into(phone, obs, [posixpath.basename(p) for p in self.sources(params)], f"{ROOT}/{params['dest']}")
+
+
+# ---- round 4: file info reads, derived numbers and names, restore, conditional moves, fix-the-odd-one ------------
+def info_action(phone: Phone, obs: Observation, path: str) -> Action | None:
+    """Next action toward the File info dialog of ``path`` (absolute) in the browser; None once it shows."""
+    dlg = phone.dialog
+    if phone.foreground == APP and dlg is not None and dlg.name == "info" and dlg.data.get("path") == path:
+        return None
+    step = browse_to(phone, obs, posixpath.dirname(path))
+    if step is not None:
+        return step
+    if phone.menu_open:
+        return BACK
+    return item(phone, obs, posixpath.basename(path))
+
+
+def minutes_in(text: str | None) -> int | None:
+    """The one duration an answer states, in minutes ("95", "95 minutes", "1 h 35 min", "1 hour and 35 minutes")."""
+    if not text:
+        return None
+    t = text.lower().replace(",", "")
+    m = re.fullmatch(r"\D*?(\d+)\s*(?:h|hr|hrs|hour|hours)\b\W*(?:and\s+)?(\d+)\s*(?:m|min|mins|minute|minutes)\b\W*",
+                     t)
+    if m:
+        return int(m.group(1)) * 60 + int(m.group(2))
+    nums = re.findall(r"(?<![\w.])\d+(?!\w|\.\d)", t)  # standalone numbers: not the digits of a file name
+    if len(nums) != 1 or re.search(r"\b(?:h|hr|hrs|hour|hours)\b", t):
+        return None
+    return int(nums[0])
+
+
+SAVED_SETS = (("lecture_part1.m4a", "lecture_part2.m4a", "lecture_questions.m4a"),
+              ("scan_page1.pdf", "scan_page2.pdf", "scan_cover.pdf"),
+              ("draft_intro.docx", "draft_conclusion.docx", "draft_outline.docx"),
+              ("receipt_lunch.jpg", "receipt_taxi.jpg", "receipt_hotel.jpg"))
+
+
+@register_task
+class QueryMinutesBetweenSaves(TaskTemplate):
+    name = "files_query_minutes_between_saves"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("{name_a} and {name_b} in {folder} were last modified on the same day. How many minutes after "
+                     "{name_a} was {name_b} modified? Answer with a number of minutes.")
+    goal_phrasings = (
+        ("Check the modified times of {name_a} and {name_b} (both in {folder}): how many minutes later was "
+        "{name_b} saved than {name_a}?"),
+        ("Could you tell me, in minutes, how long after {name_a} the file {name_b} was last changed? Both are "
+        "in my {folder} folder."),
+        "In Files, {folder}: minutes between the last modification of {name_a} and that of {name_b}?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        a, b, c = rng.choice(SAVED_SETS)
+        if rng.random() < 0.5:
+            a, b = b, a
+        day = (DEFAULT_NOW - timedelta(days=rng.randint(3, 40))).replace(hour=rng.randint(8, 15),
+                                                                        minute=rng.randint(0, 59), second=0)
+        gap = rng.randint(12, 250)
+        third = rng.choice([g for g in range(8, 250) if abs(g - gap) >= 5 and g != 2 * gap])
+        return {"folder": rng.choice(("Documents", "Download")), "name_a": a, "name_b": b, "other": c,
+                "at": day.isoformat(), "gap": gap, "other_gap": third,
+                "sizes": [rng.randint(40, 900) * 1000 + rng.randint(0, 999) for _ in range(3)]}
+
+    def paths(self, params: dict[str, Any]) -> list[str]:
+        return [f"{ROOT}/{params['folder']}/{params[k]}" for k in ("name_a", "name_b", "other")]
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        at = datetime.fromisoformat(params["at"])
+        for path, gap, size in zip(self.paths(params), (0, params["gap"], params["other_gap"]), params["sizes"]):
+            plant_at(phone, path, size, at + timedelta(minutes=gap))
+
+    def minutes(self, phone: Phone, params: dict[str, Any]) -> int | None:
+        a, b, _ = self.paths(params)
+        if not (storage.exists(phone, a) and storage.exists(phone, b)):
+            return None
+        return (storage.stat(phone, b).modified - storage.stat(phone, a).modified) // 60
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = self.minutes(phone, params)
+        return 1.0 if want is not None and minutes_in(answer) == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = info_action(phone, obs, self.paths(params)[1])  # its time, next to the first one's (read off state)
+        return step or answer(f"{self.minutes(phone, params)} minutes")
+
+
+SAME_SIZE_NAMES = ("wedding_video_edit.mp4", "insurance_policy.pdf", "holiday_album.zip", "thesis_final.docx",
+                   "house_contract.pdf")
+
+
+@register_task
+class QueryCopiesSameSize(TaskTemplate):
+    name = "files_query_copies_same_size"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = ("I have {name} in both Download and Documents. Are the two copies exactly the same size, down "
+                     "to the byte? Answer yes or no.")
+    goal_phrasings = (
+        "Is the {name} in Documents byte-for-byte the same size as the {name} in Download? Yes or no.",
+        ("Could you compare the exact sizes in bytes of my two copies of {name} (Download and Documents) and tell "
+        "me yes if they match, no if they don't?"),
+        ("Yes or no: do both copies of {name}, the one in Download and the one in Documents, have the same number "
+        "of bytes?"),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        size = rng.randint(1100, 9800) * 1000 + rng.randint(0, 99)
+        same = rng.random() < 0.5
+        # a different copy differs by a few hundred bytes: the list shows the same size, File info does not
+        other = size if same else size + rng.randint(101, 899)
+        return {"name": rng.choice(SAME_SIZE_NAMES), "same": same, "sizes": [size, other]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        size, other = params["sizes"]
+        plant(phone, "Download", params["name"], size, days_ago=12)
+        plant(phone, "Documents", params["name"], other, days_ago=4)
+        stem, ext = posixpath.splitext(params["name"])
+        # a look-alike in Download whose bytes give the opposite answer
+        plant(phone, "Download", f"{stem} (1){ext}", other if not params["same"] else size + 313, days_ago=3)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        paths = [f"{ROOT}/{f}/{params['name']}" for f in ("Download", "Documents")]
+        if not all(storage.exists(phone, p) for p in paths):
+            return 0.0
+        now_same = len({storage.stat(phone, p).size for p in paths}) == 1
+        said = yes_no(answer)
+        return 1.0 if said is not None and said == now_same == params["same"] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = info_action(phone, obs, f"{ROOT}/Documents/{params['name']}")
+        if step is not None:
+            return step
+        sizes = {storage.stat(phone, f"{ROOT}/{f}/{params['name']}").size for f in ("Download", "Documents")}
+        return answer("Yes" if len(sizes) == 1 else "No")
+
+
+COUNT_FOLDERS = (("Scans", "scan"), ("Statements", "statement"), ("Payslips", "payslip"), ("Lecture slides", "slides"))
+
+
+@register_task
+class QueryCountModifiedBefore(TaskTemplate):
+    name = "files_query_count_modified_before"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("How many files in Documents/{folder} were last modified before {date_text}? "
+                     "Answer with a number.")
+    goal_phrasings = (
+        "Count the files in my Documents/{folder} folder whose modified date is earlier than {date_text}.",
+        "Could you check Documents/{folder} and tell me how many of its files are dated before {date_text}?",
+        "Number of files in Documents/{folder} last changed before {date_text} (that day itself doesn't count)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        folder, stem = rng.choice(COUNT_FOLDERS)
+        cut = rng.randint(40, 120)  # days ago; files the day before and the day after it are the near misses
+        n = rng.randint(12, 15)
+        days = [cut + 1, cut - 1] + rng.sample(sorted(set(range(5, 200)) - {cut - 1, cut, cut + 1}), n - 2)
+        rng.shuffle(days)
+        day = DEFAULT_NOW - timedelta(days=cut)
+        return {"folder": folder, "stem": stem, "cut": cut, "days": days,
+                "date_text": f"{MONTHS_LONG[day.month - 1]} {day.day}, {day.year}"}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        for i, d in enumerate(params["days"], 1):
+            when = (DEFAULT_NOW - timedelta(days=d)).replace(hour=11, minute=(7 * i) % 60)
+            plant_at(phone, f"{ROOT}/Documents/{params['folder']}/{params['stem']}_{i:02d}.pdf",
+                     60_000 + 7_919 * i, when)
+
+    def count(self, phone: Phone, params: dict[str, Any]) -> int:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        cut = (DEFAULT_NOW - timedelta(days=params["cut"])).date()
+        return sum(1 for e in files_in(phone, f"{ROOT}/Documents/{params['folder']}") if e.modified_dt.date() < cut)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None or len(re.findall(r"\d+", answer)) != 1:
+            return 0.0
+        return 1.0 if answer_matches(answer, str(self.count(phone, params))) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        folder = f"{ROOT}/Documents/{params['folder']}"
+        step = show_rows(phone, obs, folder, [e.name for e in storage.list_dir(phone, folder)][-1:])
+        return step or answer(str(self.count(phone, params)))
+
+
+TOTAL_FOLDERS = ("Lectures", "Podcasts", "Wallpapers", "Voice notes", "Manuals", "Comics")
+
+
+@register_task
+class QueryBiggerFolderTotal(TaskTemplate):
+    name = "files_query_bigger_folder_total"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("Which folder takes up more space in total: Documents/{folder_a} or Documents/{folder_b}? "
+                     "Answer with the folder name.")
+    goal_phrasings = (
+        ("Add up the file sizes in Documents/{folder_a} and in Documents/{folder_b}: which of the two folders is "
+        "bigger overall?"),
+        "Could you work out whether Documents/{folder_a} or Documents/{folder_b} uses more storage altogether?",
+        "Between my Documents folders {folder_a} and {folder_b}, which holds more megabytes in total?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = rng.sample(TOTAL_FOLDERS, 2)
+        many, few = rng.sample((a, b), 2)
+        many_wins = rng.random() < 0.5  # the folder with more files is not always the bigger one
+        if many_wins:
+            many_sizes = [rng.randint(800, 1500) * 1000 + rng.randint(0, 999) for _ in range(rng.randint(5, 7))]
+            few_sizes = [rng.randint(500, 1200) * 1000 + rng.randint(0, 999) for _ in range(2)]
+        else:
+            many_sizes = [rng.randint(100, 400) * 1000 + rng.randint(0, 999) for _ in range(rng.randint(5, 7))]
+            few_sizes = [rng.randint(3000, 8000) * 1000 + rng.randint(0, 999) for _ in range(2)]
+        return {"folder_a": a, "folder_b": b,
+                "files": {many: [[f"part_{i:02d}.bin", s] for i, s in enumerate(many_sizes, 1)],
+                          few: [[f"item_{i:02d}.bin", s] for i, s in enumerate(few_sizes, 1)]}}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for folder, files in params["files"].items():
+            for i, (name, size) in enumerate(files):
+                plant(phone, f"Documents/{folder}", name, size, days_ago=10 + i)
+
+    def totals(self, phone: Phone, params: dict[str, Any]) -> dict[str, int]:
+        out = {}
+        for k in ("folder_a", "folder_b"):
+            path = f"{ROOT}/Documents/{params[k]}"
+            out[params[k]] = sum(e.size for e in storage.walk(phone, path) if not e.is_dir) \
+                if storage.is_dir(phone, path) else -1
+        return out
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        totals = self.totals(phone, params)
+        if answer is None or min(totals.values()) < 0:
+            return 0.0
+        big, small = sorted(totals, key=lambda n: -totals[n])
+        said = answer.replace("/", " ")  # "Documents/Comics" names the folder too
+        return 1.0 if answer_matches(said, big) and not answer_matches(said, small) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        # read folder a's list, then search for folder b and open it from the results
+        a, b = f"{ROOT}/Documents/{params['folder_a']}", f"{ROOT}/Documents/{params['folder_b']}"
+        scr = phone.screen
+        here = phone.foreground == APP and scr is not None and phone.dialog is None and not phone.menu_open
+        if here and scr.name == "main" and not scr.state.get("selected") and scr.state.get("path") == b:
+            totals = self.totals(phone, params)
+            step = show_rows(phone, obs, b, [e.name for e in storage.list_dir(phone, b)][-1:])
+            return step or answer(max(totals, key=lambda n: totals[n]))
+        if here and scr.name == "search":
+            return searching(phone, obs, params["folder_b"]) or item(phone, obs, params["folder_b"])
+        step = show_rows(phone, obs, a, [e.name for e in storage.list_dir(phone, a)][-1:])
+        return step or click(obs, desc="Search") or BACK
+
+
+@register_task
+class RenameWithModifiedDate(PlantTemplate):
+    name = "files_rename_with_modified_date"
+    optimal_steps = 8
+    goal_template = ("Add the last-modified date to the name of {name} in {folder}: rename it to "
+                     "{stem}_YYYY-MM-DD{ext}, with the date the Files app shows for the file.")
+    goal_phrasings = (
+        "Rename {folder}/{name} to {stem}_YYYY-MM-DD{ext}, filling in the date it was last modified.",
+        ("Could you put the file's modified date into its name? {name} (in {folder}) should become "
+        "{stem}_YYYY-MM-DD{ext}."),
+        ("In Files, check when {name} in {folder} was last changed and rename it {stem}_YYYY-MM-DD{ext} with that "
+        "date."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        p = super().generate_params(rng)
+        p["stem"], p["ext"] = posixpath.splitext(p["name"])
+        p["days_ago"] = rng.randint(10, 300)
+        p["other_days_ago"] = p["days_ago"] + rng.choice((-7, -1, 1, 30))
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        when = (DEFAULT_NOW - timedelta(days=params["days_ago"])).replace(hour=13, minute=5)
+        plant_at(phone, self.src(params), params["size"], when)
+        other = (DEFAULT_NOW - timedelta(days=params["other_days_ago"])).replace(hour=10, minute=40)
+        plant_at(phone, f"{ROOT}/{params['folder']}/{params['stem']} (1){params['ext']}", params["size"] + 2_048,
+                 other)  # an older/newer download of it, with another date
+
+    def new_name(self, params: dict[str, Any]) -> str:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        day = DEFAULT_NOW - timedelta(days=params["days_ago"])
+        return f"{params['stem']}_{day:%Y-%m-%d}{params['ext']}"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = (f"{ROOT}/{params['folder']}/{self.new_name(params)}", 0, params["size"])
+        return 1.0 if changed_exactly(phone, self, params, [self.src(params)], [want]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return rename_action(phone, obs, self.src(params), self.new_name(params))
+
+
+RESTORABLE = (("household_budget.xlsx", "Documents", 20, 90), ("family_tree.pdf", "Download", 200, 900),
+              ("wedding_vows.docx", "Documents", 15, 60), ("recipe_book.pdf", "Download", 300, 2400),
+              ("band_logo.png", "Pictures", 100, 800))
+
+
+@register_task
+class RestoreFromBackup(TaskTemplate):
+    name = "files_restore_from_backup"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 14
+    goal_template = ("{name} in {folder} got corrupted and is now empty (0 B). Restore it from the copy in "
+                     "Documents/Backups, and keep the backup there too.")
+    goal_phrasings = (
+        "My {folder}/{name} shows 0 B now. Replace it with the good copy from Documents/Backups (the backup stays).",
+        ("Could you bring back {name} in {folder}? It's an empty file now; there's an intact copy in "
+        "Documents/Backups that should also remain."),
+        "Using Files, restore the broken {name} in {folder} from Documents/Backups without removing the backup.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, folder, lo, hi = rng.choice(RESTORABLE)
+        size = rng.randint(lo, hi) * 1000 + rng.randint(0, 999)
+        return {"name": name, "folder": folder, "size": size,
+                "old_size": size - rng.randint(3, 12) * 1000 - 211}
+
+    def paths(self, params: dict[str, Any]) -> tuple[str, str]:
+        return f"{ROOT}/{params['folder']}/{params['name']}", f"{ROOT}/Documents/Backups/{params['name']}"
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        stem, ext = posixpath.splitext(params["name"])
+        plant(phone, params["folder"], params["name"], 0, days_ago=1)
+        plant(phone, "Documents/Backups", params["name"], params["size"], days_ago=20)
+        plant(phone, "Documents/Backups", f"{stem}_old{ext}", params["old_size"], days_ago=90)  # an older version
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        broken, _ = self.paths(params)
+        a, r, c = files_diff(phone, self, params)
+        ok = not a and not r and [(old, new) for old, new in c] == [((broken, 0, 0), (broken, 0, params["size"]))]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        broken, backup = self.paths(params)
+        if not storage.exists(phone, backup):
+            raise TaskError(f"oracle: the backup {backup!r} is gone")
+        if storage.exists(phone, broken) and storage.stat(phone, broken).size != params["size"]:
+            return delete_action(phone, obs, [broken])
+        if not storage.exists(phone, broken):
+            return transfer_action(phone, obs, [backup], f"{ROOT}/{params['folder']}", "copy")
+        return BACK
+
+
+FINISH_SETS = (("Tax 2024", ("W2_form.pdf", "donation_receipt.pdf", "mortgage_statement.pdf", "daycare_invoice.pdf")),
+               ("Trip to Rome", ("flight_tickets.pdf", "hotel_booking.pdf", "museum_pass.pdf", "train_rome.pdf")),
+               ("New job", ("offer_letter.pdf", "signed_contract.pdf", "benefits_guide.pdf", "badge_photo.jpg")))
+
+
+@register_task
+class FinishMovingToFolder(TaskTemplate):
+    name = "files_finish_moving_to_folder"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 15
+    goal_template = ("I was moving {list_text} from Download to Documents/{dest_name} and got interrupted. Finish "
+                     "the job: each of them should be in Documents/{dest_name} and no longer in Download.")
+    goal_phrasings = (
+        ("Some of {list_text} already made it from Download into Documents/{dest_name}. Complete the move so all of "
+        "them are in Documents/{dest_name} and none is left in Download."),
+        ("Could you finish moving {list_text} into Documents/{dest_name}? Part of it is done; nothing of them should "
+        "stay in Download."),
+        ("Using Files, make sure {list_text} end up in Documents/{dest_name} only (not in Download); I started "
+        "this already."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        dest, names = rng.choice(FINISH_SETS)
+        picked = rng.sample(names, 4)
+        sizes = [rng.randint(40, 900) * 1000 + rng.randint(0, 999) for _ in picked]
+        # state of each: moved (only in dest), copied (in both: the original was never deleted), todo (Download)
+        states = ["moved", "copied", "todo", "todo"]
+        rng.shuffle(states)
+        return {"dest_name": dest, "files": [[n, s, st] for n, s, st in zip(picked, sizes, states)],
+                "list_text": ", ".join(picked[:-1]) + " and " + picked[-1],
+                "other": [rng.choice(("phone_bill.pdf", "gym_schedule.pdf", "pizza_menu.pdf")),
+                          rng.randint(40, 900) * 1000 + 17]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, (name, size, state) in enumerate(params["files"]):
+            if state != "moved":
+                plant(phone, "Download", name, size, days_ago=5 + i)
+            if state != "todo":
+                plant(phone, f"Documents/{params['dest_name']}", name, size, days_ago=5 + i)
+        storage.mkdir(phone, f"{ROOT}/Documents/{params['dest_name']}", exist_ok=True)
+        plant(phone, "Download", params["other"][0], params["other"][1], days_ago=2)  # not on the list: stays
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        dest = f"{ROOT}/Documents/{params['dest_name']}"
+        removed = [f"{ROOT}/Download/{n}" for n, _, st in params["files"] if st != "moved"]
+        added = [(f"{dest}/{n}", 0, s) for n, s, st in params["files"] if st == "todo"]
+        return 1.0 if changed_exactly(phone, self, params, removed, added) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        dest = f"{ROOT}/Documents/{params['dest_name']}"
+        left = [n for n, _, _ in params["files"] if storage.exists(phone, f"{ROOT}/Download/{n}")]
+        to_move = [f"{ROOT}/Download/{n}" for n in left if not storage.exists(phone, f"{dest}/{n}")]
+        if to_move:
+            return transfer_action(phone, obs, to_move, dest, "move")
+        if left:  # already in the folder: the Download copy is a leftover
+            return delete_action(phone, obs, [f"{ROOT}/Download/{n}" for n in left])
+        raise TaskError("oracle: a listed file is missing from both folders")
+
+
+NO_EXT_NAMES = ("attachment_0312", "shared_file_7781", "download_2291", "export_final", "received_item")
+NO_EXT_TYPES = (("image/jpeg", "Pictures"), ("audio/mpeg", "Music"), ("application/pdf", "Documents"),
+                ("application/zip", "Documents"), ("image/png", "Pictures"), ("audio/mp4", "Music"))
+
+
+@register_task
+class MoveByTypeNoExtension(TaskTemplate):
+    name = "files_move_by_type_no_extension"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("{name} in Download has no file extension. Check its type in the Files app's file info: if it "
+                     "is an image, move it to Pictures; if it is audio, move it to Music; otherwise move it to "
+                     "Documents.")
+    goal_phrasings = (
+        ("Look up the type of {name} (in Download, no extension) in File info. Image: move it to Pictures. Audio: "
+        "move it to Music. Anything else: move it to Documents."),
+        ("Could you sort {name} out of my Download folder by its type as Files reports it? Images go to Pictures, "
+        "audio to Music, and everything else to Documents."),
+        ("Using Files, find out what kind of file {name} in Download is and move it: Pictures for an image, Music "
+        "for audio, Documents for any other type."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, other = rng.sample(NO_EXT_NAMES, 2)
+        mime, dest = rng.choice(NO_EXT_TYPES)
+        other_mime = rng.choice([m for m, d in NO_EXT_TYPES if d != dest])
+        return {"name": name, "mime": mime, "dest": dest, "size": rng.randint(90, 4000) * 1000 + 123,
+                "other": [other, other_mime, rng.randint(90, 4000) * 1000 + 45]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        storage.write_file(phone, f"{ROOT}/Download/{params['name']}", None, size=params["size"], mime=params["mime"],
+                           modified=DEFAULT_NOW - timedelta(days=2, hours=3))
+        other, mime, size = params["other"]  # another extension-less download of another type: it stays
+        storage.write_file(phone, f"{ROOT}/Download/{other}", None, size=size, mime=mime,
+                           modified=DEFAULT_NOW - timedelta(days=4, hours=1))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = (f"{ROOT}/{params['dest']}/{params['name']}", 0, params["size"])
+        return 1.0 if changed_exactly(phone, self, params, [f"{ROOT}/Download/{params['name']}"], [want]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        where = sorted(e.path for e in storage.search(phone, params["name"])
+                       if e.name == params["name"] and not e.is_dir and e.parent != f"{ROOT}/{params['dest']}")
+        if not where:
+            raise TaskError(f"oracle: no {params['name']!r} to move")
+        return transfer_action(phone, obs, where[:1], f"{ROOT}/{params['dest']}", "move")
+
+
+ALBUMS = ("Holiday", "Kids", "Garden", "Renovation", "Birthday party")
+WRONG_EXTS = ((".txt", "captions.txt", "text/plain"), (".pdf", "album_order_form.pdf", "application/pdf"),
+              (".mp4", "slideshow.mp4", "video/mp4"))
+
+
+@register_task
+class FixWrongExtension(TaskTemplate):
+    name = "files_fix_wrong_extension"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("Every photo in Pictures/{album} is a JPEG image, but one of them was saved with the wrong "
+                     "extension. Rename that photo so its name ends in .jpg (keep the rest of the name).")
+    goal_phrasings = (
+        ("One of the JPEG photos in Pictures/{album} has a wrong file extension. Fix its name so it ends with .jpg, "
+        "leaving everything before the extension as it is."),
+        ("Could you find the photo in Pictures/{album} whose extension doesn't match its JPEG type and rename it to "
+        "end in .jpg?"),
+        "Using Files, correct the misnamed photo in Pictures/{album}: it is a JPEG, so its extension should be .jpg.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        nums = rng.sample(range(1000, 9999), rng.randint(4, 5))
+        wrong_ext, other, other_mime = rng.choice(WRONG_EXTS)
+        photos = [[f"IMG_{n}.jpg", rng.randint(1_500, 4_800) * 1000 + 7 * k] for k, n in enumerate(nums)]
+        k = rng.randrange(len(photos))
+        photos[k][0] = photos[k][0][:-4] + wrong_ext
+        return {"album": rng.choice(ALBUMS), "photos": photos, "wrong": photos[k][0],
+                "other": [other, other_mime, rng.randint(3, 400) * 1000 + 11]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        folder = f"{ROOT}/Pictures/{params['album']}"
+        for i, (name, size) in enumerate(params["photos"]):
+            storage.write_file(phone, f"{folder}/{name}", None, size=size, mime="image/jpeg",
+                               modified=DEFAULT_NOW - timedelta(days=30 + i, hours=i), parents=True)
+        other, mime, size = params["other"]  # not a photo: its extension is right
+        storage.write_file(phone, f"{folder}/{other}", None, size=size, mime=mime,
+                           modified=DEFAULT_NOW - timedelta(days=25))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        folder = f"{ROOT}/Pictures/{params['album']}"
+        size = next(s for n, s in params["photos"] if n == params["wrong"])
+        want = (f"{folder}/{posixpath.splitext(params['wrong'])[0]}.jpg", 0, size)
+        return 1.0 if changed_exactly(phone, self, params, [f"{folder}/{params['wrong']}"], [want]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        folder = f"{ROOT}/Pictures/{params['album']}"
+        return rename_action(phone, obs, f"{folder}/{params['wrong']}", posixpath.splitext(params["wrong"])[0] + ".jpg")
+
+
+COUNTED_FOLDERS = ("Scans", "Receipts", "Lecture notes", "Contracts", "Sheet music")
+
+
+@register_task
+class RenameFolderWithCount(TaskTemplate):
+    name = "files_rename_folder_with_count"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("Rename the folder \"{folder_name}\" in Documents so its name also says how many files it "
+                     "holds, as \"{folder_name} (N files)\" with N the number of files in it.")
+    goal_phrasings = (
+        ("Count the files in Documents/{folder_name}, then rename that folder to \"{folder_name} (N files)\", "
+        "N being the count."),
+        ("Could you add the file count to my Documents folder \"{folder_name}\"? It should be called "
+        "\"{folder_name} (N files)\" where N is how many files are inside."),
+        ("Using Files, give Documents/{folder_name} the name \"{folder_name} (N files)\" with N replaced by its "
+        "number of files."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        n = rng.randint(6, 12)
+        return {"folder_name": rng.choice(COUNTED_FOLDERS), "count": n, "other_count": rng.choice(
+            [k for k in range(2, 12) if k != n]), "other_year": rng.choice((2022, 2023))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i in range(params["count"]):
+            plant(phone, f"Documents/{params['folder_name']}", f"page_{i + 1:02d}.pdf", 30_000 + 4_111 * i,
+                  days_ago=20 + i)
+        look_alike = f"Documents/{params['folder_name']} {params['other_year']}"  # a look-alike with another count
+        for i in range(params["other_count"]):
+            plant(phone, look_alike, f"page_{i + 1:02d}.pdf", 25_000 + 3_001 * i, days_ago=300 + i)
+
+    def new_name(self, phone: Phone, params: dict[str, Any]) -> str:
+        src = f"{ROOT}/Documents/{params['folder_name']}"
+        n = sum(1 for r in tree_rows(phone, self, params, src) if not r[1] and posixpath.dirname(r[0]) == src)
+        return f"{params['folder_name']} ({n} files)"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        src = f"{ROOT}/Documents/{params['folder_name']}"
+        dst = f"{ROOT}/Documents/{self.new_name(phone, params)}"
+        rows = tree_rows(phone, self, params, src)
+        return 1.0 if changed_exactly(phone, self, params, [r[0] for r in rows], moved_rows(rows, src, dst)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return rename_action(phone, obs, f"{ROOT}/Documents/{params['folder_name']}", self.new_name(phone, params))
+
+
+PREFIX_FILES = ("report.pdf", "budget.xlsx", "itinerary.pdf", "minutes.docx", "poster.png", "invoice_0921.pdf")
+
+
+@register_task
+class RemoveNamePrefix(TaskTemplate):
+    name = "files_remove_name_prefix"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 16
+    goal_template = ("By mistake I put \"{prefix}\" in front of some file names in Documents/{folder}. Remove that "
+                     "prefix from those names and leave the other files' names alone.")
+    goal_phrasings = (
+        ("Undo my renaming slip in Documents/{folder}: the files whose names start with \"{prefix}\" should lose that "
+        "prefix; other files keep their names."),
+        ("Could you strip the \"{prefix}\" at the start of the file names in Documents/{folder}? Only those names "
+        "change."),
+        ("In Files, rename every file in Documents/{folder} that begins with \"{prefix}\" to the same name without "
+        "\"{prefix}\"; nothing else."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        prefix = rng.choice(("copy_", "old_", "tmp_"))
+        names = rng.sample(PREFIX_FILES, 4)
+        k = rng.randint(2, 3)
+        word = prefix.rstrip("_")
+        return {"prefix": prefix, "folder": rng.choice(("Work", "Club", "Move house")),
+                "prefixed": names[:k], "plain": names[k:] + [f"notes_{word}_2.txt"],
+                "sizes": [rng.randint(20, 600) * 1000 + i for i in range(len(names) + 1)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        names = [params["prefix"] + n for n in params["prefixed"]] + params["plain"]
+        for i, (name, size) in enumerate(zip(names, params["sizes"])):
+            plant(phone, f"Documents/{params['folder']}", name, size, days_ago=6 + i)
+
+    def plan(self, params: dict[str, Any]) -> list[tuple[str, str, int]]:
+        folder = f"{ROOT}/Documents/{params['folder']}"
+        return [(f"{folder}/{params['prefix']}{n}", f"{folder}/{n}", s)
+                for n, s in zip(params["prefixed"], params["sizes"])]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        plan = self.plan(params)
+        ok = changed_exactly(phone, self, params, [o for o, _, _ in plan], [(n, 0, s) for _, n, s in plan])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        for old, new, _ in self.plan(params):
+            if storage.exists(phone, old):
+                return rename_action(phone, obs, old, posixpath.basename(new))
+        raise TaskError("oracle: no prefixed file left to rename")
+
+
+BYTES_FOLDERS = (("Bluetooth", ("beach_01.jpg", "beach_02.jpg", "beach_03.jpg", "beach_04.jpg", "group_selfie.jpg")),
+                 ("Telegram", ("voice_0412.ogg", "voice_0413.ogg", "voice_0415.ogg", "voice_0420.ogg", "voice_0501.ogg")),
+                 ("WhatsApp Documents", ("menu.pdf", "floor_plan.pdf", "quote_v1.pdf", "quote_v2.pdf", "agenda.pdf")))
+
+
+@register_task
+class QueryFileByExactSize(TaskTemplate):
+    name = "files_query_file_by_exact_size"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 6
+    goal_template = "One of the files in Download/{folder} is exactly {bytes_text} bytes. Which one? Answer with its name."
+    goal_phrasings = (
+        "Which file in my Download/{folder} folder has a size of exactly {bytes_text} bytes? Give me its file name.",
+        "Could you find the file of {bytes_text} bytes in Download/{folder} and tell me what it's called?",
+        "Download/{folder}: name of the file that is {bytes_text} bytes, to the byte?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, names = rng.choice(BYTES_FOLDERS)
+        picked = rng.sample(names, 4)
+        k = rng.randint(1100, 8900)  # every file shows as the same size in the list; File info tells them apart
+        sizes = [k * 1000 + b for b in rng.sample(range(1000), 4)]
+        t = rng.randrange(4)
+        return {"folder": folder, "files": [[n, s] for n, s in zip(picked, sizes)], "target": picked[t],
+                "bytes_text": f"{sizes[t]:,}"}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, (name, size) in enumerate(params["files"]):
+            plant(phone, f"Download/{params['folder']}", name, size, days_ago=3 + i)
+
+    def size(self, params: dict[str, Any]) -> int:
+        return int(params["bytes_text"].replace(",", ""))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        folder = f"{ROOT}/Download/{params['folder']}"
+        entries = files_in(phone, folder) if storage.is_dir(phone, folder) else []
+        hits = [e.name for e in entries if e.size == self.size(params)]
+        others = [e.name for e in entries if e.name not in hits]
+        ok = len(hits) == 1 and answer_matches(answer, hits[0]) and not any(answer_matches(answer, n) for n in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        folder = f"{ROOT}/Download/{params['folder']}"
+        hit = in_folder(phone, folder, self.size(params)) if storage.is_dir(phone, folder) else None
+        if hit is None:
+            raise TaskError(f"oracle: no file of {params['bytes_text']} bytes in {folder!r}")
+        step = info_action(phone, obs, hit)
+        return step or answer(posixpath.basename(hit))

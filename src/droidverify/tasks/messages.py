@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 from typing import Any, ClassVar
 
 from droidverify.actions.model import Action
@@ -52,12 +53,15 @@ from droidverify.tasks.expenses import date_matches
 from droidverify.tasks.helpers import (
     BACK,
     COMPLETE,
+    NUMBER,
     answer,
     answer_matches,
     baseline_rows,
     click,
     click_or_scroll,
+    diff_rows,
     dismiss_popups,
+    dollars,
     find,
     look_first,
     matches,
@@ -2396,3 +2400,752 @@ class DeleteThreadMessagesBefore(MessagesTemplate):
         if row is None:
             raise TaskError("oracle: the old messages are gone but the task is not done")
         return delete_sms_row(phone, obs, params["number"], row["_id"], row["body"])
+
+
+# ---- round 4: derived replies, conditional and partly-done work, fix-the-wrong-one, bulk by content ------
+SMS_COLS = "_id, thread_id, address, body, date, type"
+
+
+def sms_diff(phone: Phone, template: TaskTemplate, params: dict[str, Any], *,
+             read: bool = False) -> tuple[list[tuple], list[tuple], list[tuple[tuple, tuple]]]:
+    """(added, removed, changed) sms rows since set-up (whole table; ``read`` adds the read flag)."""
+    sql = f"SELECT {SMS_COLS}{', read' if read else ''} FROM sms ORDER BY _id"
+    return diff_rows(baseline_rows(phone, template, params, sql), [tuple(r) for r in phone.query(sql)])
+
+
+def _key(address: str, body: str) -> tuple[str, str]:
+    return normalize_number(address) or address, norm_body(body)
+
+
+def only_sent(diff: tuple[list[tuple], list[tuple], list[tuple[tuple, tuple]]],
+              expected: list[tuple[str, str]]) -> bool:
+    """Nothing removed or changed; the added rows are exactly these delivered (number, body) texts."""
+    added, removed, changed = diff
+    if removed or changed or any(r[5] != TYPE_SENT for r in added):
+        return False
+    return sorted(_key(r[2], r[3]) for r in added) == sorted(_key(a, b) for a, b in expected)
+
+
+def amounts_in(text: str | None) -> list[Decimal]:
+    return [Decimal(n.replace(",", "")) for n in NUMBER.findall(text or "")]
+
+
+def _yes_no(answer_text: str | None) -> bool | None:
+    """True for a yes, False for a no, None for neither or both."""
+    words = set(normalize_answer(answer_text or ""))
+    said_yes, said_no = "yes" in words, bool(words & {"no", "not", "didn't", "didnt", "never"})
+    return None if said_yes == said_no else said_yes
+
+
+def open_chat(phone: Phone, obs: Observation, address: str) -> Action | None:
+    """``open_existing`` that first closes a popup left open anywhere but in that conversation."""
+    if not on_thread(phone, address):
+        step = dismiss_popups(phone)
+        if step is not None:
+            return step
+    return open_existing(phone, obs, address)
+
+
+def set_up_people(phone: Phone, people: list[dict[str, Any]]) -> None:
+    for p in people:
+        fresh_person(phone, p["first"], p["last"], p["number"])
+
+
+def mark_everything_read(phone: Phone) -> None:
+    for t in phone.query("SELECT _id FROM threads"):
+        mark_thread_read(phone, t["_id"])
+
+
+# (what the goal calls the first cost, the second, an older unrelated one)
+COSTS = (("the groceries", "the gas", "the parking"), ("the cabin", "the boat rental", "the ski passes"),
+         ("the concert tickets", "the train fares", "the hotel"), ("the pizza", "the drinks", "the cake"),
+         ("the paint", "the brushes", "the ladder"))
+
+
+@register_task
+class ReplyWithShare(MessagesTemplate):
+    name = "messages_reply_with_share"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("{name} paid for {item_a} and {item_b} and texted me what each cost. We split everything {ways} "
+                     "ways: reply to {name} with how much each of us owes, as a dollar amount.")
+    goal_phrasings = (("Add up what {name} said {item_a} and {item_b} cost, divide by {ways} (we share it {ways} "
+                       "ways) and text {name} that amount in dollars."),
+                      ("Could you work out our {ways}-way share of {item_a} plus {item_b} from {name}'s texts and "
+                       "reply to {name} with it?"),
+                      "Reply to {name} with each person's share ({ways} ways) of {item_a} + {item_b}, in dollars.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b, c = rng.choice(COSTS)
+        ways = rng.choice((2, 3, 4))
+        share = rng.randint(6, 60) * 100 + rng.choice((0, 25, 50, 75, 20, 45))
+        first = rng.randint(share * ways // 4, share * ways * 3 // 4)
+        return dict(self.person_params(rng), item_a=a, item_b=b, item_c=c, ways=ways,
+                    cents=[first, share * ways - first, rng.randint(10, 90) * 100 + 50])
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n, now = params["number"], phone.now
+        a, b, c = params["cents"]
+        add_sms(phone, n, f"{params['item_c'].capitalize()} last month was ${dollars(c)}, already settled",
+                when=now - timedelta(days=9))
+        add_sms(phone, n, f"Ok so {params['item_a']} came to ${dollars(a)}", when=now - timedelta(hours=3, minutes=4))
+        add_sms(phone, n, f"And {params['item_b']} was ${dollars(b)}", when=now - timedelta(hours=3), read=False)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = sms_diff(phone, self, params)
+        a, b, c = params["cents"]
+        if removed or changed or len(added) != 1 or added[0][5] != TYPE_SENT or \
+                normalize_number(added[0][2]) != normalize_number(params["number"]):
+            return 0.0
+        nums = amounts_in(added[0][3])
+        if not nums or len(nums) > 3:
+            return 0.0
+        share = Decimal(a + b) / 100 / params["ways"]
+        # the whole total, a share with the old cost in it: near misses
+        wrong = {Decimal(a + b) / 100, Decimal(a + b + c) / 100 / params["ways"]} - {share}
+        return 1.0 if share in nums and not wrong & set(nums) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        a, b, _c = params["cents"]
+        return open_chat(phone, obs, params["number"]) or \
+            send_in_thread(phone, obs, f"Your share is ${dollars((a + b) // params['ways'])} each")
+
+
+@register_task
+class ReplyByOtherChat(MessagesTemplate):
+    name = "messages_reply_depending_on_other_chat"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("{name} asked if I'm free on {day} evening. Check my chat with {name_b}: if I already made plans "
+                     "with {name_b} for {day}, reply \"{no}\" to {name}; otherwise reply \"{yes}\".")
+    goal_phrasings = (("Answer {name}'s question about {day} evening. If my texts with {name_b} show we have plans "
+                       "on {day}, send \"{no}\"; if not, send \"{yes}\"."),
+                      ("Could you look at my conversation with {name_b} and then reply to {name}: \"{no}\" if "
+                       "{name_b} and I are meeting on {day}, else \"{yes}\"?"),
+                      ("{name} wants to know about {day} evening. Plans with {name_b} that day -> reply \"{no}\"; "
+                       "no plans -> reply \"{yes}\"."))
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = distinct_people(rng, 2)
+        day, other = rng.sample(("Thursday", "Friday", "Saturday", "Sunday"), 2)
+        busy = rng.random() < 0.5
+        return {"first": a["first"], "last": a["last"], "name": a["name"], "number": a["number"],
+                "first_b": b["first"], "last_b": b["last"], "name_b": b["name"], "number_b": b["number"],
+                "day": day, "plans_day": day if busy else other, "busy": busy,
+                "yes": "Yes, I'm free that evening!", "no": "Sorry, I already have plans that evening"}
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        fresh_person(phone, params["first_b"], params["last_b"], params["number_b"])
+        nb, now, pd = params["number_b"], phone.now, params["plans_day"]
+        add_sms(phone, nb, f"Dinner on {pd} at 7? My treat", when=now - timedelta(days=2, hours=3))
+        add_sms(phone, nb, f"Yes, {pd} works, see you then!", kind=TYPE_SENT, when=now - timedelta(days=2, hours=2))
+        add_sms(phone, nb, "Great 🙂", when=now - timedelta(days=2, hours=1))
+        add_sms(phone, params["number"], f"Are you free on {params['day']} evening? Thinking of a movie",
+                when=now - timedelta(minutes=40), read=False)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        body = params["no"] if params["busy"] else params["yes"]
+        return 1.0 if only_sent(sms_diff(phone, self, params), [(params["number"], body)]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = look_first(phone, f"{self.name}:plans",
+                          lambda: open_chat(phone, obs, params["number_b"]) or dismiss_popups(phone))
+        if step is not None:
+            return step
+        return open_chat(phone, obs, params["number"]) or \
+            send_in_thread(phone, obs, params["no"] if params["busy"] else params["yes"])
+
+
+WAITING = ("Can you call me back when you get a chance?", "Did you get my email about Saturday?",
+           "Are you still selling the bike?", "What was the name of that restaurant?",
+           "Can you send me the photos?", "Do you know a good dentist?")
+
+
+@register_task
+class ReplyToLongestWaiting(MessagesTemplate):
+    name = "messages_reply_to_longest_waiting"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("A few people are waiting for me to answer (their chats are unread). Reply \"{body}\" to the one "
+                     "who has been waiting the longest, and leave the other unread chats unread.")
+    goal_phrasings = (("Of my unread conversations, find the one whose message came in earliest and answer it with "
+                       "\"{body}\". Don't open the other unread ones."),
+                      ("Could you reply \"{body}\" to whoever has been waiting longest for my answer? The other "
+                       "unread chats should stay unread."),
+                      "Oldest unread conversation gets the reply \"{body}\"; the rest stay unread.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, 3)
+        hours = sorted(rng.sample(range(1, 30), 2)) + [rng.randint(60, 140)]
+        for p, h, text in zip(people, hours, rng.sample(WAITING, 3)):
+            p.update(hours=h, text=text)
+        rng.shuffle(people)
+        return {"people": people, "body": rng.choice(CATCH_UPS)}
+
+    def oldest(self, params: dict[str, Any]) -> dict[str, Any]:
+        return max(params["people"], key=lambda p: p["hours"])
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        set_up_people(phone, params["people"])
+        mark_everything_read(phone)
+        for p in params["people"]:
+            when = phone.now - timedelta(hours=p["hours"])
+            add_sms(phone, p["number"], "Hey!", kind=TYPE_SENT, when=when - timedelta(hours=30))
+            add_sms(phone, p["number"], p["text"], when=when, read=False)
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        target = self.oldest(params)
+        added, removed, changed = sms_diff(phone, self, params, read=True)
+        tid = thread_for(phone, target["number"])
+        # opening the chat marks it read: only that chat's read flags may change
+        ok_changes = all(old[:6] == new[:6] and old[1] == tid for old, new in changed)
+        ok_added = len(added) == 1 and added[0][5] == TYPE_SENT and \
+            _key(added[0][2], added[0][3]) == _key(target["number"], params["body"])
+        return 1.0 if ok_changes and ok_added and not removed else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        return open_chat(phone, obs, self.oldest(params)["number"]) or \
+            send_in_thread(phone, obs, params["body"])
+
+
+# (event, what people ask about it, the answer)
+ASKED_ABOUT = (("the barbecue", ("What time does the barbecue start?", "When is the barbecue starting on Saturday?",
+                                 "Hey, what time should I come for the barbecue?", "Barbecue still on? What time?"),
+                "It starts at 4 PM at my place, see you there!"),
+               ("the book club", ("Which book are we reading for book club?", "What's the book club book this month?",
+                                  "Remind me which book for book club?", "Did we pick the book club book?"),
+                "We're reading The Remains of the Day"),
+               ("the team lunch", ("Where is the team lunch on Friday?", "Which restaurant for the team lunch?",
+                                   "Team lunch location?", "Where are we going for the team lunch?"),
+                "Team lunch is at Sakura Sushi Bar at 12:30"))
+
+
+@register_task
+class FinishReplyingToAskers(MessagesTemplate):
+    name = "messages_finish_replying_to_askers"
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("Everyone who asked me about {event} should get the answer \"{body}\". I already replied to some "
+                     "of them; send it to the rest, one text each, and nobody twice.")
+    goal_phrasings = (("I started answering the people who texted me questions about {event}. Finish the job: "
+                       "\"{body}\" to each asker who hasn't got it yet."),
+                      ("Could you send \"{body}\" to everyone still waiting for my answer about {event}? Skip the "
+                       "ones I've already answered."),
+                      "Questions about {event}: reply \"{body}\" to whoever I haven't answered yet (once each).")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        event, questions, body = rng.choice(ASKED_ABOUT)
+        people = distinct_people(rng, 5)
+        n_done = rng.choice((1, 2))
+        for i, (p, q) in enumerate(zip(people, rng.sample(questions, 4))):
+            p.update(question=q, answered=i < n_done, hours=rng.randint(2, 40))
+        # the fifth only mentions it, without asking
+        people[4].update(question=f"Can't wait for {event}!", answered=False, hours=rng.randint(2, 40), asked=False)
+        for p in people[:4]:
+            p["asked"] = True
+        rng.shuffle(people)
+        return {"event": event, "body": body, "people": people}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        set_up_people(phone, params["people"])
+        for p in params["people"]:
+            when = phone.now - timedelta(hours=p["hours"])
+            add_sms(phone, p["number"], p["question"], when=when)
+            if p["answered"]:
+                add_sms(phone, p["number"], params["body"], kind=TYPE_SENT, when=when + timedelta(minutes=25))
+                add_sms(phone, p["number"], "Perfect, thanks!", when=when + timedelta(minutes=31))
+        record_baseline(phone)
+
+    def pending(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return [p for p in params["people"] if p["asked"] and not p["answered"]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = [(p["number"], params["body"]) for p in self.pending(params)]
+        return 1.0 if only_sent(sms_diff(phone, self, params), want) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        done = {a for a, _ in new_sent(phone)}
+        for p in self.pending(params):
+            if normalize_number(p["number"]) not in done:
+                return open_chat(phone, obs, p["number"]) or send_in_thread(phone, obs, params["body"])
+        return COMPLETE
+
+
+# (event, right time, wrong time)
+REUNION_TIMES = (("reunion dinner", "7:30 PM", "7:00 PM"), ("school play", "6:00 PM", "6:30 PM"),
+                 ("farewell party", "8:00 PM", "9:00 PM"), ("beach cleanup", "9:00 AM", "10:00 AM"),
+                 ("board game night", "7:00 PM", "5:00 PM"))
+
+
+@register_task
+class FixWrongTimeSent(MessagesTemplate):
+    name = "messages_fix_wrong_time_sent"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("I texted {name_1}, {name_2} and {name_3} that the {event} starts at {time}, but one of those "
+                     "texts has the wrong time. Find it and send only that person \"{fix}\".")
+    goal_phrasings = (("One of my texts about the {event} to {name_1}, {name_2} or {name_3} gave the wrong start "
+                       "time (it's {time}). Text that one person \"{fix}\"."),
+                      ("Could you check my messages to {name_1}, {name_2} and {name_3} about the {event} "
+                       "({time})? Whoever got a wrong time gets \"{fix}\"; nobody else."),
+                      ("The {event} is at {time}: send \"{fix}\" to whichever of {name_1}, {name_2}, {name_3} I "
+                       "told another time."))
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        event, right, wrong = rng.choice(REUNION_TIMES)
+        people = distinct_people(rng, 3)
+        bad = rng.randrange(3)
+        for i, p in enumerate(people):
+            p.update(wrong=i == bad, hours=rng.randint(3, 50))
+        return {"people": people, "event": event, "time": right, "wrong_time": wrong,
+                "fix": f"Correction: the {event} starts at {right}",
+                "name_1": people[0]["name"], "name_2": people[1]["name"], "name_3": people[2]["name"]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        set_up_people(phone, params["people"])
+        for p in params["people"]:
+            when = phone.now - timedelta(hours=p["hours"])
+            t = params["wrong_time"] if p["wrong"] else params["time"]
+            add_sms(phone, p["number"], f"Hi! The {params['event']} starts at {t}. Hope you can make it",
+                    kind=TYPE_SENT, when=when)
+            add_sms(phone, p["number"], "Thanks, I'll be there!", when=when + timedelta(minutes=12))
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        (bad,) = [p for p in params["people"] if p["wrong"]]
+        return 1.0 if only_sent(sms_diff(phone, self, params), [(bad["number"], params["fix"])]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        for i, p in enumerate(params["people"]):  # read the chats in turn until the wrong time shows up
+            if p["wrong"]:
+                return open_chat(phone, obs, p["number"]) or send_in_thread(phone, obs, params["fix"])
+            step = look_first(phone, f"{self.name}:{i}",
+                              lambda p=p: open_chat(phone, obs, p["number"]) or dismiss_popups(phone))
+            if step is not None:
+                return step
+        raise TaskError("oracle: nobody got the wrong time")
+
+
+@register_task
+class DeleteTextsWithCode(MessagesTemplate):
+    name = "messages_delete_texts_with_pin"
+    complexity = 4
+    optimal_steps = 13
+    goal_template = ("I texted my alarm code {pin} to a few people. Delete every message that contains {pin}, in all "
+                     "my conversations, but keep the conversations and every other message.")
+    goal_phrasings = (("Remove each text with the code {pin} in it, whichever chat it's in; the chats themselves and "
+                       "all other texts stay."),
+                      ("Could you find all the messages that mention {pin} and delete just those messages? Don't "
+                       "delete any conversation."),
+                      "Wipe {pin} from Messages: delete the texts containing it, nothing else.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        digits = rng.sample("123456789", 4)
+        pin = "".join(digits)
+        near = "".join(digits[:2] + digits[2:][::-1])  # two digits swapped: a near miss that stays
+        people = distinct_people(rng, 3)
+        for p, h in zip(people, rng.sample(range(3, 120), 3)):
+            p["hours"] = h
+        return {"pin": pin, "near": near, "people": people, "reply_quotes": rng.random() < 0.5}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        set_up_people(phone, params["people"])
+        pin, near = params["pin"], params["near"]
+        a, b, c = params["people"]
+        for p in params["people"]:
+            add_sms(phone, p["number"], "Thanks again for watering the plants!",
+                    when=phone.now - timedelta(hours=p["hours"] + 2))
+        ta, tb = phone.now - timedelta(hours=a["hours"]), phone.now - timedelta(hours=b["hours"])
+        add_sms(phone, a["number"], f"The alarm code is {pin}, the key is under the mat", kind=TYPE_SENT, when=ta)
+        add_sms(phone, a["number"], f"Got it, {pin}" if params["reply_quotes"] else "Got it, thanks",
+                when=ta + timedelta(minutes=6))
+        add_sms(phone, b["number"], f"Alarm code: {pin}", kind=TYPE_SENT, when=tb)
+        add_sms(phone, b["number"], "Perfect", when=tb + timedelta(minutes=3))
+        tc = phone.now - timedelta(hours=c["hours"])
+        add_sms(phone, c["number"], f"My gym locker is {near}, can you grab my bag?", kind=TYPE_SENT, when=tc)
+        add_sms(phone, c["number"], "Sure thing", when=tc + timedelta(minutes=9))
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before = baseline_rows(phone, self, params, f"SELECT {SMS_COLS} FROM sms ORDER BY _id")
+        added, removed, changed = sms_diff(phone, self, params)
+        want = {r[0] for r in before if params["pin"] in r[3]}
+        return 1.0 if not added and not changed and {r[0] for r in removed} == want and want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        rows = [m for m in phone.query("SELECT _id, address, body FROM sms ORDER BY date DESC, _id DESC")
+                if params["pin"] in m["body"]]
+        if not rows:
+            raise TaskError("oracle: no message with the code left but the task is not done")
+        here = [m for m in rows if on_thread(phone, m["address"])]
+        m = here[0] if here else rows[0]
+        if not here and (phone.dialog is not None or phone.menu_open):
+            return BACK
+        return delete_sms_row(phone, obs, m["address"], m["_id"], m["body"])
+
+
+# (their question, my answer to it, a statement)
+QUESTIONS_OPEN = ("Can you lend me your tent next weekend?", "Are you coming to Maya's party?",
+                  "Did you book the table for Friday?", "Can I borrow your drill?", "What's your new address?",
+                  "Are we still doing brunch on Sunday?")
+
+
+@register_task
+class MarkUnansweredQuestionsUnread(MessagesTemplate):
+    name = "messages_mark_unanswered_questions_unread"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("Mark as unread every conversation where the other person's latest message is a question I "
+                     "haven't answered yet (nothing from me after it). Leave all other conversations as they are; "
+                     "there are {count} such chats.")
+    goal_phrasings = (("Flag as unread each chat that ends with a question to me that I never answered; {count} "
+                       "chats need it, the rest stay untouched."),
+                      ("Could you set every conversation waiting on my answer to a question back to unread? There "
+                       "are {count} of them."),
+                      "Unanswered questions at the end of a chat -> mark that chat unread ({count} chats); nothing else.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, 5)
+        qs = rng.sample(QUESTIONS_OPEN, 5)
+        n_open = rng.choice((2, 3))
+        # open: the question is the last word; answered: I replied after it; moved on: they wrote again
+        kinds = ["open"] * n_open + ["answered", "moved_on"][: 5 - n_open] + ["answered"] * (3 - n_open)
+        rng.shuffle(kinds)
+        for p, q, k, h in zip(people, qs, kinds, rng.sample(range(2, 200), 5)):
+            p.update(question=q, kind=k, hours=h)
+        return {"people": people, "count": n_open}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for t in phone.query("SELECT _id FROM threads"):  # only the planted chats end with an open question
+            last = phone.query_one("SELECT body, type FROM sms WHERE thread_id=? ORDER BY date DESC, _id DESC",
+                                   (t["_id"],))
+            if last is not None and last["type"] == TYPE_INBOX and last["body"].rstrip().endswith("?"):
+                delete_thread(phone, t["_id"])
+        set_up_people(phone, params["people"])
+        for p in params["people"]:
+            when = phone.now - timedelta(hours=p["hours"])
+            add_sms(phone, p["number"], "Hi! Long week, huh", kind=TYPE_SENT, when=when - timedelta(hours=3))
+            add_sms(phone, p["number"], p["question"], when=when - timedelta(minutes=30))
+            if p["kind"] == "answered":
+                add_sms(phone, p["number"], "Yes, sure!", kind=TYPE_SENT, when=when)
+            elif p["kind"] == "moved_on":
+                add_sms(phone, p["number"], "Never mind, sorted it out 👍", when=when)
+        mark_everything_read(phone)
+        record_baseline(phone)
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        """Threads whose newest message (at set-up) is a received question."""
+        rows = baseline_rows(phone, self, params, f"SELECT {SMS_COLS} FROM sms ORDER BY date, _id")
+        last: dict[int, tuple] = {}
+        for r in rows:
+            last[r[1]] = r
+        return {t for t, r in last.items() if r[5] == TYPE_INBOX and r[3].rstrip().endswith("?")}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = sms_diff(phone, self, params, read=True)
+        targets = self.targets(phone, params)
+        if added or removed or len(targets) != params["count"]:
+            return 0.0
+        if not all(old[:6] == new[:6] and old[1] in targets for old, new in changed):
+            return 0.0
+        unread = {r[0] for r in phone.query("SELECT DISTINCT thread_id FROM sms WHERE read=0")}
+        return 1.0 if unread == targets else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        unread = {r[0] for r in phone.query("SELECT DISTINCT thread_id FROM sms WHERE read=0")}
+        left = [t for t in sorted(self.targets(phone, params)) if t not in unread]
+        if not left:
+            raise TaskError("oracle: every target chat is unread but the task is not done")
+        row = phone.query_one("SELECT recipient_ids FROM threads WHERE _id=?", (left[0],))
+        if row is None:
+            raise TaskError("oracle: a chat to mark is gone")
+        return select_row(phone, obs, row[0]) or click(obs, desc="Mark as unread") or BACK
+
+
+# ---- round 4 queries -------------------------------------------------------------------------------
+@register_task
+class QueryReplyDelayMinutes(MessagesTemplate):
+    name = "messages_query_reply_delay_minutes"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 4
+    goal_template = ("{name} texted me \"{question}\" How many minutes did it take me to answer? Answer with the "
+                     "number of minutes.")
+    goal_phrasings = ("{name} asked me \"{question}\" How long did I take to reply, in minutes?",
+                      "Could you work out how many minutes passed between {name}'s \"{question}\" and my reply?",
+                      "Minutes between {name}'s \"{question}\" and my answer?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        delay, other = rng.sample(range(12, 58), 2)
+        return dict(self.person_params(rng), question=rng.choice(QUESTIONS_OPEN), delay=delay, other=other,
+                    days=rng.randint(1, 3), hour=rng.randint(10, 19), minute=rng.randint(20, 59))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n = params["number"]
+        day = datetime.combine(phone.now.date() - timedelta(days=params["days"]), datetime.min.time())
+        asked = day + timedelta(hours=params["hour"], minutes=params["minute"])
+        early = asked - timedelta(hours=3)
+        add_sms(phone, n, "Morning! Did you sleep ok?", when=early)
+        add_sms(phone, n, "Barely, the neighbours again", kind=TYPE_SENT, when=early + timedelta(minutes=params["other"]))
+        add_sms(phone, n, params["question"], when=asked)
+        add_sms(phone, n, "Yes, of course!", kind=TYPE_SENT, when=asked + timedelta(minutes=params["delay"]))
+        add_sms(phone, n, "Thank you!!", when=asked + timedelta(minutes=params["delay"] + 2))
+
+    def delay(self, phone: Phone, params: dict[str, Any]) -> int | None:
+        tid = thread_for(phone, params["number"])
+        rows = phone.query("SELECT body, date, type FROM sms WHERE thread_id=? ORDER BY date, _id", (tid or -1,))
+        asked = next((r["date"] for r in rows if r["type"] == TYPE_INBOX and r["body"] == params["question"]), None)
+        reply = next((r["date"] for r in rows if asked is not None and r["type"] == TYPE_SENT and r["date"] > asked),
+                     None)
+        return None if reply is None else (reply - asked) // 60000
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        d = self.delay(phone, params)
+        return 1.0 if d == params["delay"] and only_numbers(answer) == {str(d)} else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = open_chat(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        if bubble(obs, params["question"]) is None:
+            return scroll_toward(phone, obs, text=params["question"], resource_id="message_content") or BACK
+        return answer(str(self.delay(phone, params)))
+
+
+# (what the goal calls it, their text with {n})
+DUE_TEXTS = (("the rent deposit", "The landlord says the deposit is due {n} days from today"),
+             ("the library books", "Heads up, the library books have to go back {n} days from today"),
+             ("the permit renewal", "The parking permit renewal is due {n} days from today, don't forget"),
+             ("the science project", "Ms. Park said the science project is due {n} days from today"))
+
+
+@register_task
+class QueryDateAfterText(MessagesTemplate):
+    name = "messages_query_date_after_text"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 4
+    goal_template = "{name} texted me when {thing} is due. On what date is it due? Answer with the month and day."
+    goal_phrasings = ("What's the due date for {thing}, going by {name}'s text? Month and day.",
+                      "Could you check {name}'s message about {thing} and tell me the exact date it's due?",
+                      "Due date of {thing} per {name}'s message?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        thing, text = rng.choice(DUE_TEXTS)
+        return dict(self.person_params(rng), thing=thing, text=text.format(n=rng.choice((5, 7, 10, 12, 14))),
+                    days=rng.randint(3, 9), hour=rng.randint(9, 18))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n = params["number"]
+        day = datetime.combine(phone.now.date() - timedelta(days=params["days"]), datetime.min.time())
+        when = day + timedelta(hours=params["hour"], minutes=12)
+        add_sms(phone, n, params["text"], when=when)
+        add_sms(phone, n, "Thanks for the reminder!", kind=TYPE_SENT, when=when + timedelta(hours=1))
+        add_sms(phone, n, "No problem 😊", when=phone.now - timedelta(hours=2))
+
+    def due(self, phone: Phone, params: dict[str, Any]) -> date | None:
+        tid = thread_for(phone, params["number"])
+        row = phone.query_one("SELECT date FROM sms WHERE thread_id=? AND body=?", (tid or -1, params["text"]))
+        n = int(next(t for t in params["text"].split() if t.isdigit()))
+        return from_ms(row[0]).date() + timedelta(days=n) if row else None
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        day = self.due(phone, params)
+        return 1.0 if day is not None and date_matches(answer, day) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = open_chat(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        if bubble(obs, params["text"]) is None:
+            return scroll_toward(phone, obs, text=params["text"], resource_id="message_content") or BACK
+        return answer(month_day(self.due(phone, params)))
+
+
+@register_task
+class QueryTextsSentToday(MessagesTemplate):
+    name = "messages_query_texts_sent_today"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("How many texts have I sent today, in all my conversations together? Count only my own "
+                     "messages from today, not the ones I received.")
+    goal_phrasings = ("Across every chat, how many messages did I send today? Leave out received ones.",
+                      ("Could you count all the texts I've sent since midnight, whoever they went to? Just my "
+                       "messages, as a number."),
+                      "Number of texts I sent today, all conversations, mine only?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, 3)
+        for p in people:  # (mine?, minutes ago) per line; a reply of mine from yesterday is the near miss
+            p["lines"] = [[rng.random() < 0.5, rng.randint(10, 150)] for _ in range(rng.randint(2, 4))]
+        people[0]["lines"].append([True, 24 * 60 + rng.randint(10, 300)])
+        return {"people": people}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        set_up_people(phone, params["people"])
+        for p in params["people"]:
+            p_lines = sorted(p["lines"], key=lambda line: -line[1])
+            if not any(mine and minutes < 24 * 60 for mine, minutes in p_lines):
+                p_lines.append([True, 5])  # everyone got at least one text from me today
+            for mine, minutes in p_lines:
+                add_sms(phone, p["number"], rng_text(mine, minutes), kind=TYPE_SENT if mine else TYPE_INBOX,
+                        when=phone.now - timedelta(minutes=minutes))
+        record_baseline(phone)
+
+    def sent_today(self, phone: Phone) -> int:
+        start = to_ms(datetime.combine(phone.now.date(), datetime.min.time()))
+        return int(phone.query_one("SELECT COUNT(*) FROM sms WHERE type=? AND date>=?", (TYPE_SENT, start))[0])
+
+    def today_threads(self, phone: Phone) -> list[str]:
+        start = to_ms(datetime.combine(phone.now.date(), datetime.min.time()))
+        return [t["recipient_ids"] for t in
+                phone.query("SELECT recipient_ids FROM threads WHERE date>=? ORDER BY date DESC, _id DESC", (start,))]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        n = self.sent_today(phone)
+        added, removed, _changed = sms_diff(phone, self, params)
+        return 1.0 if not added and not removed and only_numbers(answer) == {str(n)} else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for i, address in enumerate(self.today_threads(phone)):
+            step = look_first(phone, f"{self.name}:{address}",
+                              lambda a=address: open_chat(phone, obs, a) or dismiss_popups(phone))
+            if step is not None:
+                return step
+        return answer(str(self.sent_today(phone)))
+
+
+def rng_text(mine: bool, minutes: int) -> str:
+    """A plain line for a planted exchange (which one depends only on the line, not on a generator)."""
+    pool = ("On my way", "Sounds good", "See you soon", "Thanks!", "Ok 👍", "Perfect") if mine else CHATTER
+    return pool[minutes % len(pool)]
+
+
+@register_task
+class QueryBusiestOfThree(MessagesTemplate):
+    name = "messages_query_busiest_of_three"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("Which of my chats with {name_1}, {name_2} and {name_3} has the most messages in it, theirs and "
+                     "mine together? Answer with the person's name.")
+    goal_phrasings = (("Between {name_1}, {name_2} and {name_3}, whose conversation with me is the longest (count "
+                       "all messages)?"),
+                      ("Could you count the messages in my chats with {name_1}, {name_2} and {name_3} and tell me "
+                       "which chat has the most?"),
+                      "Most messages overall: the chat with {name_1}, {name_2} or {name_3}?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, 3)
+        totals = rng.sample(range(4, 9), 3)
+        top = totals.index(max(totals))
+        for i, (p, n) in enumerate(zip(people, totals)):
+            # the busiest chat is mostly mine; another one has the most texts from them
+            theirs = 1 if i == top else n - 1
+            ways = ["<"] * theirs + [">"] * (n - theirs)
+            rng.shuffle(ways)
+            p.update(lines=[[w, rng.choice(CHATTER)] for w in ways], days=rng.randint(1, 12))
+        return {"people": people, "name_1": people[0]["name"], "name_2": people[1]["name"],
+                "name_3": people[2]["name"]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        set_up_people(phone, params["people"])
+        for p in params["people"]:
+            start = phone.now - timedelta(days=p["days"], hours=2)
+            for i, (way, text) in enumerate(p["lines"]):
+                add_sms(phone, p["number"], text, kind=TYPE_INBOX if way == "<" else TYPE_SENT,
+                        when=start + timedelta(minutes=6 * i))
+        record_baseline(phone)
+
+    def counts(self, phone: Phone, params: dict[str, Any]) -> list[int]:
+        out = []
+        for p in params["people"]:
+            tid = thread_for(phone, p["number"])
+            out.append(int(phone.query_one("SELECT COUNT(*) FROM sms WHERE thread_id=?", (tid or -1,))[0]))
+        return out
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        counts = self.counts(phone, params)
+        if counts != [len(p["lines"]) for p in params["people"]]:
+            return 0.0
+        names = [p["name"] for p in params["people"]]
+        win = names[counts.index(max(counts))]
+        ok = answer_matches(answer, win) and not any(answer_matches(answer, n) for n in names if n != win)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for i, p in enumerate(params["people"]):
+            step = look_first(phone, f"{self.name}:{i}",
+                              lambda p=p: open_chat(phone, obs, p["number"]) or dismiss_popups(phone))
+            if step is not None:
+                return step
+        counts = self.counts(phone, params)
+        return answer(params["people"][counts.index(max(counts))]["name"])
+
+
+@register_task
+class QueryAllDeliveredToday(MessagesTemplate):
+    name = "messages_query_all_delivered_today"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "Did every text I sent {name} today go through? Answer yes or no."
+    goal_phrasings = ("Were all of today's messages from me to {name} delivered? Yes or no.",
+                      ("Could you check whether any of my texts to {name} today failed to send? Answer yes if "
+                       "they all went through, no otherwise."),
+                      "Yes or no: all my texts to {name} today were delivered?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return dict(self.person_params(rng), all_ok=rng.random() < 0.5, bodies=rng.sample(BODIES, 4),
+                    fail_at=rng.randrange(2))
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n, now = params["number"], phone.now
+        b = params["bodies"]
+        # an older failed text (yesterday) is the near miss when everything today went through
+        add_sms(phone, n, b[3], kind=TYPE_FAILED if params["all_ok"] else TYPE_SENT,
+                when=now - timedelta(days=1, hours=2))
+        add_sms(phone, n, "Morning!", when=now - timedelta(hours=2, minutes=10))
+        for i in range(3):
+            failed = not params["all_ok"] and i == params["fail_at"]
+            add_sms(phone, n, b[i], kind=TYPE_FAILED if failed else TYPE_SENT,
+                    when=now - timedelta(hours=2) + timedelta(minutes=15 * i))
+        add_sms(phone, n, "Ok, talk later", when=now - timedelta(minutes=40))
+
+    def all_ok(self, phone: Phone, params: dict[str, Any]) -> bool:
+        tid = thread_for(phone, params["number"])
+        start = to_ms(datetime.combine(phone.now.date(), datetime.min.time()))
+        return phone.query_one("SELECT COUNT(*) FROM sms WHERE thread_id=? AND type=? AND date>=?",
+                               (tid or -1, TYPE_FAILED, start))[0] == 0
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        said = _yes_no(answer)
+        return 1.0 if said is not None and said == self.all_ok(phone, params) == params["all_ok"] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = open_chat(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return answer("Yes" if self.all_ok(phone, params) else "No")

@@ -22,6 +22,7 @@ from droidverify.tasks.helpers import (
     COMPLETE,
     answer,
     answer_matches,
+    baseline_rows,
     click,
     click_or_scroll,
     navigate,
@@ -1554,3 +1555,326 @@ class QueryCommonItem(NoteTask):
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         return open_note(phone, obs, params["b"]) or answer(params["common"])
+
+
+# ---- round 5: acting on search hits, a derived total, the oldest note, content sweeps, yes/no and comparisons ----
+TREE_SQL = (f"SELECT path, is_dir, content FROM files WHERE substr(path, 1, {len(MARKOR_DIR) + 1}) = "
+            f"'{MARKOR_DIR}/' ORDER BY path")
+
+
+def markor_tree(rows: list[tuple]) -> dict[str, tuple[int, str | None]]:
+    """``TREE_SQL`` rows as {path: (is_dir, content)}."""
+    return {r[0]: (int(r[1]), r[2]) for r in rows}
+
+
+def tree_now(phone: Phone) -> dict[str, tuple[int, str | None]]:
+    return markor_tree([tuple(r) for r in phone.query(TREE_SQL)])
+
+
+def tree_before(phone: Phone, template: TaskTemplate, params: dict[str, Any]) -> dict[str, tuple[int, str | None]]:
+    return markor_tree(baseline_rows(phone, template, params, TREE_SQL))
+
+
+def fresh_folder(phone: Phone, folder: str) -> None:
+    """(Re)create the Markor folder ``folder`` empty."""
+    d = note_path(folder)
+    if st.exists(phone, d):
+        st.delete(phone, d, recursive=True)
+    st.mkdir(phone, d, parents=True)
+
+
+@register_task
+class MoveSearchHits(NoteTask):
+    name = "notes_move_search_hits"
+    complexity = 3
+    optimal_steps = 14
+    goal_template = ("In Markor, move every note whose file name contains \"{word}\", from whichever folder it is "
+                     "in, into the folder \"{dest}\"; all other notes and folders stay where they are.")
+    goal_phrasings = (
+        ("Gather my Markor notes with \"{word}\" in their names into the folder \"{dest}\", wherever they are now; "
+         "leave everything else in place."),
+        ("Could you find every Markor note named with \"{word}\" (any folder) and move them all to \"{dest}\"? "
+         "Nothing else should move."),
+        "Markor: all notes whose name contains \"{word}\" -> folder \"{dest}\", from any folder; the rest stays.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        word = rng.choice(SEARCH_WORDS)
+        labels = rng.sample(("March", "Q3", "old", "2023", "shared", "draft", "final", "v2"), 3)
+        places = rng.sample(("", "") + FOLDERS, 3)
+        hits = [[f"{word.capitalize()} {labels[0]}", places[0]], [f"{labels[1]} {word}", places[1]],
+                [f"{word.capitalize()} {labels[2]}", places[2]]]
+        dest = rng.choice(("Paperwork", "To file", "Sorted"))
+        return {"word": word, "dest": dest, "hits": hits, "done": rng.random() < 0.5,
+                "other_folder": f"Old {word}s", "keep": rng.choice(NOTE_NAMES)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        fresh_folder(phone, params["dest"])
+        fresh_folder(phone, params["other_folder"])  # a folder whose name has the word: it stays
+        write_note(phone, "Summary.md", "- see the notes", params["other_folder"])
+        write_note(phone, params["keep"] + ".md", f"# {params['keep']}", params["hits"][0][1])
+        for i, (name, place) in enumerate(params["hits"]):
+            # partly done already: on some phones the last one is in the folder before the task starts
+            where = params["dest"] if params["done"] and i == 2 else place
+            write_note(phone, name + ".md", f"# {name}\n- {params['word']} details", where)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before = tree_before(phone, self, params)
+        want = dict(before)
+        for path, (is_dir, text) in before.items():
+            if not is_dir and params["word"] in posixpath.basename(path).lower():
+                del want[path]
+                want[note_path(posixpath.basename(path), params["dest"])] = (is_dir, text)
+        return 1.0 if tree_now(phone) == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        dest = note_path(params["dest"])
+        left = [e for e in st.walk(phone, MARKOR_DIR) if not e.is_dir and params["word"] in e.name.lower()
+                and e.parent != dest]
+        if not left:  # changed in some other way: nothing this oracle can repair from here
+            return COMPLETE
+        e = left[0]
+        here = "" if e.parent == MARKOR_DIR else e.parent[len(MARKOR_DIR) + 1:]
+        dlg = phone.dialog
+        if phone.foreground == KEY and dlg is not None and dlg.name == "choice" \
+                and dlg.data.get("args", {}).get("path") == e.path:
+            return click_or_scroll(phone, obs, text="Markor/" + params["dest"])
+        return select_item(phone, obs, e.name, here) or click(obs, desc="Move") or BACK
+
+
+EXPENSE_NOTES = ("Trip costs", "Party budget", "Moving costs", "Bike parts")
+EXPENSE_ITEMS = ("Train tickets", "Hotel", "Snacks", "Museum", "Taxi", "Decorations", "Cake", "Boxes", "Van rental",
+                 "Tape", "Chain", "Brake pads")
+
+
+def expense_body(title: str, items: list[list[Any]]) -> str:
+    return f"# {title}\n" + "\n".join(f"- {label}: {amount}" for label, amount in items)
+
+
+@register_task
+class AppendTotal(NoteTask):
+    name = "notes_append_total"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("My Markor note \"{note}\" lists amounts. Add a last line \"Total: \" followed by the sum of "
+                     "all the amounts in it (just the number, e.g. \"Total: 42\"); leave the other lines as they are.")
+    goal_phrasings = (
+        ("Add up the amounts in my Markor note \"{note}\" and write the result at the bottom as a new line "
+         "\"Total: \" plus the number (for example \"Total: 42\"). Don't change the existing lines."),
+        ("Could you total the amounts listed in \"{note}\" in Markor? Put it in a final line like \"Total: 42\", "
+         "after the other lines."),
+        "Markor note \"{note}\": append \"Total: <sum of its amounts>\" as the last line (e.g. \"Total: 42\").",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        note = rng.choice(EXPENSE_NOTES)
+        labels = rng.sample(EXPENSE_ITEMS, 7)
+        items = [[lab, rng.randint(5, 120)] for lab in labels[:rng.randint(3, 5)]]
+        other = [[lab, rng.randint(5, 120)] for lab in labels[5:]]
+        return {"note": note, "items": items, "old_note": f"{note} 2023", "old_items": other}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["note"] + ".md", expense_body(params["note"], params["items"]))
+        # a look-alike from last year with other amounts: it stays as it is
+        write_note(phone, params["old_note"] + ".md", expense_body(params["old_note"], params["old_items"]))
+
+    def total(self, params: dict[str, Any]) -> int:
+        return sum(a for _, a in params["items"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before, now = tree_before(phone, self, params), tree_now(phone)
+        path = note_path(params["note"] + ".md")
+        if set(now) != set(before) or any(now[p] != before[p] for p in before if p != path):
+            return 0.0
+        lines = [x.rstrip() for x in (now[path][1] or "").strip().splitlines()]
+        body = expense_body(params["note"], params["items"]).splitlines()
+        if len(lines) != len(body) + 1 or lines[:-1] != body:
+            return 0.0
+        m = re.fullmatch(r"\s*total\s*:?\s*\$?\s*([0-9][0-9,]*(?:\.0+)?)\s*", lines[-1], re.IGNORECASE)
+        ok = m is not None and float(m.group(1).replace(",", "")) == self.total(params)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        text = expense_body(params["note"], params["items"]) + f"\nTotal: {self.total(params)}"
+        return open_note(phone, obs, params["note"]) or edit_text(phone, obs, text)
+
+
+@register_task
+class DeleteOldestNote(NoteTask):
+    name = "notes_delete_oldest_note"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("In the Markor folder \"{folder}\", delete the note that was modified longest ago; "
+                     "keep all the others.")
+    goal_phrasings = (
+        "Remove the oldest note (by last-modified date) from my Markor folder \"{folder}\", only that one.",
+        "Could you delete whichever note in \"{folder}\" in Markor was changed least recently?",
+        "Markor, folder \"{folder}\": delete the least recently modified note; the rest stays.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(NOTE_NAMES, 5)
+        days = rng.sample(range(3, 90), 4)
+        return {"folder": rng.choice(FOLDERS), "notes": [[n, d] for n, d in zip(names[:4], days)],
+                "outside": names[4], "outside_days": max(days) + rng.randint(5, 30)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        from datetime import timedelta
+
+        fresh_folder(phone, params["folder"])
+        for name, days in params["notes"]:
+            st.write_file(phone, note_path(name + ".md", params["folder"]), f"# {name}",
+                          modified=phone.now - timedelta(days=days, hours=2))
+        for e in notes_named(phone, params["outside"]):
+            st.delete(phone, e.path)
+        # older still, but in the Markor root: it stays
+        st.write_file(phone, note_path(params["outside"] + ".md"), f"# {params['outside']}",
+                      modified=phone.now - timedelta(days=params["outside_days"]))
+
+    def oldest(self, params: dict[str, Any]) -> str:
+        return max(params["notes"], key=lambda nd: nd[1])[0]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = tree_before(phone, self, params)
+        want.pop(note_path(self.oldest(params) + ".md", params["folder"]), None)
+        return 1.0 if tree_now(phone) == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        name = self.oldest(params)
+        if not notes_named(phone, name, params["folder"]):  # changed in some other way
+            return COMPLETE
+        return delete_action(phone, obs, name + ".md", params["folder"])
+
+
+PHRASES = ("the plumber", "Aunt Rosa", "the spare key", "the insurance claim")
+
+
+@register_task
+class DeleteNotesMentioning(NoteTask):
+    name = "notes_delete_notes_mentioning"
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("In my Markor folder \"{folder}\", delete every note that mentions \"{phrase}\" in its text; "
+                     "keep the other notes.")
+    goal_phrasings = (
+        "Could you remove all the notes in the Markor folder \"{folder}\" whose text mentions \"{phrase}\"?",
+        ("I'm done with everything about \"{phrase}\": delete each note in my \"{folder}\" folder in Markor that "
+         "talks about it, and nothing else."),
+        "Markor folder \"{folder}\": delete the notes containing \"{phrase}\"; the others stay.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(NOTE_NAMES, 6)
+        phrase, other = rng.sample(PHRASES, 2)
+        n_hit = rng.randint(2, 3)
+        lines = rng.sample(TEXTS, 6)
+        notes = [[n, f"# {n}\n- {lines[i]}\n- Ask about {phrase if i < n_hit else other}"]
+                 for i, n in enumerate(names[:5])]
+        rng.shuffle(notes)
+        return {"folder": rng.choice(FOLDERS), "phrase": phrase, "notes": notes,
+                "hits": [n for n, body in notes if phrase in body],
+                "outside": [names[5], f"# {names[5]}\n- Ask about {phrase}"]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        fresh_folder(phone, params["folder"])
+        for name, body in params["notes"]:
+            write_note(phone, name + ".md", body, params["folder"])
+        write_note(phone, params["outside"][0] + ".md", params["outside"][1])  # in the root: it stays
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = tree_before(phone, self, params)
+        for name in params["hits"]:
+            want.pop(note_path(name + ".md", params["folder"]), None)
+        return 1.0 if tree_now(phone) == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        left = [n for n in params["hits"] if notes_named(phone, n, params["folder"])]
+        if not left:  # changed in some other way: nothing this oracle can repair from here
+            return COMPLETE
+        return delete_action(phone, obs, notes_named(phone, left[0], params["folder"])[0].name, params["folder"])
+
+
+LIST_NOTES = ("Market run", "Pantry restock", "Groceries", "Shopping for Sunday")
+
+
+@register_task
+class QueryItemOnList(NoteTask):
+    name = "notes_query_item_on_list"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "Is \"{item}\" on my Markor list \"{note}\"? Answer yes or no."
+    goal_phrasings = (
+        "Did I put \"{item}\" on my \"{note}\" list in Markor? Just yes or no.",
+        "Could you check whether my Markor note \"{note}\" has \"{item}\" on it? Answer yes or no.",
+        "Markor, \"{note}\": is \"{item}\" listed? yes/no",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        note, other = rng.sample(LIST_NOTES, 2)
+        items = rng.sample(GROCERIES, 7)
+        item = items[0]
+        on_it = rng.random() < 0.5
+        mine, theirs = items[1:4], items[4:7]
+        (mine if on_it else theirs).append(item)
+        rng.shuffle(mine)
+        rng.shuffle(theirs)
+        return {"note": note, "item": item, "items": mine, "other_note": other, "other_items": theirs,
+                "on_list": on_it}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["note"] + ".md", list_body(params["note"], params["items"]))
+        write_note(phone, params["other_note"] + ".md", list_body(params["other_note"], params["other_items"]))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want, wrong = ("yes", "no") if params["on_list"] else ("no", "yes")
+        return 1.0 if answer_matches(answer, want) and not answer_matches(answer, wrong) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return open_note(phone, obs, params["note"]) or answer("yes" if params["on_list"] else "no")
+
+
+@register_task
+class QueryFolderWithMoreNotes(NoteTask):
+    name = "notes_query_folder_with_more_notes"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 3
+    goal_template = "Which of my Markor folders holds more notes, \"{a}\" or \"{b}\"? Answer with the folder name."
+    goal_phrasings = (
+        "In Markor, does \"{a}\" or \"{b}\" contain more notes? Tell me the folder.",
+        "Could you compare my Markor folders \"{a}\" and \"{b}\" and say which one has more notes in it?",
+        "Markor: more notes in \"{a}\" or in \"{b}\"?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = rng.sample(FOLDERS, 2)
+        n_a, n_b = rng.sample(range(1, 6), 2)
+        names = list(NOTE_NAMES)
+        return {"a": a, "b": b, "notes_a": rng.sample(names, n_a), "notes_b": rng.sample(names, n_b)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key in ("a", "b"):
+            fresh_folder(phone, params[key])
+            for name in params["notes_" + key]:
+                write_note(phone, name + ".md", f"# {name}", params[key])
+
+    def winner(self, params: dict[str, Any]) -> tuple[str, str]:
+        a_wins = len(params["notes_a"]) > len(params["notes_b"])
+        return (params["a"], params["b"]) if a_wins else (params["b"], params["a"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        win, lose = self.winner(params)
+        return 1.0 if answer_matches(answer, win) and not answer_matches(answer, lose) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        # both folders' rows in the Markor root show how many items each holds
+        return to_folder(phone, obs) or answer(self.winner(params)[0])

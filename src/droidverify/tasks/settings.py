@@ -7,6 +7,7 @@ phone in a state that is NOT the goal, so an agent that does nothing fails.
 from __future__ import annotations
 
 import random
+import re
 from datetime import date, timedelta
 from typing import Any, ClassVar
 
@@ -2019,3 +2020,717 @@ class QueryPhoneWeekday(TaskTemplate):
         if find(obs, text="Date") is None:
             return click_or_scroll(phone, obs, text="Date")
         return answer(params["weekday"])
+
+
+# ---- round 4: whole-table checks, derived readings, rule-based bulk edits, "make sure" goals ----------
+# every setting as ("<table>/<name>", value), so a checker can demand that nothing else changed
+SETTINGS_SQL = ("SELECT 'system/' || name, value FROM settings_system UNION ALL "
+                "SELECT 'global/' || name, value FROM settings_global UNION ALL "
+                "SELECT 'secure/' || name, value FROM settings_secure ORDER BY 1")
+
+
+def _setting_changes(phone: Phone, tmpl: TaskTemplate, params: dict[str, Any]) -> dict[str, str | None]:
+    """Settings that differ from the starting phone: name -> new value (None when removed)."""
+    added, removed, changed = diff_rows(baseline_rows(phone, tmpl, params, SETTINGS_SQL),
+                                        [tuple(r) for r in phone.query(SETTINGS_SQL)])
+    out: dict[str, str | None] = {r[0]: r[1] for r in added}
+    out.update({new[0]: new[1] for _, new in changed})
+    out.update({r[0]: None for r in removed})
+    return out
+
+
+def _yes_no(answer: str | None) -> bool | None:
+    """True for a plain yes, False for a plain no, None for neither or both (a hedge)."""
+    if answer is None:
+        return None
+    tokens = set(normalize_answer(answer))
+    says_yes, says_no = "yes" in tokens, "no" in tokens
+    return None if says_yes == says_no else says_yes
+
+
+def _zone_offset(zone: str) -> int:
+    """Minutes east of GMT of a time-zone label ("GMT-05:00 Eastern Standard Time" -> -300)."""
+    sign = -1 if zone[3] == "-" else 1
+    return sign * (int(zone[4:6]) * 60 + int(zone[7:9]))
+
+
+def _date_text(day: date) -> str:
+    return f"{MONTHS[day.month - 1]} {day.day}, {day.year}"
+
+
+def _time_picker_step(phone: Phone, obs: Observation, h: int, m: int) -> Action:
+    """Next action in the open time picker toward h:m (24-hour), then OK."""
+    dlg = phone.dialog
+    assert dlg is not None
+    fields = dlg.data.get("fields", {})
+    want_h = str(h if phone.uses_24h else (h % 12 or 12))
+    if fields.get("hour") != want_h:
+        i = find(obs, editable=True, resource_id="hour")
+        return BACK if i is None else Action(action_type="input_text", index=i, text=want_h)
+    if fields.get("minute") != f"{m:02d}" or int(dlg.data["minute"]) != m:
+        i = find(obs, editable=True, resource_id="minute")
+        return BACK if i is None else Action(action_type="input_text", index=i, text=f"{m:02d}")
+    if not phone.uses_24h and (int(dlg.data["hour"]) >= 12) != (h >= 12):
+        return click_in(obs, "dialog", resource_id="pm_label" if h >= 12 else "am_label") or BACK
+    return click_in(obs, "dialog", text="OK", resource_id="button1") or BACK
+
+
+def _date_picker_step(phone: Phone, obs: Observation, want: date) -> Action:
+    """Next action in the open date picker toward ``want``, then OK."""
+    dlg = phone.dialog
+    assert dlg is not None
+    d = dlg.data
+    cur, goal = int(d["year"]) * 12 + int(d["month"]), want.year * 12 + want.month
+    if cur != goal:
+        return click_in(obs, "dialog", desc="Next month" if goal > cur else "Previous month") or BACK
+    if int(d["day"]) != want.day:
+        i = find(obs, editable=True, resource_id="day")
+        return BACK if i is None else Action(action_type="input_text", index=i, text=str(want.day))
+    return click_in(obs, "dialog", text="OK", resource_id="button1") or BACK
+
+
+def _on_datetime_with(phone: Phone, dialog: str) -> bool:
+    scr, dlg = phone.screen, phone.dialog
+    return dlg is not None and dlg.name == dialog and phone.foreground == APP and scr is not None \
+        and scr.name == "datetime"
+
+
+VOLUME_ROWS = {"media": ("Media volume", "volume_music", 15), "call": ("Call volume", "volume_voice", 5),
+               "ring": ("Ring & notification volume", "volume_ring", 7),
+               "alarm": ("Alarm volume", "volume_alarm", 7)}
+
+
+@register_task
+class QueryVolumePercentOfMax(TaskTemplate):
+    name = "settings_query_volume_percent_of_max"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 4
+    goal_template = "What percentage of its maximum is the {what} set to right now? Answer with the percentage."
+    goal_phrasings = (
+        "How far up is my {what} slider, as a percentage of the way to its maximum?",
+        "Could you check Sound & vibration and tell me the {what} as a percent of its highest setting?",
+        "{what}: what percent of the maximum is it at?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        slider = rng.choice(("media", "call"))
+        other = "call" if slider == "media" else "media"
+        fifth = rng.randint(1, 4)  # 20%, 40%, 60% or 80%: a whole number of fifths of either maximum
+        levels = {k: rng.randint(1, mx - 1) for k, (_, _, mx) in VOLUME_ROWS.items()}
+        levels[slider] = fifth * VOLUME_ROWS[slider][2] // 5
+        levels[other] = rng.choice([f for f in range(1, 5) if f != fifth]) * VOLUME_ROWS[other][2] // 5
+        return {"what": VOLUME_ROWS[slider][0].lower(), "slider": slider, "levels": levels,
+                "percent": fifth * 20}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for k, (_, setting, _) in VOLUME_ROWS.items():
+            phone.put_setting("system", setting, params["levels"][k])
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return f"{params['percent']}%"  # as set up: a slider moved afterwards does not change the answer
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer is not None and _only_number(answer, self.expected(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_SOUND) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        label = VOLUME_ROWS[params["slider"]][0]
+        if find(obs, desc=label) is None:
+            return click_or_scroll(phone, obs, desc=label)
+        return answer(self.expected(params))
+
+
+PATCH_DATES = ("2024-06-05", "2024-07-01", "2024-07-05", "2024-08-05", "2024-09-01", "2024-09-05")
+PLAY_UPDATE = date(2024, 8, 1)  # "Google Play system update" on the same page: the near miss
+
+
+@register_task
+class QueryDaysSinceSecurityUpdate(TaskTemplate):
+    name = "settings_query_days_since_security_update"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("Going by the date set on this phone, how many days ago was its Android security update? "
+                     "Answer with a number of days.")
+    goal_phrasings = (
+        "How many days old is this phone's security patch, counting up to the phone's own date?",
+        ("Could you work out how many days have passed between the Android security update date and the "
+         "date the phone shows?"),
+        "Days since the last Android security update, by the phone's date?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        patch = date.fromisoformat(rng.choice(PATCH_DATES))
+        today = DEFAULT_DAY + timedelta(days=rng.randint(-20, 60))
+        return {"patch": patch.isoformat(), "date": today.isoformat(), "days": (today - patch).days}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        patch, today = date.fromisoformat(params["patch"]), date.fromisoformat(params["date"])
+        phone.execute("UPDATE device_info SET value=? WHERE name='security_patch'", (_date_text(patch),))
+        phone.put_setting("global", "auto_time", 0)
+        phone.now = phone.now.replace(year=today.year, month=today.month, day=today.day)
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return str(params["days"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer is not None and _only_number(answer, self.expected(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_ANDROID_VERSION) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if find(obs, text="Android security update") is None:
+            return click_or_scroll(phone, obs, text="Android security update")
+        return answer(self.expected(params))
+
+
+# "7:37 PM", "19:37", "7 pm"; not the "01:00" of "GMT+01:00" nor a bare number
+TIME_RE = re.compile(r"(?<![+\-\d:])(\d{1,2})(?::(\d{2}))?(?:\s*([ap])\.?\s*m\b\.?)?")
+
+
+def _times_in(text: str) -> set[int]:
+    """Times of day named in an answer, as minutes after midnight (no AM/PM read as 24-hour)."""
+    out = set()
+    for h, m, half in TIME_RE.findall(text.lower()):
+        if not m and not half:
+            continue
+        hour, minute = int(h), int(m or 0)
+        if minute > 59 or (not half and hour > 23):
+            continue
+        if half:
+            if not 1 <= hour <= 12:
+                continue
+            hour = hour % 12 + (12 if half == "p" else 0)
+        out.add(hour * 60 + minute)
+    return out
+
+
+@register_task
+class QueryTimeInOtherZone(TaskTemplate):
+    name = "settings_query_time_in_other_zone"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("What time is it right now in {zone}, going by this phone's clock and its "
+                     "time zone setting?")
+    goal_phrasings = (
+        "Using the time and time zone set on this phone, work out the current time in {zone}.",
+        "Could you tell me what the clock would read in {zone} right now, based on the phone's own time and zone?",
+        "Current time in {zone}, converted from the phone's clock?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        here, there = rng.sample(TIME_ZONES, 2)
+        shift = _zone_offset(there) - _zone_offset(here)
+        lo, hi = max(60, 60 - shift), min(23 * 60 - 1, 23 * 60 - 1 - shift)  # same day in both zones
+        local = rng.randrange(lo, hi + 1, 1)
+        target = local + shift
+        return {"zone": there, "here": here, "local": [local // 60, local % 60],
+                "target": [target // 60, target % 60], "h24": rng.choice((0, 0, 1))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        h, m = params["local"]
+        phone.put_setting("global", "auto_time_zone", 0)
+        phone.put_setting("global", "time_zone", params["here"])
+        phone.put_setting("system", "time_12_24", "24" if params["h24"] else "12")
+        phone.now = phone.now.replace(hour=h, minute=m, second=0)
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return _say_hm(*params["target"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        h, m = params["target"]
+        return 1.0 if _times_in(answer) == {h * 60 + m} else 0.0  # the local time too is a hedge
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_DATETIME) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if find(obs, text=params["here"]) is None:
+            return click_or_scroll(phone, obs, text="Time zone")
+        return answer(self.expected(params))
+
+
+@register_task
+class QueryWifiNeedsPassword(TaskTemplate):
+    name = "settings_query_wifi_needs_password"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Would I have to type a password to join the Wi-Fi network \"{ssid}\" on this phone? Answer yes or no."
+    goal_phrasings = (
+        "Is a password needed to connect this phone to the Wi-Fi network \"{ssid}\"? Answer yes or no.",
+        "Does connecting to the Wi-Fi network \"{ssid}\" need a password from me? Yes or no.",
+        "Check the Wi-Fi list: is a password required for \"{ssid}\"? Answer yes or no.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        ssid, lookalike = _pair(rng, WIFI_PAIRS)
+        status = rng.choice(("secured", "saved", "open"))
+        other = rng.choice(("saved", "open")) if status == "secured" else "secured"
+        return {"ssid": ssid, "lookalike": lookalike, "status": status, "lookalike_status": other,
+                "wifi_on": rng.choice((0, 1, 1))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "wifi_on", params["wifi_on"])
+        phone.put_setting("global", "airplane_mode_on", 0)
+        for ssid, status, signal in ((params["ssid"], params["status"], 2),
+                                     (params["lookalike"], params["lookalike_status"], 3)):
+            phone.execute("INSERT INTO wifi_networks(ssid, security, signal, saved, connected) VALUES(?, ?, ?, ?, 0)",
+                          (ssid, "Open" if status == "open" else "WPA2", signal, int(status == "saved")))
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return "Yes" if params["status"] == "secured" else "No"  # a saved network joins without one
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        said = _yes_no(answer)
+        return 1.0 if said is not None and said == (params["status"] == "secured") else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_INTERNET) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if not _flag(phone, "global", "wifi_on"):  # the list shows only with Wi-Fi on
+            return click_or_scroll(phone, obs, text="Wi‑Fi")
+        if find(obs, text=params["ssid"], resource_id="wifi_entry") is None:
+            return click_or_scroll(phone, obs, text=params["ssid"], resource_id="wifi_entry")
+        return answer(self.expected(params))
+
+
+KIND_PLURALS = {"headphones": "headphones", "speaker": "speakers", "watch": "watches", "car": "cars"}
+
+
+@register_task
+class QueryBluetoothTypeCount(TaskTemplate):
+    name = "settings_query_bluetooth_type_count"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = "How many of the Bluetooth devices saved on this phone are {kinds}? Answer with a number."
+    goal_phrasings = (
+        "Count the saved Bluetooth devices whose device type is {kinds}.",
+        "Could you check each saved Bluetooth device's type and tell me how many are {kinds}?",
+        "Number of {kinds} among my paired Bluetooth devices?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        kind = rng.choice(sorted(KIND_PLURALS))
+        pool = _of_kind(kind)
+        count = rng.randint(1, min(3, len(pool) - 1))
+        picked = rng.sample(pool, count + 1)  # the last one was forgotten: in the table, not shown
+        others = rng.sample(_not_kind(kind), rng.randint(2, 3))
+        names = picked[:-1] + others
+        rng.shuffle(names)
+        return {"kinds": KIND_PLURALS[kind], "kind": kind, "names": names, "forgotten": picked[-1],
+                "count": count}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        _plant_bt(phone, params["names"])
+        phone.execute("INSERT INTO bluetooth_devices(name, type, paired, connected) VALUES(?,?,0,0)",
+                      (params["forgotten"], params["kind"]))
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return str(params["count"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer is not None and _only_number(answer, self.expected(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        last = max(n for n in params["names"] if BT_CATALOG[n] == params["kind"])
+        step = _open_bt(phone, obs, _bt_id(phone, last))
+        if step is not None:
+            return step
+        if find(obs, text="Device type") is None:
+            return click_or_scroll(phone, obs, text="Device type")
+        return answer(self.expected(params))
+
+
+@register_task
+class BrightnessFromBattery(TaskTemplate):
+    name = "settings_brightness_from_battery"
+    apps = ("Settings",)
+    complexity = 2
+    optimal_steps = 7
+    goal_template = ("Set the screen brightness to my battery percentage rounded down to a multiple of 10% "
+                     "(at {example_battery}% battery that would be {example_level}%).")
+    goal_phrasings = (
+        ("Match the brightness to the battery level, rounded down to the nearest ten percent (e.g. "
+         "{example_battery}% battery -> {example_level}% brightness)."),
+        ("Could you check my battery level and set the brightness to it, rounded down to a whole 10% step? "
+         "For {example_battery}% it would be {example_level}%."),
+        ("Brightness = battery %, rounded down to the nearest 10 (example: {example_battery}% gives "
+         "{example_level}%)."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        battery = rng.choice([b for b in range(21, 98) if b % 10])
+        level = battery // 10 * 10
+        example = rng.choice([b for b in range(13, 98) if b % 10 and b // 10 != battery // 10])
+        start = rng.choice([p for p in range(10, 100, 10) if abs(p - level) in (20, 30, 40)])
+        return {"battery": battery, "level": level, "start": start, "example_battery": example,
+                "example_level": example // 10 * 10}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "battery_level", params["battery"])
+        set_brightness_pct(phone, params["start"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        changed = _setting_changes(phone, self, params)
+        ok = brightness_pct(phone) == params["level"] and set(changed) == {"system/screen_brightness"}
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if brightness_pct(phone) == params["level"]:
+            return COMPLETE  # (a detour's stray change elsewhere is not put back)
+        step = navigate(phone, obs, APP, TO_BRIGHTNESS) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        desc = "Increase brightness" if brightness_pct(phone) < params["level"] else "Decrease brightness"
+        return click_or_scroll(phone, obs, desc=desc)
+
+
+@register_task
+class TimeZoneHoursAway(TaskTemplate):
+    name = "settings_time_zone_hours_away"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("I've travelled to a place {hours} {direction} the time zone this phone is set to. "
+                     "Set the phone's time zone by hand to the one that is {hours} {direction} the "
+                     "current one.")
+    goal_phrasings = (
+        ("Where I am now is {hours} {direction} the phone's current time zone. Pick that zone "
+         "manually in Date & time."),
+        ("Could you change the time zone to the one {hours} {direction} what the phone uses now "
+         "(automatic time zone off)?"),
+        "Time zone: move it {hours} {direction} the current setting, chosen by hand.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        here, there = rng.sample(TIME_ZONES, 2)
+        diff = (_zone_offset(there) - _zone_offset(here)) // 60
+        hours = f"{abs(diff)} hour" + ("s" if abs(diff) != 1 else "")
+        return {"here": here, "zone": there, "hours": hours, "direction": "ahead of" if diff > 0 else "behind",
+                "auto_zone": rng.choice((0, 1))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "auto_time_zone", params["auto_zone"])
+        phone.put_setting("global", "time_zone", params["here"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = {"global/time_zone": params["zone"]}
+        if params["auto_zone"]:
+            want["global/auto_time_zone"] = "0"
+        ok = _setting_changes(phone, self, params) == want
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if phone.get_setting("global", "time_zone") == params["zone"] \
+                and _flag(phone, "global", "auto_time_zone", "0"):
+            return COMPLETE
+        if _on_datetime_with(phone, "choice"):
+            return click_in(obs, "dialog", text=params["zone"]) or BACK
+        step = navigate(phone, obs, APP, TO_DATETIME) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if _flag(phone, "global", "auto_time_zone"):
+            return click_or_scroll(phone, obs, text="Set time zone automatically")
+        return click_or_scroll(phone, obs, text="Time zone")
+
+
+@register_task
+class FixWrongDateOrTime(TaskTemplate):
+    name = "settings_fix_wrong_date_or_time"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("This phone's date and time are set by hand and one of the two is wrong: it is really "
+                     "{date_text}, {time_text}. Fix whichever is wrong and keep automatic time off.")
+    goal_phrasings = (
+        ("Either the date or the time on my phone is off (it's really {date_text}, {time_text}). Correct the "
+         "wrong one by hand; automatic time stays off."),
+        ("Could you check the phone's manual date and time against {date_text}, {time_text} and fix the one "
+         "that doesn't match? Don't switch on automatic time."),
+        "Real date and time: {date_text}, {time_text}. One of them is wrong on the phone; fix it manually.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        day = DEFAULT_DAY + timedelta(days=rng.randint(-20, 20))
+        minutes = rng.randint(7 * 60, 20 * 60)  # the wrong time stays on the same day
+        wrong = rng.choice(("date", "time"))
+        bad_day = day + timedelta(days=rng.choice([d for d in range(-12, 13) if d]))
+        bad_minutes = minutes + rng.choice([d for d in range(-300, 181, 15) if abs(d) >= 30])
+        if wrong == "date":
+            start_day, start_min = bad_day, minutes
+        else:
+            start_day, start_min = day, bad_minutes
+        h, m = divmod(minutes, 60)
+        return {"date": day.isoformat(), "time": [h, m], "date_text": _date_text(day), "time_text": _say_hm(h, m),
+                "wrong": wrong, "start_date": start_day.isoformat(), "start_time": list(divmod(start_min, 60))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["start_date"])
+        h, m = params["start_time"]
+        phone.put_setting("global", "auto_time", 0)
+        phone.now = phone.now.replace(year=d.year, month=d.month, day=d.day, hour=h, minute=m, second=0)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        now = phone.now
+        ok = now.date().isoformat() == params["date"] and [now.hour, now.minute] == list(params["time"]) \
+            and not _setting_changes(phone, self, params)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        now = phone.now
+        if now.date().isoformat() == params["date"] and [now.hour, now.minute] == list(params["time"]) \
+                and _flag(phone, "global", "auto_time", "0"):
+            return COMPLETE
+        want = date.fromisoformat(params["date"])
+        if _on_datetime_with(phone, "time_picker"):
+            return _time_picker_step(phone, obs, *params["time"])
+        if _on_datetime_with(phone, "date_picker"):
+            return _date_picker_step(phone, obs, want)
+        step = navigate(phone, obs, APP, TO_DATETIME) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if _flag(phone, "global", "auto_time"):  # switched on by mistake: off again
+            return click_or_scroll(phone, obs, text="Set time automatically")
+        if phone.now.date() != want:
+            return click_or_scroll(phone, obs, text="Date")
+        return click_or_scroll(phone, obs, text="Time")
+
+
+# (what the goal calls it, row title, table, setting, value when on, value when off, path)
+MAKE_SURE = (
+    ("Wi-Fi", "Wi‑Fi", "global", "wifi_on", "1", "0", TO_INTERNET),
+    ("Bluetooth", "Use Bluetooth", "global", "bluetooth_on", "1", "0", TO_BLUETOOTH),
+    ("airplane mode", "Airplane mode", "global", "airplane_mode_on", "1", "0", TO_NETWORK),
+    ("dark theme", "Dark theme", "secure", "ui_night_mode", "2", "1", TO_DISPLAY),
+    ("adaptive brightness", "Adaptive brightness", "system", "screen_brightness_mode", "1", "0", TO_DISPLAY),
+    ("auto-rotate screen", "Auto-rotate screen", "system", "accelerometer_rotation", "1", "0", TO_DISPLAY),
+    ("the 24-hour time format", "Use 24-hour format", "system", "time_12_24", "24", "12", TO_DATETIME),
+    ("automatic time zone", "Set time zone automatically", "global", "auto_time_zone", "1", "0", TO_DATETIME),
+)
+
+
+@register_task
+class MakeSureSwitches(TaskTemplate):
+    name = "settings_make_sure_switches"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("Make sure {first} is {first_state}, {second} is {second_state} and {third} is "
+                     "{third_state}. Some of that may already be set; leave everything else as it is.")
+    goal_phrasings = (
+        ("I want {first} {first_state}, {second} {second_state} and {third} {third_state}. Check each one and "
+         "only change what isn't that way yet."),
+        ("Could you go through these and fix any that aren't right: {first} {first_state}, {second} "
+         "{second_state}, {third} {third_state}?"),
+        "End state wanted: {first} {first_state}; {second} {second_state}; {third} {third_state}. Touch nothing else.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        picks = rng.sample(range(len(MAKE_SURE)), 3)
+        states = [rng.choice(("on", "off")) for _ in picks]
+        already = rng.choice([(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1)])
+        p: dict[str, Any] = {"switches": picks, "states": states, "already": list(already)}
+        for slot, i, state in zip(("first", "second", "third"), picks, states):
+            p[slot], p[f"{slot}_state"] = MAKE_SURE[i][0], state
+        return p
+
+    def _want(self, params: dict[str, Any]) -> dict[str, str]:
+        return {f"{MAKE_SURE[i][2]}/{MAKE_SURE[i][3]}": MAKE_SURE[i][4] if s == "on" else MAKE_SURE[i][5]
+                for i, s in zip(params["switches"], params["states"])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, state, done in zip(params["switches"], params["states"], params["already"]):
+            _, _, table, setting, on_value, off_value, _ = MAKE_SURE[i]
+            phone.put_setting(table, setting, on_value if (state == "on") == bool(done) else off_value)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        todo = {f"{MAKE_SURE[i][2]}/{MAKE_SURE[i][3]}" for i, d in zip(params["switches"], params["already"])
+                if not d}
+        want = {k: v for k, v in self._want(params).items() if k in todo}
+        return 1.0 if _setting_changes(phone, self, params) == want else 0.0  # the set ones untouched
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for i, state in zip(params["switches"], params["states"]):
+            _, row, table, setting, on_value, off_value, path = MAKE_SURE[i]
+            if phone.get_setting(table, setting) != (on_value if state == "on" else off_value):
+                return navigate(phone, obs, APP, path) or dismiss_popups(phone) or click_or_scroll(phone, obs, text=row)
+        return COMPLETE
+
+
+@register_task
+class MediaVolumeIfHeadphones(TaskTemplate):
+    name = "settings_media_volume_if_headphones"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("If my \"{device}\" is connected over Bluetooth right now, set the media volume to {level}; "
+                     "if it isn't connected, just turn Bluetooth off instead.")
+    goal_phrasings = (
+        ("Check whether \"{device}\" is connected. Connected: media volume to {level}. Not connected: switch "
+         "Bluetooth off and leave the volume."),
+        ("Could you look at my Bluetooth devices? With \"{device}\" connected I want the media volume at "
+         "{level}; without it, I don't need Bluetooth, so turn it off."),
+        "\"{device}\" connected -> media volume {level}. Otherwise -> Bluetooth off. Nothing else.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        device, lookalike = rng.sample(_of_kind("headphones"), 2)
+        others = rng.sample(_not_kind("headphones"), 2)
+        names = [device, lookalike, *others]
+        rng.shuffle(names)
+        start = rng.randint(3, 12)
+        level = rng.choice([v for v in range(2, 14) if abs(v - start) in (2, 3, 4)])
+        return {"device": device, "lookalike": lookalike, "names": names, "connected": rng.choice((0, 1)),
+                "level": level, "start": start}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "bluetooth_on", 1)
+        phone.put_setting("system", "volume_music", params["start"])
+        # either the named headphones or the other pair are connected: "Connected" shows in both cases
+        _plant_bt(phone, params["names"], (params["device"] if params["connected"] else params["lookalike"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        changed = _setting_changes(phone, self, params)
+        added, removed, bt_changed = _bt_changes(phone, self, params)
+        if params["connected"]:
+            ok = changed == {"system/volume_music": str(params["level"])} and not bt_changed
+        else:  # Bluetooth off drops the other pair's connection, and nothing else
+            ok = changed == {"global/bluetooth_on": "0"} and _changed_to(bt_changed, {params["lookalike"]: (1, 0)})
+        return 1.0 if ok and not added and not removed else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if params["connected"]:
+            step = navigate(phone, obs, APP, TO_SOUND) or dismiss_popups(phone)
+            if step is not None:
+                return step
+            cur = phone.get_int("system", "volume_music", 0)
+            if cur == params["level"]:
+                return COMPLETE
+            verb = "Increase" if cur < params["level"] else "Decrease"
+            return click_or_scroll(phone, obs, desc=f"{verb} media volume")
+        if not _flag(phone, "global", "bluetooth_on"):
+            return COMPLETE  # off already, yet not a success: something else was changed on the way
+        return navigate(phone, obs, APP, TO_BLUETOOTH) or dismiss_popups(phone) or \
+            click_or_scroll(phone, obs, text="Use Bluetooth")
+
+
+@register_task
+class CapLoudVolumes(TaskTemplate):
+    name = "settings_cap_loud_volumes"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("Turn every volume slider that is above {cap} down to exactly {cap}; leave the ones at {cap} "
+                     "or below as they are.")
+    goal_phrasings = (
+        "No volume should be higher than {cap}: lower each slider that's above {cap} to {cap}, don't touch the rest.",
+        ("Could you cap all my volume levels at {cap}? Anything louder goes down to {cap}; quieter ones stay "
+         "where they are."),
+        "Sound & vibration: every slider above {cap} -> {cap}. Sliders at or under {cap} unchanged.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        cap = rng.randint(2, 4)
+        keys = list(VOLUME_ROWS)
+        quiet = rng.sample([k for k in keys if k != "media"], rng.choice((1, 2)))
+        levels = {k: rng.randint(0, cap) if k in quiet else rng.randint(cap + 1, min(cap + 4, VOLUME_ROWS[k][2]))
+                  for k in keys}
+        return {"cap": cap, "levels": levels}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for k, (_, setting, _) in VOLUME_ROWS.items():
+            phone.put_setting("system", setting, params["levels"][k])
+
+    def _want(self, params: dict[str, Any]) -> dict[str, str]:
+        return {f"system/{VOLUME_ROWS[k][1]}": str(params["cap"]) for k, v in params["levels"].items()
+                if v > params["cap"]}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if _setting_changes(phone, self, params) == self._want(params) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = navigate(phone, obs, APP, TO_SOUND) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        for k, (label, setting, _) in VOLUME_ROWS.items():
+            cur, start = phone.get_int("system", setting, 0), params["levels"][k]
+            want = min(start, params["cap"])
+            if cur != want:
+                verb = "Increase" if cur < want else "Decrease"
+                return click_or_scroll(phone, obs, desc=f"{verb} {label.lower()}")
+        return COMPLETE
+
+
+@register_task
+class OnlyOneBluetoothConnected(TaskTemplate):
+    name = "settings_only_one_bluetooth_connected"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("Make \"{device}\" the only Bluetooth device connected to my phone: connect it if it isn't "
+                     "already and disconnect anything else, but keep every device saved.")
+    goal_phrasings = (
+        ("I only want \"{device}\" connected over Bluetooth. Disconnect whatever else is connected (don't forget "
+         "anything) and make sure \"{device}\" is connected."),
+        ("Could you see to it that \"{device}\" is connected and no other Bluetooth device is? All devices stay "
+         "paired."),
+        "Bluetooth: \"{device}\" connected, every other saved device disconnected, none forgotten.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(sorted(BT_CATALOG), 5)
+        device = rng.choice(names)
+        rest = [n for n in names if n != device]
+        return {"device": device, "names": names, "device_on": rng.choice((0, 1)),
+                "others_on": sorted(rng.sample(rest, rng.choice((1, 2))))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "bluetooth_on", 1)
+        on = tuple(params["others_on"]) + ((params["device"],) if params["device_on"] else ())
+        _plant_bt(phone, params["names"], on)
+
+    def _want(self, params: dict[str, Any]) -> dict[str, tuple[int, int]]:
+        want = {n: (1, 0) for n in params["others_on"]}
+        if not params["device_on"]:
+            want[params["device"]] = (1, 1)
+        return want
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = _bt_changes(phone, self, params)
+        ok = not added and not removed and _changed_to(changed, self._want(params)) \
+            and not _setting_changes(phone, self, params)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if not _flag(phone, "global", "bluetooth_on"):  # switched off by mistake
+            return navigate(phone, obs, APP, TO_BLUETOOTH) or dismiss_popups(phone) or \
+                click_or_scroll(phone, obs, text="Use Bluetooth")
+        other = phone.query_one("SELECT _id FROM bluetooth_devices WHERE connected=1 AND paired=1 AND name<>? "
+                                "ORDER BY name", (params["device"],))
+        if other is not None:
+            return _open_bt(phone, obs, other[0]) or click(obs, text="Disconnect", resource_id="btn_connect") or BACK
+        mine = phone.query_one("SELECT _id, paired, connected FROM bluetooth_devices WHERE name=?", (params["device"],))
+        if mine["paired"] and not mine["connected"]:
+            return _open_bt(phone, obs, mine["_id"]) or click(obs, text="Connect", resource_id="btn_connect") or BACK
+        return navigate(phone, obs, APP, TO_CONNECTED) or COMPLETE  # something forgotten: cannot be undone

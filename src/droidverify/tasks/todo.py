@@ -30,6 +30,7 @@ from droidverify.env.sim.apps.todo import (
 )
 from droidverify.env.sim.phone import Phone
 from droidverify.env.sim.timeutil import MONTHS, WEEKDAYS
+from droidverify.errors import TaskError
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.helpers import (
     BACK,
@@ -1369,3 +1370,312 @@ class QueryDueBy(QueryTemplate):
 
     def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
         return to_list(phone, obs, params["list"]) or answer("; ".join(t for t, _ in params["due"]))
+
+
+# ---- round 5: days between due dates, a misfiled task, conditional priority, tagged sweeps, yes/no, a percentage ----
+@register_task
+class QueryDaysBetweenDue(QueryTemplate):
+    name = "todo_query_days_between_due"
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("How many days after the due date of \"{title}\" is \"{later}\" due in Tasks? "
+                     "Answer with a number.")
+    goal_phrasings = (
+        "In the Tasks app, count the days from the due date of \"{title}\" to the due date of \"{later}\".",
+        "Could you tell me how many days lie between \"{title}\" being due and \"{later}\" being due?",
+        "Tasks: days from \"{title}\"'s due date to \"{later}\"'s due date?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, lookalike = rng.choice(PAIRS)
+        if rng.random() < 0.5:
+            title, lookalike = lookalike, title
+        first, other, later = sorted(rng.sample(range(3, 31), 3))
+        if rng.random() < 0.5:
+            first, other = other, first  # the look-alike is due before or after the right one
+        lst, later_list = rng.choice(ERRAND_LISTS), rng.choice(ERRAND_LISTS)
+        return {"title": title, "lookalike": lookalike, "later": rng.choice(NEW_TITLES), "list": lst,
+                "later_list": later_list, "days": first, "lookalike_days": other, "later_days": later}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key in ("title", "lookalike", "later"):
+            phone.execute("DELETE FROM todo_tasks WHERE title = ?", (params[key],))
+        add_task(phone, params["list"], params["lookalike"], due=TODAY + timedelta(days=params["lookalike_days"]))
+        add_task(phone, params["list"], params["title"], due=TODAY + timedelta(days=params["days"]))
+        add_task(phone, params["later_list"], params["later"], due=TODAY + timedelta(days=params["later_days"]))
+
+    def expected(self, params: dict[str, Any]) -> int:
+        return params["later_days"] - params["days"]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        wrong = params["later_days"] - params["lookalike_days"]  # counted from the look-alike
+        ok = answer_matches(answer, str(self.expected(params))) and not answer_matches(answer, str(wrong))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        # the first due date is read on its row; the answer comes from the later task's editor
+        t = find_task(phone, params["later"])
+        if t is None:
+            return answer(str(self.expected(params)))
+        return open_editor(phone, obs, t) or answer(str(self.expected(params)))
+
+
+ERRANDS = tuple(t for pair in PAIRS for t in pair if not t.startswith("Buy"))
+
+
+@register_task
+class MoveMisfiledTask(TodoTemplate):
+    name = "todo_move_misfiled_task"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("One task on my {list} list in Tasks isn't something to buy; it's an errand. Move that one "
+                     "to my {dest} list and leave the shopping items where they are.")
+    goal_phrasings = (
+        "Something that isn't a grocery ended up on my {list} list in Tasks. Put that errand in {dest} instead.",
+        ("Could you find the task in {list} that isn't a thing to buy and move it to the {dest} list? The "
+         "grocery items stay."),
+        "Tasks app: the one non-shopping to-do in {list} belongs in {dest}. Move it, nothing else.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"list": "Groceries", "dest": rng.choice(ERRAND_LISTS), "errand": rng.choice(ERRANDS),
+                "groceries": rng.sample(NEW_GROCERIES, rng.randint(2, 4))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for title in [params["errand"], *params["groceries"]]:
+            phone.execute("DELETE FROM todo_tasks WHERE lower(title) = lower(?)", (title,))
+        for title in params["groceries"]:
+            add_task(phone, params["list"], title)
+        add_task(phone, params["list"], params["errand"])  # no due date: at the end of a long list
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        dest = list_id(phone, params["dest"])
+        return 1.0 if only_change(phone, self, params, params["errand"], list_id=dest) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = find_task(phone, params["errand"])
+        if t is None:
+            raise TaskError(f"{self.name}: no task {params['errand']!r}")
+        dlg = phone.dialog
+        if phone.foreground == KEY and dlg is not None and dlg.name == "choice" \
+                and dlg.data.get("on_ok") == "move_task" and dlg.data.get("args", {}).get("task_id") == t["_id"]:
+            return click_in(obs, "dialog", text=params["dest"]) or BACK
+        if t["list"] == params["dest"]:
+            return COMPLETE  # moved, but changed in some other way too: nothing to repair from here
+        return select_task(phone, obs, t) or click(obs, desc="Move to list") or BACK
+
+
+@register_task
+class PriorityByDueDate(TodoTemplate):
+    name = "todo_priority_by_due_date"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("In Tasks, check when \"{title}\" is due: if it's due on or before {limit_text}, set its "
+                     "priority to high; otherwise set it to low.")
+    goal_phrasings = (
+        ("Look at the due date of my to-do \"{title}\". Due by {limit_text} (that day included)? Then make it high "
+         "priority. Due later? Then low priority."),
+        ("Could you set \"{title}\" in the Tasks app to high priority if it's due no later than {limit_text}, and "
+         "to low priority if it's due after that?"),
+        "Tasks: \"{title}\" -> high priority when due {limit_text} or earlier, else low priority.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, lookalike = rng.choice(PAIRS)
+        if rng.random() < 0.5:
+            title, lookalike = lookalike, title
+        limit = rng.randint(5, 20)
+        before, after = limit - rng.randint(0, 3), limit + rng.randint(1, 4)
+        soon = rng.random() < 0.5
+        days, other = (before, after) if soon else (after, before)  # the look-alike falls on the other side
+        return {"title": title, "lookalike": lookalike, "list": rng.choice(ERRAND_LISTS), "days": days,
+                "lookalike_days": other, "limit": (TODAY + timedelta(days=limit)).isoformat(),
+                "limit_text": say_day(TODAY + timedelta(days=limit)), "start": rng.choice(("medium", "none"))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM todo_tasks WHERE title IN (?, ?)", (params["title"], params["lookalike"]))
+        for key, days in (("lookalike", params["lookalike_days"]), ("title", params["days"])):
+            add_task(phone, params["list"], params[key], due=TODAY + timedelta(days=days),
+                     priority=prio(params["start"]))
+
+    def want(self, params: dict[str, Any]) -> str:
+        due = TODAY + timedelta(days=params["days"])
+        return "high" if due <= date.fromisoformat(params["limit"]) else "low"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if only_change(phone, self, params, params["title"], priority=prio(self.want(params))) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = find_task(phone, params["title"])
+        if t is None:
+            raise TaskError(f"{self.name}: no task {params['title']!r}")
+        return open_editor(phone, obs, t) or fill_editor(phone, obs, priority=prio(self.want(params)))
+
+
+TAGS = ("#hardware-store", "#post-office", "#pharmacy", "#bank")
+
+
+@register_task
+class CompleteTaggedTasks(TodoTemplate):
+    name = "todo_complete_tagged_tasks"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("I just did my {tag} run. In Tasks, mark every task whose description mentions \"{tag}\" as "
+                     "done, whichever list it is in (some are checked off already); leave all other tasks as they "
+                     "are.")
+    goal_phrasings = (
+        ("Tick off all my to-dos tagged \"{tag}\" in their description, in every list of the Tasks app; I've done "
+         "the {tag} errands. A few are already done; nothing else changes."),
+        ("Could you complete each task that has \"{tag}\" in its description (any list)? That's my {tag} run "
+         "finished. Keep the rest as is."),
+        "Tasks: every task with \"{tag}\" in the description -> done, across lists ({tag} run done), only those.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        tag, other = rng.sample(TAGS, 2)
+        titles = rng.sample(NEW_TITLES, 4)
+        n = rng.randint(2, 3)
+        tagged = [[t, rng.choice(ERRAND_LISTS)] for t in titles[:n]]
+        already = rng.choice(FILLERS)
+        return {"tag": tag, "other_tag": other, "tagged": tagged, "already": [already, rng.choice(ERRAND_LISTS)],
+                "untagged": [[t, rng.choice(ERRAND_LISTS)] for t in titles[n:]]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        titles = [t for t, _ in params["tagged"] + params["untagged"]] + [params["already"][0]]
+        for title in titles:
+            phone.execute("DELETE FROM todo_tasks WHERE title = ?", (title,))
+        for i, (title, lst) in enumerate(params["tagged"]):
+            add_task(phone, lst, title, notes=f"Errand {i + 1} for the {params['tag']} run",
+                     due=TODAY + timedelta(days=2 + i))
+        add_task(phone, params["already"][1], params["already"][0], notes=f"Also for the {params['tag']} run",
+                 completed=True)  # partly done already
+        for title, lst in params["untagged"]:  # another errand run: stays open
+            add_task(phone, lst, title, notes=f"Errand for the {params['other_tag']} run",
+                     due=TODAY + timedelta(days=3))
+
+    def target_ids(self, phone: Phone, params: dict[str, Any]) -> set[int]:
+        return {r[0] for r in baseline_rows(phone, self, params, TASK_SQL)
+                if params["tag"] in r[3] and not r[6]}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if changed_only(phone, self, params, self.target_ids(phone, params), completed=1) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        ids = self.target_ids(phone, params)
+        left = [t for t in tasks(phone) if t["_id"] in ids and not t["completed"]]
+        if not left:  # changed in some other way: nothing this oracle can repair from here
+            return COMPLETE
+        # the search (titles and descriptions, every list) shows exactly the tagged tasks
+        if phone.foreground != KEY:
+            return open_app(phone, KEY)
+        scr = phone.screen
+        assert scr is not None
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        if scr.name == "search":
+            if norm(scr.fields.get("query", "")) != norm(params["tag"]):
+                return type_in(obs, params["tag"], resource_id="search_input") or BACK
+            return click_or_scroll(phone, obs, desc=f"Mark {left[0]['title']} as done")
+        if scr.name == "main" and not scr.state.get("drawer") and scr.state.get("selected") is None:
+            return click(obs, desc="Search") or BACK
+        return BACK
+
+
+@register_task
+class QueryIsTaskDone(QueryTemplate):
+    name = "todo_query_is_task_done"
+    complexity = 2
+    optimal_steps = 5
+    goal_template = "Have I already checked off \"{title}\" in Tasks? Answer yes or no."
+    goal_phrasings = (
+        "Is the to-do \"{title}\" marked as done in the Tasks app? Yes or no.",
+        "Could you check whether I completed \"{title}\" already? Just answer yes or no.",
+        "Tasks: \"{title}\" done? yes/no",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, lookalike = rng.choice(PAIRS)
+        if rng.random() < 0.5:
+            title, lookalike = lookalike, title
+        return {"title": title, "lookalike": lookalike, "done": rng.random() < 0.5,
+                "list": rng.choice(ERRAND_LISTS), "lookalike_list": rng.choice(ERRAND_LISTS)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM todo_tasks WHERE title IN (?, ?)", (params["title"], params["lookalike"]))
+        # the look-alike is in the other state
+        add_task(phone, params["lookalike_list"], params["lookalike"], completed=not params["done"])
+        add_task(phone, params["list"], params["title"], completed=params["done"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want, wrong = ("yes", "no") if params["done"] else ("no", "yes")
+        return 1.0 if answer_matches(answer, want) and not answer_matches(answer, wrong) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        said = "yes" if params["done"] else "no"
+        if phone.foreground != KEY:
+            return open_app(phone, KEY)
+        scr = phone.screen
+        assert scr is not None
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        if scr.name == "search":  # the search lists completed tasks too, ticked
+            if norm(scr.fields.get("query", "")) != norm(params["title"]):
+                return type_in(obs, params["title"], resource_id="search_input") or BACK
+            return answer(said)
+        if scr.name == "main" and not scr.state.get("drawer") and scr.state.get("selected") is None:
+            return click(obs, desc="Search") or BACK
+        return BACK
+
+
+# (tasks in the list, completed ones): percentages that are whole numbers, never 50
+PERCENT_SPLITS = ((4, 1), (4, 3), (5, 1), (5, 2), (5, 3), (5, 4), (10, 3), (10, 7), (8, 2), (8, 6))
+
+
+@register_task
+class QueryPercentDone(QueryTemplate):
+    name = "todo_query_percent_done"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("What percentage of all the tasks in my {list} list in Tasks are completed (completed ones "
+                     "included in the total)? Answer with a whole-number percentage.")
+    goal_phrasings = (
+        ("In the Tasks app, how much of my {list} list is done? Give the completed tasks as a percentage of all "
+         "its tasks, done ones included."),
+        ("Could you work out what share of the tasks in {list} I've completed, as a percentage of every task "
+         "in that list?"),
+        "Tasks, {list}: percent of its tasks (open + completed) that are completed?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        total, done = rng.choice(PERCENT_SPLITS)
+        titles = rng.sample(EXTRA_TITLES, total)
+        return {"list": rng.choice(ERRAND_LISTS), "done": titles[:done], "open": titles[done:]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        lid = list_id(phone, params["list"])
+        phone.execute("DELETE FROM todo_tasks WHERE list_id = ?", (lid,))
+        for title in params["done"] + params["open"]:
+            phone.execute("DELETE FROM todo_tasks WHERE title = ?", (title,))
+        for i, title in enumerate(params["open"]):
+            add_task(phone, params["list"], title, due=TODAY + timedelta(days=2 + i))
+        for title in params["done"]:
+            add_task(phone, params["list"], title, completed=True)
+
+    def expected(self, params: dict[str, Any]) -> int:
+        return round(100 * len(params["done"]) / (len(params["done"]) + len(params["open"])))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = self.expected(params)
+        ok = answer_matches(answer, str(want)) and not answer_matches(answer, str(100 - want))  # the open share
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if not show_completed(phone):
+            return via_menu(phone, obs, params["list"], "Show completed")
+        return to_list(phone, obs, params["list"]) or answer(f"{self.expected(params)}%")
