@@ -1204,3 +1204,342 @@ def test_query_events_in_order_answers(seed: int) -> None:
                 ", ".join([order[0], order[2], order[1]]), ", ".join(order[:2]),
                 ", ".join(order + [order[0]]), None):
         assert task.is_successful(env.phone, bad) == 0.0, bad
+
+
+# ---- round 5: previous/next-day arrows, "Go to today", a packed day list that scrolls, the date picker's previous
+# month, multi-day end dates, today's date and the time now, partly done moves, a date read in a description --------
+ROUND5 = ["calendar_move_event_days_earlier", "calendar_lengthen_multi_day_event",
+          "calendar_start_multi_day_later_keep_end", "calendar_finish_moving_series", "calendar_delete_past_sessions",
+          "calendar_clear_rest_of_today", "calendar_move_back_to_noted_date", "calendar_query_first_event_day_after",
+          "calendar_query_days_since_last", "calendar_query_multi_day_length", "calendar_query_yesterday_at_time",
+          "calendar_query_day_over_at"]
+TODAY = date(2024, 10, 15)
+
+
+def _detour_previous_months(env: SimEnv) -> None:
+    env.phone.open_app("calendar")
+    act(env, "click", index=find(env.observe(), desc="Previous month"))
+    act(env, "click", index=find(env.observe(), desc="Previous month"))
+
+
+def _detour_other_day_list(env: SimEnv) -> None:
+    env.phone.open_app("calendar")
+    obs = env.observe()
+    cell = next(i for i, el in enumerate(obs.elements)
+                if (el.content_description or "") == "October 3" or (el.content_description or "").startswith("October 3,"))
+    act(env, "click", index=cell)
+    act(env, "click", index=find(env.observe(), desc="Next day"))
+
+
+ROUND5_DETOURS = [*ROUND4_DETOURS, _detour_previous_months, _detour_other_day_list]
+
+
+@pytest.mark.parametrize("name", ROUND5)
+def test_round5_solved_on_unseen_params(name: str) -> None:
+    for seed in range(1000, 1005):
+        task = registry.get_template(name).instantiate(seed)
+        env, steps = run_oracle(task, seed)
+        assert env.is_successful() == 1.0, (name, seed)
+        assert steps <= task.max_steps
+
+
+@pytest.mark.parametrize("name", ROUND5)
+def test_round5_oracle_finishes_from_mid_task_screens(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(ROUND5_DETOURS):
+        for seed in (20 + k, 1020 + k):
+            task = tmpl.instantiate(seed)
+            env = SimEnv(task, seed)
+            env.reset()
+            detour(env)
+            obs = env.observe()
+            for _ in range(tmpl.max_steps):
+                action = task.oracle_action(env.phone, obs)
+                if action.action_type == "status":
+                    break
+                obs = env.step(action)
+                if action.action_type == "answer":
+                    break
+            else:
+                raise AssertionError(f"{name} after {detour.__name__}: no finish (at {env.phone.location})")
+            assert env.is_successful() == 1.0, (name, detour.__name__, seed)
+
+
+@pytest.mark.parametrize("name", ["calendar_move_back_to_noted_date", "calendar_start_multi_day_later_keep_end",
+                                  "calendar_query_first_event_day_after", "calendar_query_yesterday_at_time",
+                                  "calendar_query_day_over_at"])
+def test_round5_oracle_types_only_what_it_was_shown(name: str) -> None:
+    # ``_unread`` for operations and queries alike: the answer is stepped too before the check
+    for seed in (0, 1, 2, 1000):
+        task = registry.get_template(name).instantiate(seed)
+        env = SimEnv(task, seed)
+        obs = env.reset()
+        seen = [task.goal.lower()]
+        unread = []
+        for _ in range(task.max_steps):
+            a = task.oracle_action(env.phone, obs)
+            seen.append(" | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements).lower())
+            if a.action_type in ("input_text", "answer") and a.text and not any(a.text.lower() in x for x in seen):
+                unread.append(a.text)
+            if a.action_type == "status":
+                break
+            obs = env.step(a)
+            if a.action_type == "answer":
+                break
+        assert env.is_successful() == 1.0, (name, seed)
+        assert unread == [], (name, seed)
+
+
+def test_round5_oracles_use_the_new_controls() -> None:
+    def clicked(name: str, seed: int) -> set[str]:
+        out = set()
+        task = registry.get_template(name).instantiate(seed)
+        env = SimEnv(task, seed)
+        obs = env.reset()
+        for _ in range(task.max_steps):
+            a = task.oracle_action(env.phone, obs)
+            if a.action_type == "click":
+                out.add(obs.elements[a.index].content_description or obs.elements[a.index].resource_id or "")
+            out.add(a.action_type)
+            if a.action_type in ("status", "answer"):
+                break
+            obs = env.step(a)
+        return out
+
+    assert "Next day" in clicked("calendar_query_first_event_day_after", 0)
+    assert "Previous day" in clicked("calendar_query_yesterday_at_time", 0)
+    assert "Previous month" in clicked("calendar_move_event_days_earlier", 0)  # in the date picker
+    assert "scroll" in clicked("calendar_query_day_over_at", 0)
+    task = registry.get_template("calendar_clear_rest_of_today").instantiate(3)
+    env = SimEnv(task, 3)
+    env.reset()
+    _detour_previous_months(env)
+    a = task.oracle_action(env.phone, env.observe())
+    assert env.observe().elements[a.index].content_description == "Go to today"
+
+
+def _row(p: Phone, title: str):
+    (r,) = event_by_title(p, title)
+    return r
+
+
+def test_move_event_days_earlier_near_misses() -> None:
+    task, env = _solved("calendar_move_event_days_earlier")
+    p = task.params
+    ev = _row(env.phone, p["title"])
+    assert from_ms(ev["dtstart"]).date() == date.fromisoformat(p["date"]) - timedelta(days=p["days"])
+    snap = env.phone.snapshot()
+    _shift_id(env.phone, ev["_id"], timedelta(days=1))  # one day off
+    assert task.is_successful(env.phone) == 0.0
+    env.phone.restore(snap)
+    _shift_id(env.phone, ev["_id"], timedelta(minutes=30))  # the time changed too
+    assert task.is_successful(env.phone) == 0.0
+    env.phone.restore(snap)
+    _shift_id(env.phone, _row(env.phone, f"{p['title']} follow-up")["_id"], -timedelta(days=p["days"]))
+    assert task.is_successful(env.phone) == 0.0  # the look-alike moved as well
+    env.phone.restore(snap)
+    add_event(env.phone, p["title"], from_ms(ev["dtstart"]), from_ms(ev["dtend"]))
+    assert task.is_successful(env.phone) == 0.0  # a copy
+
+
+def test_lengthen_multi_day_event_near_misses() -> None:
+    task, env = _solved("calendar_lengthen_multi_day_event")
+    p = task.params
+    ev = _row(env.phone, p["title"])
+    s = TODAY + timedelta(days=p["start"])
+    assert (from_ms(ev["dtend"]).date() - s).days == p["length"] + p["days"] and from_ms(ev["dtstart"]).date() == s
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET dtend=dtend-86400000 WHERE _id=?", (ev["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # a day short
+    env.phone.restore(snap)
+    _shift_id(env.phone, ev["_id"], timedelta(days=p["days"]))  # moved whole, not lengthened
+    assert task.is_successful(env.phone) == 0.0
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET dtend=dtend+86400000 WHERE title=?", (p["other"],))
+    assert task.is_successful(env.phone) == 0.0  # the other trip changed
+
+
+def test_start_multi_day_later_keep_end_near_misses() -> None:
+    task, env = _solved("calendar_start_multi_day_later_keep_end")
+    p = task.params
+    ev = _row(env.phone, p["title"])
+    assert from_ms(ev["dtstart"]).date() == date.fromisoformat(p["new_start"])
+    assert from_ms(ev["dtend"]).date() == TODAY + timedelta(days=p["start"] + p["length"])
+    late = date.fromisoformat(p["new_start"]) - (TODAY + timedelta(days=p["start"]))
+    snap = env.phone.snapshot()
+    env.phone.execute("UPDATE events SET dtend=dtend+? WHERE _id=?", (late.days * 86_400_000, ev["_id"]))
+    assert task.is_successful(env.phone) == 0.0  # the end dragged along by the start picker
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET dtstart=dtstart-86400000 WHERE _id=?", (ev["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # starts a day early
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET allDay=0 WHERE _id=?", (ev["_id"],))
+    assert task.is_successful(env.phone) == 0.0
+
+
+def test_finish_moving_series_near_misses() -> None:
+    task, env = _solved("calendar_finish_moving_series")
+    p = task.params
+    first = date.fromisoformat(p["first"])
+    rows = event_by_title(env.phone, p["title"])
+    days = sorted(from_ms(r["dtstart"]).date() for r in rows)
+    assert days == [first - timedelta(days=7)] + [first + timedelta(days=7 * w + p["shift"]) for w in range(p["weeks"])]
+    snap = env.phone.snapshot()
+    unmoved = next(w for w in range(p["weeks"]) if w not in p["moved"])
+    r = next(r for r in rows if from_ms(r["dtstart"]).date() == first + timedelta(days=7 * unmoved + p["shift"]))
+    _shift_id(env.phone, r["_id"], -timedelta(days=p["shift"]))
+    assert task.is_successful(env.phone) == 0.0  # one left on the old day
+    env.phone.restore(snap)
+    _shift_id(env.phone, rows[0]["_id"], timedelta(days=p["shift"]))
+    assert task.is_successful(env.phone) == 0.0  # the session before the change moved too
+    env.phone.restore(snap)
+    r = next(r for r in rows if from_ms(r["dtstart"]).date() == first + timedelta(days=7 * p["moved"][0] + p["shift"]))
+    _shift_id(env.phone, r["_id"], timedelta(days=p["shift"]))
+    assert task.is_successful(env.phone) == 0.0  # an already moved one moved again
+    env.phone.restore(snap)
+    _shift_id(env.phone, rows[-1]["_id"], timedelta(hours=1))
+    assert task.is_successful(env.phone) == 0.0  # the time changed
+
+
+def test_delete_past_sessions_near_misses() -> None:
+    task, env = _fresh("calendar_delete_past_sessions")
+    p = task.params
+    rows = event_by_title(env.phone, p["title"])
+    past = [r for r in rows if from_ms(r["dtstart"]).date() < TODAY]
+    future = [r for r in rows if from_ms(r["dtstart"]).date() > TODAY]
+    assert past and future and len(past) + len(future) == len(rows)
+    snap = env.phone.snapshot()
+    for r in past:
+        env.phone.execute("DELETE FROM events WHERE _id=?", (r["_id"],))
+    assert task.is_successful(env.phone) == 1.0
+    env.phone.execute("DELETE FROM events WHERE _id=?", (future[0]["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # an upcoming one deleted
+    env.phone.restore(snap)
+    for r in past[1:]:
+        env.phone.execute("DELETE FROM events WHERE _id=?", (r["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # one past session left
+    env.phone.restore(snap)
+    for r in past:
+        env.phone.execute("DELETE FROM events WHERE _id=?", (r["_id"],))
+    env.phone.execute("DELETE FROM events WHERE title=?", (f"{p['title']} social",))
+    assert task.is_successful(env.phone) == 0.0  # the look-alike deleted too
+
+
+def test_clear_rest_of_today_near_misses() -> None:
+    task, env = _fresh("calendar_clear_rest_of_today")
+    p = task.params
+    _early, ongoing, *later = p["titles"]
+    snap = env.phone.snapshot()
+
+    def delete_today(*titles: str) -> None:
+        for t in titles:
+            env.phone.execute("DELETE FROM events WHERE title=? AND dtstart<?",
+                              (t, to_ms(datetime(2024, 10, 16))))
+
+    delete_today(*later)
+    assert task.is_successful(env.phone) == 1.0
+    delete_today(ongoing)
+    assert task.is_successful(env.phone) == 0.0  # it had started already
+    env.phone.restore(snap)
+    delete_today(*later[1:])
+    assert task.is_successful(env.phone) == 0.0  # one later event left
+    env.phone.restore(snap)
+    env.phone.execute("DELETE FROM events WHERE title=?", (later[0],))  # tomorrow's copy too
+    delete_today(*later[1:])
+    assert task.is_successful(env.phone) == 0.0
+    env.phone.restore(snap)
+    delete_today(*later, p["all_day"])
+    assert task.is_successful(env.phone) == 0.0  # the all-day event deleted
+
+
+def test_move_back_to_noted_date_near_misses() -> None:
+    task, env = _solved("calendar_move_back_to_noted_date")
+    p = task.params
+    ev = _row(env.phone, p["title"])
+    assert from_ms(ev["dtstart"]).date() == TODAY + timedelta(days=p["orig_day"])
+    assert from_ms(ev["dtstart"]).date().strftime("%b %-d") in ev["description"]
+    snap = env.phone.snapshot()
+    _shift_id(env.phone, ev["_id"], timedelta(days=p["other_orig_day"] - p["orig_day"]))
+    assert task.is_successful(env.phone) == 0.0  # the look-alike's noted date
+    env.phone.restore(snap)
+    _shift_id(env.phone, ev["_id"], timedelta(minutes=30))
+    assert task.is_successful(env.phone) == 0.0  # the time changed
+    env.phone.restore(snap)
+    env.phone.execute("UPDATE events SET description='' WHERE _id=?", (ev["_id"],))
+    assert task.is_successful(env.phone) == 0.0  # the note removed
+
+
+@pytest.mark.parametrize("seed", [0, 3, 1001])
+def test_query_first_event_day_after_answers(seed: int) -> None:
+    task, env = _fresh("calendar_query_first_event_day_after", seed)
+    p = task.params
+    d = from_ms(_row(env.phone, p["title"])["dtstart"]).date()
+    nxt = [r["title"] for r in events_on(env.phone, d + timedelta(days=1))]
+    assert nxt[0] == p["others"][0]
+    assert task.is_successful(env.phone, nxt[0]) == 1.0
+    assert task.is_successful(env.phone, f"It's {nxt[0]}.") == 1.0
+    same_day = events_on(env.phone, d)[0]["title"]
+    before = events_on(env.phone, d - timedelta(days=1))[0]["title"]
+    for bad in (nxt[1], same_day, before, p["title"], f"{nxt[0]} or {nxt[1]}", None):
+        assert task.is_successful(env.phone, bad) == 0.0, bad
+
+
+@pytest.mark.parametrize("seed", [0, 3, 1001])
+def test_query_days_since_last_answers(seed: int) -> None:
+    task, env = _fresh("calendar_query_days_since_last", seed)
+    p = task.params
+    past = [from_ms(r["dtstart"]).date() for r in event_by_title(env.phone, p["title"])
+            if from_ms(r["dtstart"]).date() < TODAY]
+    n = (TODAY - max(past)).days
+    assert n == p["ago"]
+    assert task.is_successful(env.phone, str(n)) == 1.0
+    assert task.is_successful(env.phone, f"{n} days ago") == 1.0
+    for bad in (str(n - 1), str(n + 1), str((TODAY - min(past)).days), str(p["ahead"]) if p["ahead"] != n else "x",
+                f"{n} or {n + 1}", None):
+        assert task.is_successful(env.phone, bad) == 0.0, bad
+
+
+@pytest.mark.parametrize("seed", [0, 3, 1001])
+def test_query_multi_day_length_answers(seed: int) -> None:
+    task, env = _fresh("calendar_query_multi_day_length", seed)
+    p = task.params
+    ev = _row(env.phone, p["title"])
+    n = (from_ms(ev["dtend"]) - from_ms(ev["dtstart"])).days  # all-day ends are exclusive
+    assert n == p["length"]
+    assert task.is_successful(env.phone, str(n)) == 1.0
+    assert task.is_successful(env.phone, f"{n} days") == 1.0
+    for bad in (str(n - 1), str(n + 1), str(p["other_length"]), None):  # nights, one too many, the other trip
+        assert task.is_successful(env.phone, bad) == 0.0, bad
+
+
+@pytest.mark.parametrize("seed", [0, 3, 1001])
+def test_query_yesterday_at_time_answers(seed: int) -> None:
+    task, env = _fresh("calendar_query_yesterday_at_time", seed)
+    p = task.params
+    at_time = datetime(2024, 10, 14, p["hour"], p["minute"])
+    hits = [r["title"] for r in events_on(env.phone, date(2024, 10, 14))
+            if from_ms(r["dtstart"]) <= at_time < from_ms(r["dtend"])]
+    assert hits == [p["titles"][p["target"]]]
+    assert task.is_successful(env.phone, hits[0]) == 1.0
+    today = [r["title"] for r in events_on(env.phone, TODAY) if r["title"] in p["titles"]]
+    neighbour = p["titles"][(p["target"] + 1) % 4]
+    for bad in (*today, p["titles"][5], p["titles"][4], neighbour, f"{hits[0]} and {neighbour}", None):
+        assert task.is_successful(env.phone, bad) == 0.0, bad
+
+
+@pytest.mark.parametrize("seed", [0, 3, 1001])
+def test_query_day_over_at_answers(seed: int) -> None:
+    task, env = _fresh("calendar_query_day_over_at", seed)
+    p = task.params
+    rows = events_on(env.phone, date.fromisoformat(p["date"]))
+    assert len(rows) == 13
+    last = max(from_ms(r["dtend"]) for r in rows)
+    assert rows[-1]["dtend"] < to_ms(last)  # the event that starts last is not the one that ends last
+    h12 = f"{last.hour % 12 or 12}:{last.minute:02d} PM"
+    assert task.is_successful(env.phone, h12) == 1.0
+    assert task.is_successful(env.phone, f"{last.hour}:{last.minute:02d}") == 1.0
+    e = from_ms(rows[-1]["dtend"])
+    s = from_ms(rows[-1]["dtstart"])
+    for bad in (f"{e.hour % 12 or 12}:{e.minute:02d} PM", f"{s.hour % 12 or 12}:{s.minute:02d} PM",
+                h12.replace("PM", "AM"), None):
+        assert task.is_successful(env.phone, bad) == 0.0, bad

@@ -1090,3 +1090,286 @@ def test_round3_oracle_finishes_from_mid_task_screens(name: str) -> None:
         detour(env)
         _r3_run(task, env, env.observe())
         assert env.is_successful() == 1.0, (name, detour.__name__)
+
+
+# ---- round 4: share a card / text a contact found by email (Messages), a form left open (discard it, finish it),
+# ---- a number known by its last digits, blank entries, favourites without a number, an address built like a
+# ---- colleague's; questions that compare employers, read a number's label, derive a percentage, list in order
+ROUND4 = ("contacts_share_contact_by_text", "contacts_text_contact_found_by_email",
+          "contacts_discard_unsaved_edit_then_star", "contacts_finish_interrupted_new_contact",
+          "contacts_star_number_ending_in", "contacts_delete_blank_entries_among",
+          "contacts_unstar_favorites_without_number", "contacts_email_in_colleague_pattern",
+          "contacts_query_same_company", "contacts_query_label_of_number",
+          "contacts_query_percent_with_email_at_company", "contacts_query_favorites_in_list_order")
+
+
+def _sent(p: Phone, number: str, body: str) -> None:
+    from droidverify.env.sim.apps.messages import TYPE_SENT, add_sms
+
+    add_sms(p, number, body, kind=TYPE_SENT)
+
+
+def _card(p: Phone, name: str) -> str:
+    info = contact_info(p, _cid(p, name))
+    return "\n".join([info["name"], *(n for n, _ in info["phones"]), *info["emails"]])
+
+
+def _share(who: str) -> Callable[[Phone, dict], None]:
+    return lambda p, q: _sent(p, q["recipient_number"], _card(p, q[who]))
+
+
+def _set_email(p: Phone, name: str, email: str) -> None:
+    p.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,1)",
+              (_cid(p, name), MIME_EMAIL, email))
+
+
+def _finish_form(saved_as_typed: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        number, email = q["number"], q["email"]
+        if saved_as_typed:  # the typo in the draft kept
+            number = q["typo"] if q["wrong"] == "phone" else number
+            email = q["typo"] if q["wrong"] == "email" else email
+        add_contact(p, q["first"], q["last"], number=number, email=email)
+    return go
+
+
+def _starred_with_number(p: Phone) -> str:
+    return next(c["display_name"] for c in live_contacts(p) if c["starred"] and contact_info(p, c["_id"])["phones"])
+
+
+def _unstar_no_number(extra: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        if extra:  # a favourite with a number unstarred too
+            _star(p, _starred_with_number(p), 0)
+        for name in q["no_number"]:
+            _star(p, name, 0)
+    return go
+
+
+def _pattern_email(domain_key: str) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        first, last = q["name_b"].lower().split(" ", 1)
+        _set_email(p, q["name_b"], f"{first}.{last}@{q[domain_key]}")
+    return go
+
+
+def _delete_blank(also: str | None) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        team = [q["name_a"], q["name_b"], q["name_c"]]
+        for k in q["blank"]:
+            _delete(p, team[k])
+        if also:
+            _delete(p, q[also])
+    return go
+
+
+ROUND4_CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "contacts_share_contact_by_text": (_share("name"), _share("namesake")),  # the namesake's card
+    "contacts_text_contact_found_by_email": (lambda p, q: _sent(p, q["number"], q["body"]),
+                                             lambda p, q: _sent(p, q["lookalike_number"], q["body"])),
+    "contacts_discard_unsaved_edit_then_star": (
+        lambda p, q: _star(p, q["name"], 1),
+        lambda p, q: (_star(p, q["name"], 1), _set_company_to(p, q["name"], q["junk_company"]))),  # edit saved
+    "contacts_finish_interrupted_new_contact": (_finish_form(False), _finish_form(True)),
+    "contacts_star_number_ending_in": (lambda p, q: _star(p, q["name"], 1), lambda p, q: _star(p, q["lookalike"], 1)),
+    "contacts_delete_blank_entries_among": (_delete_blank(None), _delete_blank("bystander")),
+    "contacts_unstar_favorites_without_number": (_unstar_no_number(False), _unstar_no_number(True)),
+    "contacts_email_in_colleague_pattern": (_pattern_email("domain"), _pattern_email("namesake_domain")),
+}
+NEW_CASES.update(ROUND4_CASES)
+
+
+def _favorites(p: Phone) -> list[str]:
+    return [c["display_name"] for c in live_contacts(p) if c["starred"]]
+
+
+def _percent(q: dict) -> int:
+    return round(100 * len(q["with_email"]) / len(q["team"]))
+
+
+ROUND4_QUERIES: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
+    "contacts_query_same_company": lambda p, q: ("Yes, they do." if q["same"] else "No",
+                                                 "No" if q["same"] else "Yes"),
+    "contacts_query_label_of_number": lambda p, q: (f"It's a {q['labels'][q['numbers'].index(q['number'])]} number.",
+                                                    q["namesake_label"]),  # the namesake's label for it
+    "contacts_query_percent_with_email_at_company": lambda p, q: (f"{_percent(q)}%", f"{100 - _percent(q)}%"),
+    "contacts_query_favorites_in_list_order": lambda p, q: (", ".join(_favorites(p)),
+                                                            ", ".join(reversed(_favorites(p)))),
+}
+QUERY_ANSWERS.update(ROUND4_QUERIES)
+
+
+def test_round4_names_and_kinds() -> None:
+    assert sorted(ROUND4) == sorted([*ROUND4_CASES, *ROUND4_QUERIES]) and len(ROUND4) == 12
+    for name in ROUND4_QUERIES:
+        assert registry.get_template(name).kind == "query"
+    for name in ROUND4_CASES:
+        assert registry.get_template(name).kind == "operation" and name in OPERATIONS
+
+
+@pytest.mark.parametrize("name", sorted(ROUND4_QUERIES))
+def test_round4_query_checkers_success_and_near_miss(name: str) -> None:
+    test_query_checker_success_and_near_miss(name)
+
+
+def test_left_open_forms_resume_when_contacts_opens() -> None:
+    task = registry.get_template("contacts_discard_unsaved_edit_then_star").instantiate(0)
+    env = fresh(task, 0)
+    assert env.phone.location == "launcher/home"
+    env.step(Action(action_type="open_app", app_name="Contacts"))
+    assert env.phone.location == "contacts/edit"
+    assert find(env.last_observation, text=task.params["junk_company"]) is not None
+    _click(env, text="Save")  # saving the stray edit, then starring, is not what was asked
+    _click(env, desc="Add to favorites")
+    assert env.is_successful() == 0.0
+    tmpl = registry.get_template("contacts_finish_interrupted_new_contact")
+    assert {tmpl.instantiate(s).params["wrong"] for s in range(8)} == {"phone", "email"}
+    task = tmpl.instantiate(1)
+    env = fresh(task, 1)
+    env.step(Action(action_type="open_app", app_name="Contacts"))
+    assert env.phone.screen.fields[task.params["wrong"]] == task.params["typo"]
+    _click(env, text="Save")  # saved with the typo
+    assert find_contacts(env.phone, task.params["name"]) and env.is_successful() == 0.0
+
+
+def test_round4_share_and_text_near_misses_fail() -> None:
+    task = registry.get_template("contacts_share_contact_by_text").instantiate(1)
+    env = fresh(task, 1)
+    p, q = env.phone, task.params
+    _sent(p, q["recipient_number"], q["name"])  # the name only, no number or email
+    assert env.is_successful() == 0.0
+    env = fresh(task, 1)
+    _share("name")(env.phone, q)
+    _share("name")(env.phone, q)  # sent twice
+    assert env.is_successful() == 0.0
+    task = registry.get_template("contacts_text_contact_found_by_email").instantiate(2)
+    env = fresh(task, 2)
+    q = task.params
+    _sent(env.phone, q["number"], q["body"] + " Thanks")
+    assert env.is_successful() == 0.0
+
+
+def test_round4_bulk_near_misses_fail() -> None:
+    task = registry.get_template("contacts_delete_blank_entries_among").instantiate(0)
+    env = fresh(task, 0)
+    p, q = env.phone, task.params
+    team = [q["name_a"], q["name_b"], q["name_c"]]
+    assert [k for k, n in enumerate(team) if not contact_info(p, _cid(p, n))["phones"]
+            and not contact_info(p, _cid(p, n))["emails"]] == q["blank"]
+    kept = next(k for k in range(3) if k not in q["blank"])  # has only an email: not blank
+    _delete_blank(None)(p, q)
+    _delete(p, team[kept])
+    assert env.is_successful() == 0.0
+    task = registry.get_template("contacts_unstar_favorites_without_number").instantiate(1)
+    env = fresh(task, 1)
+    p, q = env.phone, task.params
+    _star(p, q["bystander"], 1)  # the bystander starred instead of left alone
+    _unstar_no_number(False)(p, q)
+    assert env.is_successful() == 0.0
+    task = registry.get_template("contacts_star_number_ending_in").instantiate(2)
+    env = fresh(task, 2)
+    p, q = env.phone, task.params
+    digits = [normalize_number(n) for c in live_contacts(p) for n, _ in contact_info(p, c["_id"])["phones"]]
+    assert [d for d in digits if d.endswith(q["last4"])] == [normalize_number(q["number"])]
+    assert q["last4"] in normalize_number(q["lookalike_number"])  # a search for the digits shows it too
+
+
+def test_round4_queries_reject_naming_every_candidate() -> None:
+    task = registry.get_template("contacts_query_label_of_number").instantiate(0)
+    env = fresh(task, 0)
+    assert task.is_successful(env.phone, "Mobile, Work or Home") == 0.0
+    task = registry.get_template("contacts_query_favorites_in_list_order").instantiate(1)
+    env = fresh(task, 1)
+    favs = _favorites(env.phone)
+    assert len(favs) == task.params["count"]
+    assert task.is_successful(env.phone, ", ".join(favs[:-1])) == 0.0  # one left out
+    other = next(c["display_name"] for c in live_contacts(env.phone) if not c["starred"])
+    assert task.is_successful(env.phone, ", ".join([*favs, other])) == 0.0  # one too many
+    task = registry.get_template("contacts_query_same_company").instantiate(3)
+    env = fresh(task, 3)
+    assert task.is_successful(env.phone, "yes or no") == 0.0
+
+
+def _r4_unread(name: str, seed: int) -> list[str]:
+    """Texts the oracle types or answers that no earlier screen (nor the goal) showed."""
+    task = registry.get_template(name).instantiate(seed)
+    env = SimEnv(task, seed)
+    obs = env.reset()
+    seen, out = [task.goal.lower()], []
+    for _ in range(task.max_steps):
+        a = task.oracle_action(env.phone, obs)
+        seen.append(" | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements).lower())
+        if a.action_type in ("input_text", "answer") and a.text and not any(a.text.lower() in s for s in seen):
+            out.append(a.text)
+        if a.action_type == "status":
+            break
+        obs = env.step(a)
+        if a.action_type == "answer":
+            break
+    assert env.is_successful() == 1.0, (name, seed)
+    return out
+
+
+@pytest.mark.parametrize("name", ["contacts_share_contact_by_text", "contacts_text_contact_found_by_email",
+                                  "contacts_finish_interrupted_new_contact", "contacts_star_number_ending_in",
+                                  "contacts_delete_blank_entries_among", "contacts_unstar_favorites_without_number",
+                                  "contacts_query_label_of_number"])
+def test_round4_oracle_types_only_what_it_was_shown(name: str) -> None:
+    for seed in (0, 1, 2, 1000):
+        assert _r4_unread(name, seed) == [], (name, seed)
+
+
+@pytest.mark.parametrize("name", ROUND4)
+def test_round4_oracle_solves_seen_and_unseen_seeds_under_skins(name: str) -> None:
+    test_round3_oracle_solves_seen_and_unseen_seeds_under_skins(name)
+
+
+def _r4_detour_back(env: SimEnv) -> None:
+    env.step(Action(action_type="navigate_back"))
+
+
+def _r4_detour_discard_form(env: SimEnv) -> None:
+    if env.phone.location == "contacts/edit":
+        env.step(Action(action_type="navigate_back"))
+        _click(env, text="Discard")
+
+
+def _r4_detour_type_in_form(env: SimEnv) -> None:
+    if env.phone.location != "contacts/edit":
+        _click(env, resource_id="contact_row")
+        _click(env, desc="Edit contact")
+    _type(env, "Scratch", "first_name")
+
+
+def _r4_detour_messages(env: SimEnv) -> None:
+    env.step(Action(action_type="open_app", app_name="Messages"))
+    _click(env, desc="Start chat")
+    _type(env, "an", "recipient_text_view")
+
+
+def _r4_detour_share_dialog(env: SimEnv) -> None:
+    _r4_detour_discard_form(env)
+    if env.phone.location != "contacts/detail":
+        _click(env, resource_id="contact_row")
+    _click(env, desc="More options")
+    _click(env, text="Share")
+
+
+R4_DETOURS = [_r4_detour_back, _r4_detour_discard_form, _r4_detour_type_in_form, _r4_detour_messages,
+              _r4_detour_share_dialog]
+
+
+@pytest.mark.parametrize("name", ROUND4)
+def test_round4_oracle_finishes_from_mid_task_screens(name: str) -> None:
+    tmpl = registry.get_template(name)
+    left_open = name in ("contacts_discard_unsaved_edit_then_star", "contacts_finish_interrupted_new_contact")
+    detours = R4_DETOURS + ([] if left_open else R3_DETOURS)
+    for k, detour in enumerate(detours):
+        seed = 30 + k
+        task = tmpl.instantiate(seed)
+        env = SimEnv(task, seed)
+        env.reset()
+        env.step(Action(action_type="open_app", app_name="Contacts"))
+        detour(env)
+        _r3_run(task, env, env.observe())
+        assert env.is_successful() == 1.0, (name, detour.__name__)

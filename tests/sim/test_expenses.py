@@ -1083,3 +1083,321 @@ def test_fourth_batch_oracles_solve_unseen_seeds() -> None:
         for seed in (1000, 1001, 1002, 1003, 1004):
             env, steps = run_oracle(tmpl.instantiate(seed), seed)
             assert env.is_successful() == 1.0 and steps <= tmpl.max_steps, (name, seed)
+
+
+# ---- fifth batch: picker arrows (year, day, next month), future-dated entries, twins told apart by time, typos,
+# ---- make-sure edits; questions by note, complement, frequency, per-day average, next month's total -------------
+FIFTH = ["expenses_fix_wrong_year", "expenses_fix_future_dated", "expenses_add_for_yesterday",
+         "expenses_schedule_next_month_bill", "expenses_round_up_day_amounts", "expenses_delete_later_same_day_twin",
+         "expenses_make_sure_today_logged", "expenses_query_next_month_logged", "expenses_query_unused_categories",
+         "expenses_query_daily_average", "expenses_query_most_frequent", "expenses_query_named_by_note"]
+TODAY5 = date(2024, 10, 15)
+
+
+def _months(d: date, n: int) -> date:
+    idx = d.year * 12 + d.month - 1 + n
+    return date(idx // 12, idx % 12 + 1, d.day)
+
+
+def _shift_row(p: Phone, eid: int, to: date) -> None:
+    from droidverify.env.sim.timeutil import to_ms
+    old = expenses(p, "expense_id = ?", (eid,))[0]["date"]
+    _set_col(p, eid, "created_date", to_ms(datetime.combine(to, old.time())))
+
+
+def _named(p: Phone, name: str) -> list[dict]:
+    return expenses(p, "e.name = ?", (name,))
+
+
+def _wrong_year(which: str = "target", to: Callable[[dict], date] = lambda pr: date.fromisoformat(pr["day"]),
+                also_amount: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        rows = _named(p, pr["name"])
+        pick = [e for e in rows if (e["date"].year == int(pr["wrong_year"])) == (which == "target")]
+        for e in pick:
+            _shift_row(p, e["expense_id"], to(pr) if which == "target" else e["date"].date() + timedelta(days=1))
+            if also_amount:
+                _set_col(p, e["expense_id"], "amount_cents", e["amount_cents"] + 100)
+    return f
+
+
+def _future(only_first: bool = False, today_too: bool = False, off_by_day: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        rows = [e for e in expenses(p) if e["date"].date() > TODAY5]
+        for k, e in enumerate(rows[:1] if only_first else rows):
+            _shift_row(p, e["expense_id"], _months(e["date"].date(), -1) - timedelta(days=1 if off_by_day and k == 0 else 0))
+        if today_too:
+            e = _named(p, pr["today_item"][0])[0]
+            _shift_row(p, e["expense_id"], _months(e["date"].date(), -1))
+    return f
+
+
+def _yesterday(days: int = 1, move_old: bool = False, twice: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        when = datetime.combine(TODAY5 - timedelta(days=days), datetime.min.time()).replace(hour=9)
+        if move_old:
+            _shift_row(p, _named(p, pr["name"])[0]["expense_id"], when.date())
+            _set_col(p, _named(p, pr["name"])[0]["expense_id"], "amount_cents", _cents(pr["amount"]))
+            return
+        for _ in range(2 if twice else 1):
+            add_expense(p, pr["name"], _cents(pr["amount"]), pr["category"], when)
+    return f
+
+
+def _next_bill(last_price: bool = False, shift: int = 0, today: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        cents = _cents(pr["last_amount"] if last_price else pr["amount"])
+        day = TODAY5 if today else _months(date.fromisoformat(pr["day"]), 1) + timedelta(days=shift)
+        add_expense(p, pr["name"], cents, pr["category"], datetime.combine(day, datetime.min.time()).replace(hour=9))
+    return f
+
+
+def _round_up(skip_one: bool = False, down_one: bool = False, whole_too: bool = False, other_too: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        rows = [e for e in expenses(p) if e["date"].date().isoformat() == pr["day"] and e["amount_cents"] % 100]
+        for k, e in enumerate(rows[1:] if skip_one else rows):
+            c = e["amount_cents"]
+            _set_col(p, e["expense_id"], "amount_cents", c - c % 100 if down_one and k == 0 else -(-c // 100) * 100)
+        if whole_too:
+            e = next(e for e in expenses(p) if e["date"].date().isoformat() == pr["day"] and not e["amount_cents"] % 100)
+            _set_col(p, e["expense_id"], "amount_cents", e["amount_cents"] + 100)
+        if other_too:
+            e = _named(p, pr["other"][0])[0]
+            _set_col(p, e["expense_id"], "amount_cents", -(-e["amount_cents"] // 100) * 100)
+    return f
+
+
+def _twin_delete(which: str = "late"):
+    def f(p: Phone, pr: dict) -> None:
+        rows = _named(p, pr["name"])
+        twins = sorted((e for e in rows if e["date"].date().isoformat() == pr["day"]), key=lambda e: e["date"])
+        pick = {"late": twins[-1:], "early": twins[:1], "both": twins,
+                "other": [e for e in rows if e["date"].date().isoformat() == pr["other_day"]]}[which]
+        for e in pick:
+            p.execute("DELETE FROM expense WHERE expense_id=?", (e["expense_id"],))
+    return f
+
+
+def _make_sure(cents_delta: int = 0, always_add: bool = False, edit_old: bool = False):
+    def f(p: Phone, pr: dict) -> None:
+        cents = _cents(pr["amount"]) + cents_delta
+        today = [e for e in _named(p, pr["name"]) if e["date"].date() == TODAY5]
+        if edit_old:
+            old = next(e for e in _named(p, pr["name"]) if e["date"].date() != TODAY5)
+            _set_col(p, old["expense_id"], "amount_cents", cents)
+        elif today and not always_add:
+            _set_col(p, today[0]["expense_id"], "amount_cents", cents)
+        else:
+            for _ in range(2 if always_add and not today else 1):  # a new one beside today's, or two new ones
+                add_expense(p, pr["name"], cents, pr["category"], _today(p))
+    return f
+
+
+FIFTH_OPS: dict[str, tuple[Callable, list[Callable]]] = {
+    "expenses_fix_wrong_year": (_wrong_year(), [
+        _wrong_year(to=lambda pr: date.fromisoformat(pr["day"]) + timedelta(days=1)), _wrong_year(which="other"),
+        _wrong_year(also_amount=True)]),
+    "expenses_fix_future_dated": (_future(), [_future(only_first=True), _future(today_too=True),
+                                              _future(off_by_day=True)]),
+    "expenses_add_for_yesterday": (_yesterday(), [_yesterday(days=0), _yesterday(days=2), _yesterday(move_old=True),
+                                                  _yesterday(twice=True)]),
+    "expenses_schedule_next_month_bill": (_next_bill(), [_next_bill(last_price=True), _next_bill(shift=1),
+                                                         _next_bill(today=True)]),
+    "expenses_round_up_day_amounts": (_round_up(), [_round_up(skip_one=True), _round_up(down_one=True),
+                                                    _round_up(whole_too=True), _round_up(other_too=True)]),
+    "expenses_delete_later_same_day_twin": (_twin_delete(), [_twin_delete("early"), _twin_delete("both"),
+                                                             _twin_delete("other")]),
+    "expenses_make_sure_today_logged": (_make_sure(), [_make_sure(cents_delta=1), _make_sure(always_add=True),
+                                                       _make_sure(edit_old=True)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIFTH_OPS))
+def test_fifth_batch_operation_checkers_success_and_near_misses(name: str) -> None:
+    good, bads = FIFTH_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000, 1001):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        for i, bad in enumerate(bads):
+            env2 = fresh(task, seed)
+            before = [tuple(r) for r in env2.phone.query("SELECT * FROM expense ORDER BY expense_id")]
+            bad(env2.phone, task.params)
+            if [tuple(r) for r in env2.phone.query("SELECT * FROM expense ORDER BY expense_id")] == before:
+                continue
+            assert task.is_successful(env2.phone, None) == 0.0, (name, seed, i)
+
+
+def test_make_sure_today_logged_covers_both_branches() -> None:
+    tmpl = registry.get_template("expenses_make_sure_today_logged")
+    assert {tmpl.instantiate(s).params["logged_today"] for s in range(8)} == {True, False}
+
+
+def _month_total(p: Phone, year: int, month: int) -> int:
+    return sum(e["amount_cents"] for e in month_expenses(p, year, month))
+
+
+def _unused(p: Phone) -> list[str]:
+    from droidverify.env.sim.apps.expenses import CATEGORIES
+    used = {e["category"] for e in month_expenses(p, 2024, 10)}
+    return [c for c in CATEGORIES if c not in used]
+
+
+def _used_one(p: Phone) -> str:
+    return month_expenses(p, 2024, 10)[0]["category"]
+
+
+def _frequency(p: Phone) -> list[str]:
+    counts: dict[str, int] = {}
+    for e in month_expenses(p, 2024, 10):
+        counts[e["name"]] = counts.get(e["name"], 0) + 1
+    return sorted(counts, key=lambda n: -counts[n])
+
+
+FIFTH_QUERIES: dict[str, tuple[Callable, Callable]] = {
+    "expenses_query_next_month_logged": (
+        lambda p, pr: [format_money(_month_total(p, 2024, 11)), f"{format_money(_month_total(p, 2024, 11))} in total"],
+        lambda p, pr: [format_money(_month_total(p, 2024, 11) + _cents(pr["later"][2])),
+                       format_money(_cents(pr["bills"][0][2])), "nothing"]),
+    "expenses_query_unused_categories": (
+        lambda p, pr: [", ".join(_unused(p)), " and ".join(reversed(_unused(p))) + "."],
+        lambda p, pr: ([", ".join(_unused(p)[:-1])] if len(_unused(p)) > 1 else [])
+        + [", ".join([*_unused(p), _used_one(p)]), pr["category"]]),
+    "expenses_query_daily_average": (
+        lambda p, pr: [format_money((2 * _month_total(p, 2024, 10) + 15) // 30), f"${_month_total(p, 2024, 10) // 15 / 100:.2f} a day"],
+        lambda p, pr: [format_money(_month_total(p, 2024, 10)), format_money(_month_total(p, 2024, 10) // 14),
+                       format_money(_month_total(p, 2024, 10) // 31)]),
+    "expenses_query_most_frequent": (
+        lambda p, pr: [_frequency(p)[0], f"\"{_frequency(p)[0]}\", logged several times"],
+        lambda p, pr: [_frequency(p)[1], f"{_frequency(p)[0]} or {_frequency(p)[1]}"]),
+    "expenses_query_named_by_note": (
+        lambda p, pr: [pr["name"], f"It's \"{pr['name']}\"."],
+        lambda p, pr: [pr["other_name"], f"{pr['name']} or {pr['other_name']}"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIFTH_QUERIES))
+def test_fifth_batch_query_checkers_success_and_near_misses(name: str) -> None:
+    good, bad = FIFTH_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000, 1001):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        goods = good(env.phone, task.params)
+        for a in goods:
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+def test_most_frequent_answer_is_unique_and_twin_times_differ() -> None:
+    for seed in (0, 1, 2, 1000):
+        task = registry.get_template("expenses_query_most_frequent").instantiate(seed)
+        env = fresh(task, seed)
+        counts = [month_expenses(env.phone, 2024, 10)].pop()
+        names = [e["name"] for e in counts]
+        top = max(names.count(n) for n in names)
+        assert [n for n in set(names) if names.count(n) == top] == [task.params["name"]], seed
+        twin = registry.get_template("expenses_delete_later_same_day_twin").instantiate(seed)
+        env = fresh(twin, seed)
+        rows = [e for e in _named(env.phone, twin.params["name"]) if e["date"].date().isoformat() == twin.params["day"]]
+        assert len(rows) == 2 and rows[0]["date"] != rows[1]["date"], seed
+        assert len({(e["name"], e["amount_cents"], e["category"], e["note"]) for e in rows}) == 1, seed
+
+
+def _oracle_path5(name: str, seed: int) -> list[tuple[str, Action, object]]:
+    task = registry.get_template(name).instantiate(seed)
+    env = SimEnv(task, seed)
+    obs = env.reset()
+    steps = []
+    for _ in range(task.max_steps):
+        a = task.oracle_action(env.phone, obs)
+        shown = " | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements)
+        steps.append((task.goal + " | " + shown, a, env.phone.screen))
+        if a.action_type == "status":
+            break
+        obs = env.step(a)
+        if a.action_type == "answer":
+            break
+    assert env.is_successful() == 1.0, (name, seed)
+    return steps
+
+
+def _unread5(name: str, seed: int) -> list[str]:
+    """Texts the oracle types or answers that no earlier screen (nor the goal) showed."""
+    seen: list[str] = []
+    out = []
+    for shown, a, _ in _oracle_path5(name, seed):
+        seen.append(shown.lower())
+        if a.action_type in ("input_text", "answer") and a.text and not any(a.text.lower() in s for s in seen):
+            out.append(a.text)
+    return out
+
+
+@pytest.mark.parametrize("name", ["expenses_schedule_next_month_bill", "expenses_make_sure_today_logged", "expenses_add_for_yesterday",
+                                  "expenses_query_named_by_note", "expenses_query_most_frequent",
+                                  "expenses_query_next_month_logged"])
+def test_fifth_batch_oracles_type_only_what_they_were_shown(name: str) -> None:
+    for seed in (0, 1, 2, 1000):
+        assert _unread5(name, seed) == [], (name, seed)
+
+
+def test_fifth_batch_paths_use_new_controls() -> None:
+    """The year / day / next-month arrows of the picker, Statistics' Next month, the ⋮ menu and the detail
+    toolbar's Delete are on these oracles' paths."""
+    def clicked(name: str, seed: int = 0) -> set[str]:
+        task = registry.get_template(name).instantiate(seed)
+        env = SimEnv(task, seed)
+        obs = env.reset()
+        out = set()
+        for _ in range(task.max_steps):
+            a = task.oracle_action(env.phone, obs)
+            if a.action_type == "click":
+                el = obs.elements[a.index]
+                out.add((el.resource_id or "").rsplit("/", 1)[-1] or el.content_description or el.text or "")
+            if a.action_type in ("status", "answer"):
+                break
+            obs = env.step(a)
+        return out
+
+    assert "year_up" in clicked("expenses_fix_wrong_year")
+    assert "day_down" in clicked("expenses_add_for_yesterday")
+    assert "month_up" in clicked("expenses_schedule_next_month_bill")
+    assert {"More options", "next_month"} <= clicked("expenses_query_next_month_logged")
+    assert "delete" in clicked("expenses_delete_later_same_day_twin")
+
+
+@pytest.mark.parametrize("name", FIFTH)
+def test_fifth_batch_oracles_finish_from_mid_task_screens(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(DETOURS):
+        seed = 40 + k
+        task = tmpl.instantiate(seed)
+        env = SimEnv(task, seed)
+        env.reset()
+        detour(env)
+        obs = env.observe()
+        for _ in range(tmpl.max_steps):
+            action = task.oracle_action(env.phone, obs)
+            if action.action_type == "status":
+                break
+            obs = env.step(action)
+            if action.action_type == "answer":
+                break
+        else:
+            raise AssertionError(f"{name} after {detour.__name__}: no finish (at {env.phone.location})")
+        assert env.is_successful() == 1.0, (name, detour.__name__)
+
+
+def test_fifth_batch_oracles_solve_unseen_seeds() -> None:
+    from simhelpers import run_oracle
+
+    for name in FIFTH:
+        tmpl = registry.get_template(name)
+        for seed in (1000, 1001, 1002, 1003, 1004):
+            env, steps = run_oracle(tmpl.instantiate(seed), seed)
+            assert env.is_successful() == 1.0 and steps <= tmpl.max_steps, (name, seed)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import pytest
-from simhelpers import fresh
+from simhelpers import fresh, run_oracle
 
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv, storage
@@ -982,6 +982,315 @@ def test_round4_oracle_finishes_from_mid_task_screens_and_detours(name: str) -> 
         env = SimEnv(task, seed)
         obs = env.reset()
         for _ in range(k % 4 + 1):  # a few of the oracle's own steps first, then the detour
+            action = task.oracle_action(env.phone, obs)
+            if action.action_type in ("status", "answer"):
+                break
+            obs = env.step(action)
+        detour(env)
+        obs = env.observe()
+        for _ in range(tmpl.max_steps):
+            action = task.oracle_action(env.phone, obs)
+            if action.action_type == "status":
+                break
+            obs = env.step(action)
+            if action.action_type == "answer":
+                break
+        else:
+            raise AssertionError(f"{name} after {detour.__name__}: no finish (at {env.phone.location})")
+        assert env.is_successful() == 1.0, (name, detour.__name__)
+
+
+# ---- round 5 templates: the sort dialog, Select all, breadcrumbs, folder copies, search-result sizes, derived names ----
+ROUND5 = ["files_refresh_folder_backup", "files_copy_missing_pdfs_to_shared", "files_keep_larger_version",
+          "files_move_three_newest", "files_flatten_subfolders", "files_ensure_folders_exist",
+          "files_copy_template_next_number", "files_query_count_bigger_than_file", "files_query_saved_same_day",
+          "files_query_folder_of_largest_match", "files_query_return_deadline", "files_query_same_size_pair"]
+
+
+def _refresh(p: Phone, pr: dict, *, delete: bool = True, into: str = "Backups") -> None:
+    if delete:
+        storage.delete(p, _in(pr, "Documents", "Backups", pr["folder"]), recursive=True)
+    storage.copy(p, _in(pr, "Documents", pr["folder"]), _in(pr, "Documents", into))
+
+
+def _refresh_files_only(p: Phone, pr: dict) -> None:  # copied the files over the old backup, kept its extra file
+    bak = _in(pr, "Documents", "Backups", pr["folder"])
+    for n, _ in pr["files"]:
+        if storage.exists(p, f"{bak}/{n}"):
+            storage.delete(p, f"{bak}/{n}")
+        storage.copy(p, _in(pr, "Documents", pr["folder"], n), bak)
+
+
+def _share(p: Phone, pr: dict, *, everything: bool = False, skip_one: bool = False, move: bool = False) -> None:
+    src, dest = _in(pr, "Documents", pr["folder"]), _in(pr, "Download", pr["shared"])
+    todo = [n for n, _ in pr["files"] if (everything or n.endswith(".pdf")) and n not in pr["done"]]
+    for n in todo[1:] if skip_one else todo:
+        (storage.move if move else storage.copy)(p, f"{src}/{n}", dest)
+
+
+def _keep_larger(p: Phone, pr: dict, *, wrong: bool = False, leave_download: bool = False) -> None:
+    docs, dl = _in(pr, "Documents", pr["name"]), _in(pr, "Download", pr["name"])
+    keep_docs = (pr["bigger_in"] == "Documents") != wrong
+    if keep_docs:
+        if not leave_download:
+            storage.delete(p, dl)
+    else:
+        storage.delete(p, docs)
+        (storage.copy if leave_download else storage.move)(p, dl, _in(pr, "Documents"))
+
+
+def _newest(pr: dict, k: int = 3, skip: int = 0) -> list[str]:
+    return [n for n, _, _ in sorted(pr["files"], key=lambda f: f[2])[skip:skip + k]]
+
+
+def _move_newest(p: Phone, pr: dict, names: list[str], *, copy: bool = False) -> None:
+    for n in names:
+        (storage.copy if copy else storage.move)(p, _in(pr, "Download", pr["sub"], n), _in(pr, "Documents", pr["dest"]))
+
+
+def _flatten(p: Phone, pr: dict, *, keep_subs: bool = False, skip_sub: bool = False, look_alike: bool = False) -> None:
+    base = _in(pr, "Documents", pr["folder"])
+    for s in pr["subs"][1:] if skip_sub else pr["subs"]:
+        for e in storage.list_dir(p, f"{base}/{s}"):
+            storage.move(p, e.path, base)
+        if not keep_subs:
+            storage.delete(p, f"{base}/{s}")
+    if look_alike:
+        other = f"{base} {pr['other_year']}"
+        storage.move(p, f"{other}/{pr['subs'][0]}/old_01.pdf", other)
+        storage.delete(p, f"{other}/{pr['subs'][0]}")
+
+
+def _ensure(p: Phone, pr: dict, *, all_of_them: bool = False, skip_one: bool = False, rename_look: bool = False) -> None:
+    missing = [n for n in pr["names"] if all_of_them or n not in pr["have"]]
+    if rename_look:  # the look-alike renamed instead of a new folder
+        first = next(n for n in missing if pr["look_alike"].startswith(n + " "))
+        missing.remove(first)
+        storage.rename(p, _in(pr, "Documents", pr["look_alike"]), first)
+    for n in missing[1:] if skip_one else missing:
+        storage.mkdir(p, _in(pr, "Documents", n), exist_ok=all_of_them)
+
+
+def _template_copy(p: Phone, pr: dict, *, number: int | None = None, move: bool = False, digits: int = 3) -> None:
+    n = max(pr["numbers"]) + 1 if number is None else number
+    dest = _in(pr, "Documents", pr["folder"])
+    (storage.move if move else storage.copy)(p, _in(pr, "Documents", "Templates", pr["template"]), dest)
+    storage.rename(p, f"{dest}/{pr['template']}", f"{pr['stem']}_{n:0{digits}d}{pr['ext']}")
+
+
+ROUND5_OPS: dict[str, tuple[Callable, list[Callable]]] = {
+    "files_refresh_folder_backup": (_refresh, [
+        lambda p, pr: _refresh(p, pr, delete=False, into="Backups/" + pr["folder"]),  # nested inside the old one
+        _refresh_files_only,  # the deleted file is still in the backup
+        lambda p, pr: (_refresh(p, pr), storage.delete(p, _in(pr, "Documents", pr["folder"]), recursive=True)),
+        lambda p, pr: (_refresh(p, pr), storage.delete(p, _in(pr, "Documents", "Backups", pr["other"]),
+                                                       recursive=True))]),
+    "files_copy_missing_pdfs_to_shared": (_share, [
+        lambda p, pr: _share(p, pr, everything=True), lambda p, pr: _share(p, pr, skip_one=True),
+        lambda p, pr: _share(p, pr, move=True)]),
+    "files_keep_larger_version": (_keep_larger, [
+        lambda p, pr: _keep_larger(p, pr, wrong=True), lambda p, pr: _keep_larger(p, pr, leave_download=True),
+        lambda p, pr: storage.delete(p, _in(pr, "Download", pr["name"]))
+        if pr["bigger_in"] == "Download" else storage.delete(p, _in(pr, "Documents", pr["name"]))]),
+    "files_move_three_newest": (
+        lambda p, pr: _move_newest(p, pr, _newest(pr)),
+        [lambda p, pr: _move_newest(p, pr, _newest(pr, 3, 1)),  # the 2nd-4th newest
+         lambda p, pr: _move_newest(p, pr, _newest(pr, 4)), lambda p, pr: _move_newest(p, pr, _newest(pr, 2)),
+         lambda p, pr: _move_newest(p, pr, _newest(pr), copy=True)]),
+    "files_flatten_subfolders": (_flatten, [
+        lambda p, pr: _flatten(p, pr, keep_subs=True), lambda p, pr: _flatten(p, pr, skip_sub=True),
+        lambda p, pr: _flatten(p, pr, look_alike=True)]),
+    "files_ensure_folders_exist": (_ensure, [
+        lambda p, pr: _ensure(p, pr, skip_one=True), lambda p, pr: _ensure(p, pr, rename_look=True),
+        lambda p, pr: (_ensure(p, pr), storage.mkdir(p, _in(pr, "Pictures", pr["names"][0])))]),
+    "files_copy_template_next_number": (_template_copy, [
+        lambda p, pr: _template_copy(p, pr, number=pr["stray"] + 1),  # after the stray one in Download
+        lambda p, pr: _template_copy(p, pr, number=len(pr["numbers"]) + 1),  # the count, not the highest
+        lambda p, pr: _template_copy(p, pr, move=True), lambda p, pr: _template_copy(p, pr, digits=4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND5_OPS))
+def test_round5_checker_success_and_near_miss(name: str) -> None:
+    good, bads = ROUND5_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 5, 7, 1000, 1001):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        for k, bad in enumerate(bads):
+            env2 = fresh(task, seed)
+            bad(env2.phone, task.params)
+            assert task.is_successful(env2.phone, None) == 0.0, (name, seed, k)
+
+
+def _bigger_count(pr: dict, off: int = 0) -> str:
+    ref = next(s for n, s in pr["files"] if n == pr["ref"])
+    return str(sum(1 for _, s in pr["files"] if s > ref) + off)
+
+
+def _deadline(p: Phone, pr: dict, off: int = 0) -> datetime:
+    return storage.stat(p, _in(pr, "Download", pr["receipt"])).modified_dt + timedelta(days=pr["days"] + off)
+
+
+def _say(d: datetime) -> str:
+    return d.strftime("%B ") + str(d.day) + d.strftime(", %Y")
+
+
+def _match_folders(pr: dict) -> list[str]:
+    """Folders of the keyword's files, biggest file first."""
+    return [f.split("/")[-1] for f, _, _ in sorted(pr["files"], key=lambda f: -f[2])]
+
+
+def _others(pr: dict, names: list[str]) -> list[str]:
+    return [f[0] for f in pr["files"] if f[0] not in names]
+
+
+ROUND5_QUERIES: dict[str, tuple[Callable[[Phone, dict], list[str]], Callable[[Phone, dict], list[str]]]] = {
+    "files_query_count_bigger_than_file": (
+        lambda p, pr: [_bigger_count(pr), f"{_bigger_count(pr)} files"],
+        lambda p, pr: [_bigger_count(pr, 1), _bigger_count(pr, -1), str(len(pr["files"]) - 1 - int(_bigger_count(pr))),
+                       f"{_bigger_count(pr)} or {_bigger_count(pr, 1)}"]),
+    "files_query_saved_same_day": (
+        lambda p, pr: [pr["mate"], f"It's {pr['mate'].rsplit('.', 1)[0]}."],
+        lambda p, pr: [_others(pr, [pr["ref"], pr["mate"]])[0], f"{pr['mate']} or {_others(pr, [pr['ref'], pr['mate']])[0]}",
+                       pr["ref"]]),
+    "files_query_folder_of_largest_match": (
+        lambda p, pr: [_match_folders(pr)[0], f"Download/{_match_folders(pr)[0]}",
+                       f"Internal storage > Documents > {_match_folders(pr)[0]}"],
+        lambda p, pr: [_match_folders(pr)[1], "Download", f"{_match_folders(pr)[0]} or {_match_folders(pr)[1]}"]),
+    "files_query_return_deadline": (
+        lambda p, pr: [_say(_deadline(p, pr)), _deadline(p, pr).strftime("%Y-%m-%d"),
+                       f"{_deadline(p, pr).day} {_deadline(p, pr).strftime('%B')}"],
+        lambda p, pr: [_say(_deadline(p, pr, -1)), _say(_deadline(p, pr, 1)), _say(_deadline(p, pr, -pr["days"]))]),
+    "files_query_same_size_pair": (
+        lambda p, pr: [f"{pr['pair'][0]} and {pr['pair'][1]}", f"{pr['pair'][1]}, {pr['pair'][0].rsplit('.', 1)[0]}"],
+        lambda p, pr: [pr["pair"][0], f"{pr['pair'][0]} and {_others(pr, pr['pair'])[0]}",
+                       f"{pr['pair'][0]}, {pr['pair'][1]} and {_others(pr, pr['pair'])[0]}"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND5_QUERIES))
+def test_round5_query_success_and_near_miss(name: str) -> None:
+    good, bad = ROUND5_QUERIES[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 1000, 1001):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        for a in good(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad(env.phone, task.params):
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+
+
+def test_round5_set_ups_leave_one_answer_and_hide_it_in_a_long_list() -> None:
+    for seed in (0, 1, 2, 1000):
+        # the list shows every size differently, except the pair's; the folders hold 8+ files
+        task = registry.get_template("files_query_same_size_pair").instantiate(seed)
+        env = fresh(task, seed)
+        files = _entries(env.phone, f"Download/{task.params['folder']}")
+        shown = [storage.human_size(e.size) for e in files]
+        assert len(files) >= 8 and len(set(shown)) == len(shown) - 1
+        task = registry.get_template("files_query_count_bigger_than_file").instantiate(seed)
+        env = fresh(task, seed)
+        shown = [storage.human_size(e.size) for e in _entries(env.phone, f"Download/{task.params['folder']}")]
+        assert len(set(shown)) == len(shown) >= 10
+        # one file shares the reference's day; files the day before and after do not
+        task = registry.get_template("files_query_saved_same_day").instantiate(seed)
+        env = fresh(task, seed)
+        days = sorted((env.phone.now.date() - e.modified_dt.date()).days
+                      for e in _entries(env.phone, f"Documents/{task.params['folder']}"))
+        ref = (env.phone.now.date() - storage.stat(env.phone, _in(task.params, "Documents", task.params["folder"],
+                                                                   task.params["ref"])).modified_dt.date()).days
+        assert days.count(ref) == 2 and ref - 1 in days and ref + 1 in days
+        # the biggest keyword file is not the biggest look-alike name: that one is not a search hit
+        task = registry.get_template("files_query_folder_of_largest_match").instantiate(seed)
+        env = fresh(task, seed)
+        hits = storage.search(env.phone, task.params["keyword"])
+        assert len(hits) == 4 and task.params["look_alike"][0] not in {e.name for e in hits}
+        # the three newest of the long list are not its first three by name
+        task = registry.get_template("files_move_three_newest").instantiate(seed)
+        env = fresh(task, seed)
+        assert len(_entries(env.phone, f"Download/{task.params['sub']}")) >= 11
+
+
+def _oracle_path(name: str, seed: int) -> list[tuple[str, Action]]:
+    task = registry.get_template(name).instantiate(seed)
+    env = SimEnv(task, seed)
+    obs = env.reset()
+    steps = []
+    for _ in range(task.max_steps):
+        a = task.oracle_action(env.phone, obs)
+        steps.append((task.goal + " | " + " | ".join(f"{e.text or ''} {e.content_description or ''}"
+                                                    for e in obs.elements), a))
+        if a.action_type == "answer":
+            env.step(a)
+        if a.action_type in ("status", "answer"):
+            break
+        obs = env.step(a)
+    assert env.is_successful() == 1.0, (name, seed)
+    return steps
+
+
+def _unread(name: str, seed: int) -> list[str]:
+    seen: list[str] = []
+    out = []
+    for shown, a in _oracle_path(name, seed):
+        seen.append(shown.lower())
+        if a.action_type in ("input_text", "answer") and a.text and not any(a.text.lower() in s for s in seen):
+            out.append(a.text)
+    return out
+
+
+@pytest.mark.parametrize("name", ["files_query_saved_same_day", "files_query_folder_of_largest_match",
+                                  "files_query_same_size_pair", "files_ensure_folders_exist"])
+def test_round5_oracle_types_or_answers_only_what_it_was_shown(name: str) -> None:
+    for seed in (0, 1, 2, 1000):
+        if name == "files_query_same_size_pair":  # answers "a and b": each name was shown
+            task = registry.get_template(name).instantiate(seed)
+            shown = " ".join(s.lower() for s, _ in _oracle_path(name, seed))
+            assert all(n.lower() in shown for n in task.params["pair"]), seed
+            continue
+        assert _unread(name, seed) == [], (name, seed)
+
+
+def test_round5_oracles_use_the_new_controls() -> None:
+    """Sort by…, Select all, a breadcrumb and the copy of a whole folder are on the solving paths."""
+    def clicked(name: str, seed: int = 0) -> list[str]:
+        task = registry.get_template(name).instantiate(seed)
+        env = SimEnv(task, seed)
+        obs = env.reset()
+        out = []
+        for _ in range(task.max_steps):
+            a = task.oracle_action(env.phone, obs)
+            if a.index is not None:
+                el = obs.elements[a.index]
+                out.append(f"{(el.resource_id or '').split('/')[-1]}:{el.text or el.content_description}")
+            if a.action_type in ("status", "answer"):
+                break
+            obs = env.step(a)
+        return out
+
+    assert "text1:Date modified" in clicked("files_move_three_newest")
+    assert "text1:Size" in clicked("files_query_same_size_pair")
+    flat = clicked("files_flatten_subfolders")
+    assert ":Select all" in flat and any(c.startswith("breadcrumb_text:") for c in flat)
+    task = registry.get_template("files_refresh_folder_backup").instantiate(0)
+    env, _ = run_oracle(task, 0)
+    assert storage.is_dir(env.phone, _in(task.params, "Documents", "Backups", task.params["folder"]))
+
+
+@pytest.mark.parametrize("name", ROUND5)
+def test_round5_oracle_finishes_from_mid_task_screens_and_detours(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(FILES_DETOURS):
+        seed = 30 + k
+        task = tmpl.instantiate(seed)
+        env = SimEnv(task, seed)
+        obs = env.reset()
+        for _ in range(k % 4 + 2):
             action = task.oracle_action(env.phone, obs)
             if action.action_type in ("status", "answer"):
                 break

@@ -937,3 +937,268 @@ def test_round4_oracle_solves_unseen_seeds_under_skins(name: str) -> None:
             else:
                 raise AssertionError(f"{name} seed {seed} skin {skin}: no finish (at {env.phone.location})")
             assert env.is_successful() == 1.0, (name, seed, skin)
+
+
+# ---- round 5 templates: a contact by a number's ending, the chat's number in Details, delete-or-reply from inside a
+# chat, one copy each, a text moved to the right person, a leave time from another chat, retry or follow up, my own
+# texts taken back; questions that order, add up, list unread senders, find a failed text ---------------------------
+def _bulk_send(pairs: Callable[[dict], list[tuple[str, str]]]) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        for number, body in pairs(q):
+            add_sms(p, number, body, kind=TYPE_SENT)
+    return go
+
+
+def _confirmed_branch(right: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        if q["confirmed"] == right:
+            delete_thread(p, _tid(p, q["number"]))
+        else:
+            add_sms(p, q["number"], q["body"], kind=TYPE_SENT)
+    return go
+
+
+def _kind(q: dict, kind: str) -> dict:
+    (who,) = [w for w in q["people"] if w["kind"] == kind]
+    return who
+
+
+def _one_copy_each(send: bool, delete: int) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        twice = _kind(q, "twice")
+        copies = [m["_id"] for m in p.query("SELECT _id, body FROM sms WHERE thread_id=? AND type=2 ORDER BY _id",
+                                            (_tid(p, twice["number"]),)) if m["body"] == q["body"]]
+        _delete_ids(p, copies[:delete])
+        if send:
+            add_sms(p, _kind(q, "none")["number"], q["body"], kind=TYPE_SENT)
+    return go
+
+
+def _move_text(delete: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        add_sms(p, q["people_b"]["number"], q["body"], kind=TYPE_SENT)
+        if delete:
+            _delete_ids(p, [_sms_id(p, q["number"], q["body"])])
+    return go
+
+
+def _leave_text(from_key: str) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        m = q[from_key] - q["drive"]
+        h, mm = m // 60, m % 60
+        add_sms(p, q["people_b"]["number"], f"Let's leave at {h % 12 or 12}:{mm:02d} {'AM' if h < 12 else 'PM'}",
+                kind=TYPE_SENT)
+    return go
+
+
+def _retry_branch(right: bool) -> Callable[[Phone, dict], None]:
+    def go(p: Phone, q: dict) -> None:
+        if q["failed"] == right:
+            _retry_body("body")(p, q)
+        else:
+            add_sms(p, q["number"], q["followup"], kind=TYPE_SENT)
+    return go
+
+
+def _delete_mine(p: Phone, q: dict) -> None:
+    _delete_ids(p, [m["_id"] for m in p.query("SELECT _id FROM sms WHERE thread_id=? AND type=2",
+                                              (_tid(p, q["number"]),))])
+
+
+def _list_order(p: Phone, q: dict) -> list[str]:
+    return [display_name(p, t["recipient_ids"]) for t in p.query("SELECT recipient_ids FROM threads ORDER BY date DESC")
+            if display_name(p, t["recipient_ids"]) in {w["name"] for w in q["people"]}]
+
+
+def _work_or_mobile(q: dict, chat: bool) -> str:
+    return q["work"] if q["chat_work"] == chat else q["number"]
+
+
+def _owed(q: dict, settled: bool) -> str:
+    cents = sum(w["cents"] for w in q["people"]) + sum(w["settled"]["cents"] for w in q["people"]
+                                                       if settled and "settled" in w)
+    return f"${cents / 100:.2f}"
+
+
+def _unread_names(q: dict, extra: bool) -> str:
+    names = [w["name"] for w in q["people"] if w["unread"]]
+    return ", ".join(names + ([next(w["name"] for w in q["people"] if not w["unread"])] if extra else []))
+
+
+ROUND5_CASES: dict[str, tuple[Callable[[Phone, dict], None], Callable[[Phone, dict], None]]] = {
+    "messages_text_contact_by_number_ending": (_send("number", "body"),
+                                               _send("other_number", "body")),  # the digits in the middle
+    "messages_delete_chat_if_confirmed": (_confirmed_branch(True), _confirmed_branch(False)),  # the other branch
+    "messages_make_sure_each_got_one_copy": (_one_copy_each(send=True, delete=1),
+                                             _one_copy_each(send=True, delete=0)),  # the double left in place
+    "messages_move_text_to_right_person": (_move_text(delete=True), _move_text(delete=False)),  # copied, not moved
+    "messages_text_leave_time_from_other_chat": (_leave_text("lands"), _leave_text("planned")),  # before the delay
+    "messages_retry_or_follow_up": (_retry_branch(True), _retry_branch(False)),
+    "messages_delete_my_texts_in_chat": (_delete_mine, lambda p, q: delete_thread(p, _tid(p, q["number"]))),
+}
+ROUND5_QUERIES: dict[str, Callable[[Phone, dict], tuple[str, str]]] = {
+    "messages_query_chat_number_of_contact": lambda p, q: (_work_or_mobile(q, True), _work_or_mobile(q, False)),
+    "messages_query_order_of_last_texts": lambda p, q: (
+        ", ".join(w["name"] for w in sorted(q["people"], key=lambda w: w["hours"])), ", ".join(_list_order(p, q))),
+    "messages_query_total_owed": lambda p, q: (_owed(q, False), _owed(q, True)),  # the settled debt added
+    "messages_query_unread_senders": lambda p, q: (_unread_names(q, False), _unread_names(q, True)),  # a read one
+    "messages_query_chat_with_unsent_text": lambda p, q: (
+        next(w["name"] for w in q["people"] if w["failed"]), next(w["name"] for w in q["people"] if not w["failed"])),
+}
+CASES.update(ROUND5_CASES)
+QUERY_ANSWERS.update(ROUND5_QUERIES)
+ROUND5 = sorted(ROUND5_CASES) + sorted(ROUND5_QUERIES)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND5_CASES))
+def test_round5_checker_success_and_near_miss(name: str) -> None:
+    test_checker_success_and_near_miss(name)
+
+
+@pytest.mark.parametrize("name", sorted(ROUND5_QUERIES))
+def test_round5_query_checker_success_and_near_miss(name: str) -> None:
+    test_query_checker_success_and_near_miss(name)
+
+
+def test_round5_number_ending_sent_to_the_typed_digits_fails() -> None:
+    task = registry.get_template("messages_text_contact_by_number_ending").instantiate(0)
+    env = fresh(task, 0)
+    add_sms(env.phone, task.params["ending"], task.params["body"], kind=TYPE_SENT)  # "Send to 4471"
+    assert env.is_successful() == 0.0
+
+
+def test_round5_number_ending_only_the_target_ends_in_those_digits() -> None:
+    from droidverify.env.sim.apps.contacts import contact_info, live_contacts
+
+    for seed in (0, 1, 2, 1000, 1001):
+        task = registry.get_template("messages_text_contact_by_number_ending").instantiate(seed)
+        env = fresh(task, seed)
+        q, p = task.params, env.phone
+        nums = [n for c in live_contacts(p) for n, _t in contact_info(p, c["_id"])["phones"]]
+        hits = [n for n in nums if q["ending"] in normalize_number(n)]
+        assert sorted(hits) == sorted([q["number"], q["other_number"]]), seed
+        assert [n for n in hits if normalize_number(n).endswith(q["ending"])] == [q["number"]], seed
+
+
+def test_round5_one_copy_each_deleting_both_copies_and_resending_fails() -> None:
+    task = registry.get_template("messages_make_sure_each_got_one_copy").instantiate(1)
+    env = fresh(task, 1)
+    p, q = env.phone, task.params
+    _one_copy_each(send=True, delete=2)(p, q)
+    add_sms(p, _kind(q, "twice")["number"], q["body"], kind=TYPE_SENT)
+    assert env.is_successful() == 0.0
+    env = fresh(task, 1)
+    _one_copy_each(send=False, delete=1)(env.phone, q)  # half the job
+    assert env.is_successful() == 0.0
+
+
+def test_round5_retry_or_follow_up_also_retrying_the_old_failure_fails() -> None:
+    tmpl = registry.get_template("messages_retry_or_follow_up")
+    seed = next(s for s in range(20) if tmpl.instantiate(s).params["failed"])
+    task = tmpl.instantiate(seed)
+    env = fresh(task, seed)
+    p, q = env.phone, task.params
+    _retry_body("body")(p, q)
+    assert env.is_successful() == 1.0
+    _retry_body("old")(p, q)
+    assert env.is_successful() == 0.0
+    env = fresh(task, seed)  # typed again instead of tapping retry: still one delivered copy
+    _delete_ids(env.phone, [_sms_id(env.phone, q["number"], q["body"])])
+    add_sms(env.phone, q["number"], q["body"], kind=TYPE_SENT)
+    assert env.is_successful() == 1.0
+
+
+def test_round5_delete_my_texts_deleting_theirs_too_fails() -> None:
+    task = registry.get_template("messages_delete_my_texts_in_chat").instantiate(2)
+    env = fresh(task, 2)
+    p, q = env.phone, task.params
+    _delete_mine(p, q)
+    assert env.is_successful() == 1.0
+    _delete_ids(p, [p.query_one("SELECT _id FROM sms WHERE thread_id=? AND type=1", (_tid(p, q["number"]),))[0]])
+    assert env.is_successful() == 0.0
+
+
+def test_round5_leave_time_with_landing_time_too_fails() -> None:
+    task = registry.get_template("messages_text_leave_time_from_other_chat").instantiate(3)
+    env = fresh(task, 3)
+    q = task.params
+    m, ln = q["lands"] - q["drive"], q["lands"]
+    add_sms(env.phone, q["people_b"]["number"], f"Lands {ln // 60}:{ln % 60:02d}, leave {m // 60}:{m % 60:02d}",
+            kind=TYPE_SENT)
+    assert env.is_successful() == 0.0
+    env = fresh(task, 3)
+    add_sms(env.phone, q["people_b"]["number"], f"Leave at {m // 60}:{m % 60:02d}", kind=TYPE_SENT)  # 24-hour
+    assert env.is_successful() == 1.0
+
+
+def test_round5_order_of_last_texts_list_order_differs_from_answer() -> None:
+    tmpl = registry.get_template("messages_query_order_of_last_texts")
+    for seed in (0, 1, 2, 1000, 1001):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        right, wrong = ROUND5_QUERIES[tmpl.name](env.phone, task.params)
+        assert right != wrong, seed
+        names = right.split(", ")
+        assert task.is_successful(env.phone, " then ".join(names)) == 1.0
+        assert task.is_successful(env.phone, ", ".join(names[:2])) == 0.0  # one left out
+
+
+def test_round5_confirmed_chat_deleted_from_the_list_passes_and_the_other_chat_fails() -> None:
+    tmpl = registry.get_template("messages_delete_chat_if_confirmed")
+    seed = next(s for s in range(20) if tmpl.instantiate(s).params["confirmed"])
+    task = tmpl.instantiate(seed)
+    env = fresh(task, seed)
+    delete_thread(env.phone, _tid(env.phone, task.params["people_b"]["number"]))  # the look-alike chat
+    assert env.is_successful() == 0.0
+
+
+def _oracle_shown(name: str, seed: int) -> tuple[str, list[tuple[str, Action]]]:
+    """The goal, and (every text on screen, the oracle's action) per step of its solving path."""
+    task = registry.get_template(name).instantiate(seed)
+    env = SimEnv(task, seed)
+    obs = env.reset()
+    out = []
+    for _ in range(task.max_steps):
+        a = task.oracle_action(env.phone, obs)
+        out.append((" | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements).lower(), a))
+        if a.action_type in ("status", "answer"):
+            if a.action_type == "answer":
+                env.step(a)
+            break
+        obs = env.step(a)
+    assert env.is_successful() == 1.0, (name, seed)
+    return task.goal.lower(), out
+
+
+@pytest.mark.parametrize("name", ["messages_text_contact_by_number_ending", "messages_query_chat_number_of_contact",
+                                  "messages_delete_chat_if_confirmed", "messages_make_sure_each_got_one_copy",
+                                  "messages_move_text_to_right_person", "messages_retry_or_follow_up",
+                                  "messages_query_chat_with_unsent_text"])
+def test_round5_oracle_types_only_what_it_was_shown(name: str) -> None:
+    for seed in (0, 1, 2, 1000):
+        goal, path = _oracle_shown(name, seed)
+        seen = [goal]
+        for shown, a in path:
+            seen.append(shown)
+            if a.action_type in ("input_text", "answer") and a.text:
+                assert any(a.text.lower() in s for s in seen), (name, seed, a.text)
+
+
+@pytest.mark.parametrize("name", ["messages_query_order_of_last_texts", "messages_query_unread_senders"])
+def test_round5_list_answers_name_people_after_their_chat_or_row_showed(name: str) -> None:
+    for seed in (0, 1, 2, 1000):
+        _goal, path = _oracle_shown(name, seed)
+        final = path[-1][1]
+        assert final.action_type == "answer" and final.text
+        for who in final.text.split(", "):
+            assert any(who.lower() in shown for shown, _ in path), (name, seed, who)
+
+
+@pytest.mark.parametrize("name", ROUND5)
+def test_round5_oracle_finishes_from_mid_task_screens(name: str) -> None:
+    test_round4_oracle_finishes_from_mid_task_screens(name)
+
+
+@pytest.mark.parametrize("name", ROUND5)
+def test_round5_oracle_solves_unseen_seeds_under_skins(name: str) -> None:
+    test_round4_oracle_solves_unseen_seeds_under_skins(name)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 
 import pytest
-from simhelpers import fresh
+from simhelpers import fresh, run_oracle
 
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv
@@ -15,7 +15,7 @@ from droidverify.env.sim.apps.settings import TIME_ZONES, TIMEOUTS, _bt_address,
 from droidverify.env.sim.phone import Phone
 from droidverify.tasks import registry
 from droidverify.tasks.oracle_utils import find
-from droidverify.tasks.settings import BT_CATALOG, MAKE_SURE, VOLUME_ROWS, WEEKDAYS
+from droidverify.tasks.settings import BT_CATALOG, MAKE_SURE, PLAY_UPDATE, VOLUME_ROWS, WEEKDAYS, _zone_offset
 
 SETTINGS = sorted(t.name for t in registry.all_templates() if t.name.startswith("settings_"))
 
@@ -801,3 +801,355 @@ def test_round4_screens_show_what_the_tasks_read() -> None:
     for key, status in (("ssid", "status"), ("lookalike", "lookalike_status")):
         i = find(obs, text=task.params[key], resource_id="wifi_entry")
         assert i is not None and shown[task.params[status]] in obs.elements[i].text
+
+
+# ---- round 5: the search's result rows, derived targets (a zone, a date, a time, a level), counts across screens,
+# if-type-then-connect-else-forget, reverse look-ups and rankings ----------------------------------------
+ROUND5 = ["settings_time_zone_where_clock_reads", "settings_connect_or_forget_by_type",
+          "settings_brightness_like_media_volume", "settings_timeout_at_least", "settings_date_to_next_weekday",
+          "settings_date_after_security_update", "settings_set_time_from_other_zone", "settings_query_clock_offset",
+          "settings_query_volume_ranking", "settings_query_connected_device_is_kind",
+          "settings_query_bluetooth_device_by_address", "settings_query_switches_on_count"]
+
+
+def _zone_at(pr: dict, sign: int) -> str:
+    """The zone ``sign`` times the wanted shift away from the phone's zone, else one that is neither."""
+    shift = _zone_offset(pr["zone"]) - _zone_offset(pr["here"])
+    mirror = [z for z in TIME_ZONES if _zone_offset(z) == _zone_offset(pr["here"]) + sign * shift]
+    return mirror[0] if mirror else next(z for z in TIME_ZONES if z not in (pr["zone"], pr["here"]))
+
+
+def _tz(zone: Callable[[dict], str], auto: int = 0) -> Callable[[Phone, dict], None]:
+    return _both(_setting("global", "time_zone", zone), _setting("global", "auto_time_zone", lambda pr: auto))
+
+
+def _branch(is_kind: Callable[[dict], bool], who: Callable[[dict], list[str]]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        for n in who(pr):
+            p.execute(_CONNECT if is_kind(pr) else _FORGET, (n,))
+    return f
+
+
+def _mate(pr: dict) -> str:
+    return next(n for n in pr["names"] if n != pr["device"] and BT_CATALOG[n] == pr["kind"])
+
+
+def _bystander(p: Phone, pr: dict) -> None:
+    """Flip the connection of a saved device the goal does not name."""
+    other = next(n for n in pr["names"] if n != pr["device"])
+    p.execute("UPDATE bluetooth_devices SET connected = 1 - connected WHERE name=?", (other,))
+
+
+def _timeout(label: Callable[[dict], str]) -> Callable[[Phone, dict], None]:
+    return _setting("system", "screen_off_timeout", lambda pr: dict(TIMEOUTS)[label(pr)])
+
+
+def _above(label: str) -> str:
+    labels = [lbl for lbl, _ in TIMEOUTS]
+    return labels[min(labels.index(label) + 1, len(labels) - 1)]
+
+
+def _day(day: Callable[[dict], date], auto: int = 0) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        d = day(pr)
+        p.put_setting("global", "auto_time", auto)
+        p.now = p.now.replace(year=d.year, month=d.month, day=d.day)
+    return f
+
+
+def _after_patch(shift: int = 0) -> Callable[[dict], date]:
+    return lambda pr: date.fromisoformat(pr["date"]) + timedelta(days=shift)
+
+
+def _hm_set(hm: Callable[[dict], int]) -> Callable[[Phone, dict], None]:
+    def f(p: Phone, pr: dict) -> None:
+        h, m = divmod(hm(pr) % (24 * 60), 60)
+        p.now = p.now.replace(hour=h, minute=m, second=0)
+    return f
+
+
+def _mins(hm: list[int]) -> int:
+    return hm[0] * 60 + hm[1]
+
+
+def _ref_minutes(pr: dict) -> int:
+    return _mins(pr["time"]) - (_zone_offset(pr["here"]) - _zone_offset(pr["ref_zone"]))
+
+
+def _next_weekday(day: date, weekday: str) -> date:
+    ahead = (WEEKDAYS.index(weekday) - day.weekday() - 1) % 7 + 1
+    return day + timedelta(days=ahead)
+
+
+ROUND5_OPS: dict[str, tuple[Callable[[Phone, dict], None], list[Callable[[Phone, dict], None]]]] = {
+    "settings_time_zone_where_clock_reads": (_tz(lambda pr: pr["zone"]), [
+        _tz(lambda pr: pr["zone"], auto=1),  # automatic time zone left (or switched) on
+        _tz(lambda pr: _zone_at(pr, -1)),  # shifted the other way
+        _tz(lambda pr: next(z for z in TIME_ZONES if z not in (pr["zone"], pr["here"]))),
+        _both(_tz(lambda pr: pr["zone"]), _setting("system", "time_12_24", lambda pr: "24")),  # an extra change
+    ]),
+    "settings_connect_or_forget_by_type": (_branch(lambda pr: pr["is_kind"], lambda pr: [pr["device"]]), [
+        _branch(lambda pr: not pr["is_kind"], lambda pr: [pr["device"]]),  # the other branch
+        _both(_branch(lambda pr: pr["is_kind"], lambda pr: [pr["device"]]),
+              _bt_set(_FORGET, lambda pr: [_mate(pr)])),  # the unnamed one of that type forgotten too
+        _both(_branch(lambda pr: pr["is_kind"], lambda pr: [pr["device"]]),
+              _bystander),  # another device's connection touched
+        _branch(lambda pr: pr["is_kind"], lambda pr: [_mate(pr)]),  # the wrong device
+        _both(_branch(lambda pr: pr["is_kind"], lambda pr: [pr["device"]]),
+              _setting("global", "airplane_mode_on", lambda pr: 1)),  # an extra change
+    ]),
+    "settings_brightness_like_media_volume": (lambda p, pr: set_brightness_pct(p, pr["percent"]), [
+        lambda p, pr: set_brightness_pct(p, round(pr["ring"] * 100 / 7)),  # the ring volume's share
+        lambda p, pr: set_brightness_pct(p, pr["media"] * 10),  # the level read as tens of percent
+        lambda p, pr: set_brightness_pct(p, pr["percent"] + 10),
+        _both(lambda p, pr: set_brightness_pct(p, pr["percent"]),
+              _setting("system", "volume_music", lambda pr: pr["media"] + 1)),  # the volume moved too
+    ]),
+    "settings_timeout_at_least": (_timeout(lambda pr: pr["label"]), [
+        _timeout(lambda pr: pr["below"]),  # shorter than needed
+        _timeout(lambda pr: _above(pr["label"]) if _above(pr["label"]) != pr["label"] else pr["below"]),
+        _both(_timeout(lambda pr: pr["label"]),
+              lambda p, pr: p.put_setting("system", "accelerometer_rotation",
+                                          1 - p.get_int("system", "accelerometer_rotation"))),  # an extra change
+    ]),
+    "settings_date_to_next_weekday": (_day(lambda pr: date.fromisoformat(pr["date"])), [
+        _day(lambda pr: date.fromisoformat(pr["date"]) + timedelta(days=7)),  # the one after
+        _day(lambda pr: date.fromisoformat(pr["date"]) - timedelta(days=7)),  # the one before the phone's date
+        _day(lambda pr: _next_weekday(date(2024, 10, 15), pr["weekday"])),  # counted from the real date
+        _day(lambda pr: date.fromisoformat(pr["date"]), auto=1),  # automatic time switched on
+    ]),
+    "settings_date_after_security_update": (_day(_after_patch()), [
+        _day(_after_patch(), auto=1),  # automatic time still on
+        _day(_after_patch(1)), _day(_after_patch(-1)),
+        _day(lambda pr: PLAY_UPDATE + timedelta(days=pr["days"])),  # counted from the Play system update
+        _day(lambda pr: date(2024, 10, 15) + timedelta(days=pr["days"])),  # counted from today
+        _both(_day(_after_patch()), _setting("global", "auto_time_zone", lambda pr: 0)),
+    ]),
+    "settings_set_time_from_other_zone": (_hm_set(lambda pr: _mins(pr["time"])), [
+        lambda p, pr: None,  # left wrong
+        _hm_set(_ref_minutes),  # the other zone's time, not converted
+        _hm_set(lambda pr: 2 * _ref_minutes(pr) - _mins(pr["time"]) if _ref_minutes(pr) != _mins(pr["time"])
+                else _mins(pr["time"]) + 60),  # converted the wrong way
+        _both(_hm_set(lambda pr: _mins(pr["time"])), _setting("global", "auto_time", lambda pr: 1)),
+        _both(_hm_set(lambda pr: _mins(pr["time"])), _setting("global", "time_zone", lambda pr: pr["ref_zone"])),
+        _both(_hm_set(lambda pr: _mins(pr["time"])), _day(lambda pr: date(2024, 10, 16))),
+    ]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND5_OPS))
+def test_round5_operation_checker_success_and_near_misses(name: str) -> None:
+    good, misses = ROUND5_OPS[name]
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 4, 1000, 1001, 1002):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        assert task.is_successful(env.phone, None) == 0.0, (name, seed)
+        good(env.phone, task.params)
+        assert task.is_successful(env.phone, None) == 1.0, (name, seed)
+        for k, bad in enumerate(misses):
+            env = fresh(task, seed)
+            bad(env.phone, task.params)
+            assert task.is_successful(env.phone, None) == 0.0, (name, seed, k)
+
+
+def _q_offset(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    n, fast = abs(pr["offset"]), pr["offset"] > 0
+    right, wrong = ("fast", "slow") if fast else ("slow", "fast")
+    said = "ahead" if fast else "behind"
+    return ([f"{n} minutes {right}", f"It's {said} by {n} minutes."],
+            [f"{n} minutes {wrong}", f"{n + 1} minutes {right}", f"{n} or {n + 1} minutes {right}", right,
+             f"{n} minutes", f"{n} minutes {right} or {wrong}"])
+
+
+def _q_ranking(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    names = {"media": "media", "call": "call", "ring": "ring & notification", "alarm": "alarm"}
+    order = [names[k] for k in pr["order"]]
+    return ([", ".join(order), " > ".join(o.split()[0] for o in order)],
+            [", ".join(names[k] for k in pr["by_level"]),  # ranked by the raw level, not the share
+             ", ".join(reversed(order)), ", ".join(order[:3]), ", ".join(order[1:2] + order[:1] + order[2:])])
+
+
+def _q_is_kind(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    right, wrong = ("Yes", "No") if pr["yes"] else ("No", "Yes")
+    return [right, f"{right}, it is {'' if pr['yes'] else 'not '}a {pr['what']}."], [wrong, "yes or no", ""]
+
+
+def _q_by_address(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    other = next(n for n in pr["names"] if n != pr["device"])
+    return [pr["device"], f"That's my {pr['device']}."], [other, f"{pr['device']} or {other}", pr["suffix"]]
+
+
+def _q_switch_count(p: Phone, pr: dict) -> tuple[list[str], list[str]]:
+    n = pr["count"]
+    return [str(n), f"{n} of them are on."], [str(n + 1), str(n - 1), f"{n} or {n + 1}", "4", "none"]
+
+
+ROUND5_QUERIES: dict[str, Callable[[Phone, dict], tuple[list[str], list[str]]]] = {
+    "settings_query_clock_offset": _q_offset,
+    "settings_query_volume_ranking": _q_ranking,
+    "settings_query_connected_device_is_kind": _q_is_kind,
+    "settings_query_bluetooth_device_by_address": _q_by_address,
+    "settings_query_switches_on_count": _q_switch_count,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND5_QUERIES))
+def test_round5_query_checker_success_and_near_misses(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 4, 1000, 1001, 1002):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        good, bad = ROUND5_QUERIES[name](env.phone, task.params)
+        for a in good:
+            assert task.is_successful(env.phone, a) == 1.0, (name, seed, a)
+        for a in bad:
+            assert task.is_successful(env.phone, a) == 0.0, (name, seed, a)
+        assert task.is_successful(env.phone, None) == 0.0
+
+
+def _path(name: str, seed: int) -> list[tuple[str, Action, str]]:
+    """(the goal and every text on screen, the oracle's action, the location) per step of its solving path."""
+    task = registry.get_template(name).instantiate(seed)
+    env = SimEnv(task, seed)
+    obs = env.reset()
+    steps = []
+    for _ in range(task.max_steps):
+        a = task.oracle_action(env.phone, obs)
+        shown = " | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements)
+        steps.append((task.goal + " | " + shown, a, env.phone.location))
+        if a.action_type == "status":
+            break
+        obs = env.step(a)
+        if a.action_type == "answer":
+            break
+    assert env.is_successful() == 1.0, (name, seed)
+    return steps
+
+
+@pytest.mark.parametrize("name", ["settings_time_zone_where_clock_reads", "settings_timeout_at_least",
+                                  "settings_query_connected_device_is_kind",
+                                  "settings_query_bluetooth_device_by_address"])
+def test_round5_oracle_types_only_what_it_was_shown(name: str) -> None:
+    for seed in (0, 1, 2, 1000):
+        seen: list[str] = []
+        for shown, a, _ in _path(name, seed):
+            seen.append(shown.lower())
+            if a.action_type in ("input_text", "answer") and a.text:
+                assert any(a.text.lower() in s for s in seen), (name, seed, a.text)
+
+
+@pytest.mark.parametrize("name, screen", [
+    ("settings_date_after_security_update", "settings/android_version"),  # the patch date, before the picker
+    ("settings_brightness_like_media_volume", "settings/sound"),
+    ("settings_date_to_next_weekday", "settings/datetime"),
+    ("settings_set_time_from_other_zone", "settings/datetime"),
+    ("settings_time_zone_where_clock_reads", "settings/search"),  # reached through the search's result
+    ("settings_timeout_at_least", "settings/search"),
+])
+def test_round5_oracle_reads_where_the_value_is_shown_first(name: str, screen: str) -> None:
+    for seed in (0, 1, 1000):
+        path = _path(name, seed)
+        first_edit = next(k for k, (_, a, loc) in enumerate(path) if loc == screen or a.action_type == "status")
+        assert path[first_edit][2] == screen, (name, seed, [loc for _, _, loc in path])
+
+
+def test_bluetooth_address_suffix_names_the_planted_device() -> None:
+    tmpl = registry.get_template("settings_query_bluetooth_device_by_address")
+    for seed in (0, 1, 2, 1000):
+        task = tmpl.instantiate(seed)
+        env = fresh(task, seed)
+        ends = {n: _addr(env.phone, n)[-5:] for n in task.params["names"]}
+        assert [n for n, a in ends.items() if a == task.params["suffix"]] == [task.params["device"]]
+
+
+def test_search_result_opens_the_screen_it_names() -> None:
+    env = _settings()
+    obs = _click(env, resource_id="search_action_bar")
+    i = find(obs, editable=True, resource_id="search_src_text")
+    env.step(Action(action_type="input_text", index=i, text="screen timeout"))
+    _click(env, text="Screen timeout", resource_id="search_result")
+    assert env.phone.location == "settings/display"
+
+
+def test_switch_count_oracle_looks_at_every_named_switch() -> None:
+    from droidverify.tasks.settings import MAKE_SURE as SWITCHES
+
+    for seed in (0, 1, 1000):
+        task = registry.get_template("settings_query_switches_on_count").instantiate(seed)
+        seen = " || ".join(shown for shown, _, _ in _path("settings_query_switches_on_count", seed))
+        for i in task.params["switches"]:
+            assert SWITCHES[i][1] in seen, (seed, SWITCHES[i][1])
+
+
+# oracles from mid-task screens: detours that change no app data
+def _r5_scroll_to(env: SimEnv, text: str) -> None:
+    obs = env.observe()
+    for _ in range(6):
+        if find(obs, text=text) is not None:
+            break
+        obs = env.step(Action(action_type="scroll", direction="down"))
+    _click(env, text=text)
+
+
+def _r5_detour_search(env: SimEnv) -> None:
+    env.step(Action(action_type="open_app", app_name="Settings"))
+    obs = _click(env, resource_id="search_action_bar")
+    env.step(Action(action_type="input_text", index=find(obs, editable=True, resource_id="search_src_text"),
+                    text="volume"))
+
+
+def _r5_detour_bt_device(env: SimEnv) -> None:
+    env.step(Action(action_type="open_app", app_name="Settings"))
+    _click(env, text="Connected devices")
+    _click(env, resource_id="bt_device")
+
+
+def _r5_detour_timeout_dialog(env: SimEnv) -> None:
+    env.step(Action(action_type="open_app", app_name="Settings"))
+    _click(env, text="Display")
+    _click(env, text="Screen timeout")
+
+
+def _r5_detour_android_version(env: SimEnv) -> None:
+    env.step(Action(action_type="open_app", app_name="Settings"))
+    _r5_scroll_to(env, "About phone")
+    _click(env, text="Android version")
+
+
+def _r5_detour_other_app(env: SimEnv) -> None:
+    env.step(Action(action_type="open_app", app_name="Clock"))
+
+
+R5_DETOURS = [_r5_detour_search, _r5_detour_bt_device, _r5_detour_timeout_dialog, _r5_detour_android_version,
+              _r5_detour_other_app]
+
+
+@pytest.mark.parametrize("name", ROUND5)
+def test_round5_oracle_finishes_from_mid_task_screens(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for k, detour in enumerate(R5_DETOURS):
+        for seed in (10 + k, 1010 + k):
+            task = tmpl.instantiate(seed)
+            env = SimEnv(task, seed)
+            env.reset()
+            detour(env)
+            obs = env.observe()
+            for _ in range(tmpl.max_steps):
+                action = task.oracle_action(env.phone, obs)
+                if action.action_type == "status":
+                    break
+                obs = env.step(action)
+                if action.action_type == "answer":
+                    break
+            else:
+                raise AssertionError(f"{name} after {detour.__name__}: no finish (at {env.phone.location})")
+            assert env.is_successful() == 1.0, (name, detour.__name__, seed)
+
+
+@pytest.mark.parametrize("name", ROUND5)
+def test_round5_oracle_solves_seen_and_unseen_seeds(name: str) -> None:
+    tmpl = registry.get_template(name)
+    for seed in (0, 1, 2, 3, 4, 1000, 1001, 1002, 1003, 1004):
+        env, steps = run_oracle(tmpl.instantiate(seed), seed)
+        assert env.is_successful() == 1.0 and steps <= tmpl.max_steps, (name, seed)

@@ -3165,3 +3165,548 @@ class QueryEventsInOrder(TaskTemplate):
             if step is not None:
                 return step
         return answer(", ".join(self.order(params)))
+
+
+# ---- round 5: the day list's previous/next-day arrows, "Go to today", scrolling a packed day, the date picker's
+# previous month, multi-day events' end dates (and the start picker that drags the end along), goals that need
+# today's date or the time now, partly done moves, values read in an event's own description ---------------------
+def _on_app_screen(phone: Phone, name: str) -> bool:
+    scr = phone.screen
+    return phone.foreground == KEY and scr is not None and scr.name == name and phone.dialog is None \
+        and not phone.menu_open
+
+
+def to_day_from_today(phone: Phone, obs: Observation, d: date) -> Action | None:
+    """:func:`to_day`, but from a month grid showing another month it taps "Go to today" when ``d`` is in
+    this month (rather than paging month by month)."""
+    if _on_app_screen(phone, "main") and (d.year, d.month) == (phone.now.year, phone.now.month):
+        scr = phone.screen
+        assert scr is not None
+        y, m = scr.state.get("month", (phone.now.year, phone.now.month))
+        if (int(y), int(m)) != (d.year, d.month):
+            return click(obs, desc="Go to today") or to_day(phone, obs, d)
+    return to_day(phone, obs, d)
+
+
+def to_day_via(phone: Phone, obs: Observation, via: date, target: date) -> Action | None:
+    """Next step toward the day list of ``target`` reached from the day list of ``via`` with the day list's
+    "Next day" / "Previous day" arrows; None once there."""
+    scr = phone.screen
+    if _on_app_screen(phone, "day"):
+        assert scr is not None
+        cur = date.fromisoformat(scr.args["day"])
+        if cur == target:
+            return None
+        between = min(via, target) <= cur <= max(via, target)
+        if between:
+            return click(obs, desc="Next day" if target > cur else "Previous day") or BACK
+    return to_day_from_today(phone, obs, via)
+
+
+def open_from_today(phone: Phone, obs: Observation, ev: Any) -> Action | None:
+    """:func:`open_from_day` for an event of today's list, reached through "Go to today"."""
+    d = from_ms(ev["dtstart"]).date()
+    if on_form_of_row(phone, ev) and via_day(phone, d):
+        return None
+    return to_day_from_today(phone, obs, d) or click_or_scroll(phone, obs, text=day_row(phone, ev),
+                                                               resource_id="event_item")
+
+
+@register_task
+class MoveEventDaysEarlier(StateTemplate):
+    name = "calendar_move_event_days_earlier"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = "Move my \"{title}\" {days} days earlier than it is now; keep its time."
+    goal_phrasings = (
+        "Could you bring \"{title}\" forward by {days} days? Same time of day, just {days} days sooner.",
+        "\"{title}\" needs to happen {days} days earlier than currently planned - move it, keeping the hours.",
+        "I need \"{title}\" {days} days before the date it's on now (same start and end time).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = date(2024, 11, rng.randint(1, 4))  # early in a month: the new date is in the month before
+        title, other = rng.sample(TITLES, 2)
+        return {"title": title, "other": other, "date": d.isoformat(), "days": rng.randint(d.day, 7),
+                "hour": rng.randint(9, 17), "minute": rng.choice((0, 15, 30, 45)), "duration": rng.choice((45, 60, 90)),
+                "other_day": rng.randint(5, 20)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t = params["title"]
+        phone.execute("DELETE FROM events WHERE title LIKE ? OR title=?", (f"{t}%", params["other"]))
+        s = at(date.fromisoformat(params["date"]), params["hour"], params["minute"])
+        add_event(phone, t, s, s + timedelta(minutes=params["duration"]), location=rng_free_place(s))
+        o = at(date(2024, 11, params["other_day"]), params["hour"])  # a look-alike title that stays put
+        add_event(phone, f"{t} follow-up", o, o + timedelta(minutes=30), location=rng_free_place(o))
+        add_event(phone, params["other"], s - timedelta(days=params["days"]),
+                  s - timedelta(days=params["days"]) + timedelta(minutes=30))  # already on the new date: stays
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (i,) = ids_titled(base, params["title"])
+        v = form_values(base[i])
+        shift = timedelta(days=params["days"])
+        return set(), {i: {**v, "start": v["start"] - shift, "end": v["end"] - shift}}
+
+    def opener(self, params: dict[str, Any]) -> Opener:
+        return open_row  # the form shows the date it is on now
+
+
+@register_task
+class LengthenMultiDayEvent(StateTemplate):
+    name = "calendar_lengthen_multi_day_event"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("My \"{title}\" has been extended by {days} days: make it end {days} days later than it does now. "
+                     "It still starts on the same day.")
+    goal_phrasings = (
+        "\"{title}\" now runs {days} days longer. Push its last day back by {days} days, keeping the first day.",
+        ("Could you stretch my \"{title}\" so it ends {days} days after its current last day? Its start date "
+         "doesn't change."),
+        "I'm staying {days} more days on \"{title}\": move the end of that event {days} days later (same start).",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, other = rng.sample(TRIPS, 2)
+        return {"title": title, "other": other, "start": rng.randint(3, 30), "length": rng.randint(2, 5),
+                "days": rng.randint(1, 4), "other_start": rng.randint(3, 30), "other_length": rng.randint(2, 4)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM events WHERE title IN (?, ?)", (params["title"], params["other"]))
+        for t, off, n in ((params["title"], params["start"], params["length"]),
+                          (params["other"], params["other_start"], params["other_length"])):
+            s = TODAY + timedelta(days=off)
+            add_event(phone, t, at(s, 0), at(s + timedelta(days=n), 0), all_day=True)
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (i,) = ids_titled(base, params["title"])
+        v = form_values(base[i])
+        return set(), {i: {**v, "end": v["end"] + timedelta(days=params["days"])}}
+
+    def opener(self, params: dict[str, Any]) -> Opener:
+        return open_row  # the form shows the last day (the search row shows only the first)
+
+
+@register_task
+class StartMultiDayLaterKeepEnd(StateTemplate):
+    name = "calendar_start_multi_day_later_keep_end"
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("I can only get to \"{title}\" on {new_start_text}. Make it start that day, but it must still end "
+                     "on the day it ends now.")
+    goal_phrasings = (
+        ("Change the start of \"{title}\" to {new_start_text}; its last day stays exactly as it is (I'm just "
+         "arriving late)."),
+        "I'm joining \"{title}\" late, on {new_start_text}. Move its first day there without moving its last day.",
+        ("\"{title}\" should begin on {new_start_text} from now on. Keep the end date it has now - only the start "
+         "changes."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, other = rng.sample(TRIPS, 2)
+        off, n = rng.randint(3, 30), rng.randint(3, 6)
+        late = rng.randint(1, n - 1)
+        ns = TODAY + timedelta(days=off + late)
+        return {"title": title, "other": other, "start": off, "length": n, "new_start": ns.isoformat(),
+                "new_start_text": date_text(ns), "other_start": rng.randint(3, 30), "other_length": rng.randint(2, 4)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM events WHERE title IN (?, ?)", (params["title"], params["other"]))
+        for t, off, n in ((params["title"], params["start"], params["length"]),
+                          (params["other"], params["other_start"], params["other_length"])):
+            s = TODAY + timedelta(days=off)
+            add_event(phone, t, at(s, 0), at(s + timedelta(days=n), 0), all_day=True)
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (i,) = ids_titled(base, params["title"])
+        v = form_values(base[i])
+        return set(), {i: {**v, "start": at(date.fromisoformat(params["new_start"]), 0)}}
+
+    def opener(self, params: dict[str, Any]) -> Opener:
+        return open_row  # the form shows the last day, which the start picker drags along
+
+
+@register_task
+class FinishMovingSeries(LookThenRepair):
+    name = "calendar_finish_moving_series"
+    complexity = 3
+    optimal_steps = 19
+    goal_template = ("From {first_text} on, my \"{title}\" is on {new_weekday}s instead of {old_weekday}s (same time). "
+                     "I've already moved some of those sessions: move each of the rest to the {new_weekday} right "
+                     "after its {old_weekday}.")
+    goal_phrasings = (
+        ("\"{title}\" switched from {old_weekday} to {new_weekday} starting {first_text}, same hours. A few are "
+         "already moved - could you move the ones still on {old_weekday} to the {new_weekday} just after?"),
+        ("Finish moving \"{title}\": every session from {first_text} onwards should be on the {new_weekday} following "
+         "its {old_weekday}. Some are done already; do the others and leave earlier sessions alone."),
+        ("I started moving my \"{title}\" sessions ({first_text} and later) from {old_weekday}s to {new_weekday}s "
+         "but didn't finish. Move each remaining {old_weekday} one to the {new_weekday} after it, keeping the time."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first = future_day(rng, 1, 10)
+        shift = rng.choice((1, 2))
+        weeks = 4
+        moved = sorted(rng.sample(range(weeks), rng.randint(1, 2)))
+        return {"title": rng.choice(RECURRING), "first": first.isoformat(), "first_text": date_text(first),
+                "old_weekday": WEEKDAYS[first.weekday()], "new_weekday": WEEKDAYS[(first.weekday() + shift) % 7],
+                "shift": shift, "weeks": weeks, "moved": moved, "hour": rng.choice((7, 17, 18, 19))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t, h = params["title"], params["hour"]
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE ?", (f"%{t.lower()}%",))
+        first = date.fromisoformat(params["first"])
+        for w in range(-1, params["weeks"]):  # the week before stays on the old day
+            d = first + timedelta(days=7 * w + (params["shift"] if w in params["moved"] else 0))
+            add_event(phone, t, at(d, h), at(d, h + 1), location="Community Center")
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        first = date.fromisoformat(params["first"])
+        shift = timedelta(days=params["shift"])
+        edits = {}
+        for i in ids_titled(base, params["title"]):
+            v = form_values(base[i])
+            if v["start"].date() >= first and v["start"].weekday() == first.weekday():
+                edits[i] = {**v, "start": v["start"] + shift, "end": v["end"] + shift}
+        return set(), edits
+
+    def looks(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action | None:
+        return look_at_search(phone, obs, params["title"])  # which sessions are still on the old day
+
+
+@register_task
+class DeletePastSessions(StateTemplate):
+    name = "calendar_delete_past_sessions"
+    complexity = 3
+    optimal_steps = 13
+    goal_template = ("Clean up my \"{title}\" events: delete the ones that are already over (before today) and keep "
+                     "the upcoming ones.")
+    goal_phrasings = (
+        "Remove every \"{title}\" from my calendar that has already happened; the ones still to come stay.",
+        ("My past \"{title}\" sessions are just clutter now. Could you delete all those before today, without "
+         "touching the future ones?"),
+        "Delete the old \"{title}\" entries (dates before today). Upcoming \"{title}\" events must stay.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first = rng.choice([k for k in range(-20, -7) if k % 7])  # no session falls on today
+        return {"title": rng.choice(RECURRING), "first": first, "sessions": rng.randint(4, 5),
+                "hour": rng.choice((7, 17, 18, 19)), "social": rng.randint(-12, -2)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t, h = params["title"], params["hour"]
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE ?", (f"%{t.lower()}%",))
+        for w in range(params["sessions"]):
+            d = TODAY + timedelta(days=params["first"] + 7 * w)
+            add_event(phone, t, at(d, h), at(d, h + 1), location="Community Center")
+        d = TODAY + timedelta(days=params["social"])  # a past look-alike that is not a session: it stays
+        add_event(phone, f"{t} social", at(d, 20), at(d, 22), location="Harbor View Restaurant")
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        return {i for i in ids_titled(base, params["title"]) if from_ms(base[i][4]).date() < TODAY}, {}
+
+
+@register_task
+class ClearRestOfToday(StateTemplate):
+    name = "calendar_clear_rest_of_today"
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("I'm going home sick. Delete every event on my calendar today that hasn't started yet; keep the "
+                     "ones that have already started or are over, and the all-day ones.")
+    goal_phrasings = (
+        ("I need the rest of today cleared: remove today's events that are still to come. Anything that already "
+         "began stays, as do all-day events."),
+        ("Cancel whatever I have left today - every event that starts later than now. Don't touch the ones that "
+         "have started already, or all-day events."),
+        ("Since I'm sick, wipe the remainder of today's schedule (events starting after the current time) and leave "
+         "the earlier ones and the all-day event."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        titles = rng.sample(TITLES, 5)
+        return {"titles": titles, "later_hours": sorted(rng.sample(range(11, 19), 3)),
+                "early": rng.choice((7, 8)), "ongoing": rng.choice((0, 15, 30)), "all_day": rng.choice(ALL_DAY_TITLES),
+                "tomorrow_hour": rng.randint(10, 16)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        clear_day(phone, TODAY)
+        early, ongoing, *later = params["titles"]
+        for t in params["titles"]:
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+        add_event(phone, early, at(TODAY, params["early"]), at(TODAY, params["early"], 45))
+        s = at(TODAY, 9, params["ongoing"])  # started before 9:41, still running: it stays
+        add_event(phone, ongoing, s, s + timedelta(minutes=60), location=rng_free_place(s))
+        for t, h in zip(later, params["later_hours"], strict=True):
+            add_event(phone, t, at(TODAY, h), at(TODAY, h, 45), location=rng_free_place(at(TODAY, h)))
+        add_event(phone, params["all_day"], at(TODAY, 0), at(TODAY, 0), all_day=True)
+        tm = TODAY + timedelta(days=1)  # tomorrow's copy of a later one stays
+        add_event(phone, later[0], at(tm, params["tomorrow_hour"]), at(tm, params["tomorrow_hour"], 45))
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        now = to_ms(DEFAULT_NOW)
+        return {i for i in timed_on(base, TODAY) if base[i][4] > now}, {}
+
+    def opener(self, params: dict[str, Any]) -> Opener:
+        return open_from_today  # today's list shows which events start after now
+
+
+@register_task
+class MoveBackToNotedDate(StateTemplate):
+    name = "calendar_move_back_to_noted_date"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("I moved \"{title}\" by mistake. Its description still says which day it was on before: put it "
+                     "back on that day, at the same time.")
+    goal_phrasings = (
+        ("Undo my change to \"{title}\": move it back to the date written in its description, keeping the time."),
+        ("\"{title}\" was on another day until I moved it by accident - the old date is noted in the event's "
+         "description. Could you move it back there (same hours)?"),
+        "Put \"{title}\" back on the day its description says it was rescheduled from. Don't change its time.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title = rng.choice(TITLES)
+        now_off, orig_off, other_orig = rng.sample(range(2, 35), 3)
+        return {"title": title, "now_day": now_off, "orig_day": orig_off, "other_orig_day": other_orig,
+                "other_day": rng.randint(2, 35), "hour": rng.randint(9, 17), "minute": rng.choice((0, 30))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t = params["title"]
+        phone.execute("DELETE FROM events WHERE title LIKE ?", (f"{t}%",))
+        for title, now_off, orig in ((t, params["now_day"], params["orig_day"]),
+                                     (f"{t} follow-up", params["other_day"], params["other_orig_day"])):
+            s = at(TODAY + timedelta(days=now_off), params["hour"], params["minute"])
+            note = f"Rescheduled from {day_label(TODAY + timedelta(days=orig))}."
+            add_event(phone, title, s, s + timedelta(minutes=60), location=rng_free_place(s), description=note)
+
+    def goal_state(self, base: dict[int, tuple], params: dict[str, Any]) -> tuple[set[int], dict[int, dict]]:
+        (i,) = ids_titled(base, params["title"])
+        v = form_values(base[i])
+        shift = (TODAY + timedelta(days=params["orig_day"])) - v["start"].date()
+        return set(), {i: {**v, "start": v["start"] + shift, "end": v["end"] + shift}}
+
+    def opener(self, params: dict[str, Any]) -> Opener:
+        return open_row  # the open form shows the description with the old date
+
+
+@register_task
+class QueryFirstEventDayAfter(TaskTemplate):
+    name = "calendar_query_first_event_day_after"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("What's the first thing on my calendar the day after my \"{title}\"? Answer with the event's "
+                     "title.")
+    goal_phrasings = (
+        "The day after \"{title}\", what is my earliest event? Tell me its title.",
+        "Could you check what I have first thing on the day following \"{title}\"? Just the event title.",
+        "After the day of \"{title}\" comes another day - which event starts first on it?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, *others = rng.sample(TITLES, 6)
+        return {"title": title, "others": others, "day": rng.randint(2, 25), "hour": rng.randint(10, 16),
+                "next_hours": sorted(rng.sample(range(8, 19), 3)), "same_day_hour": rng.randint(7, 9)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = TODAY + timedelta(days=params["day"])
+        nxt = d + timedelta(days=1)
+        clear_day(phone, nxt)
+        first, second, third, same_day, day_before = params["others"]
+        for t in (params["title"], *params["others"]):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+        add_event(phone, params["title"], at(d, params["hour"]), at(d, params["hour"] + 1))
+        add_event(phone, same_day, at(d, params["same_day_hour"]), at(d, params["same_day_hour"], 30))
+        for t, h in zip((first, second, third), params["next_hours"], strict=True):
+            add_event(phone, t, at(nxt, h), at(nxt, h, 45), location=rng_free_place(at(nxt, h)))
+        pd = d - timedelta(days=1)  # the day before has an even earlier one
+        add_event(phone, day_before, at(pd, 6), at(pd, 6, 30))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        first, *rest = params["others"]
+        return 1.0 if answer_matches(answer, first) and no_other(answer, [*rest, params["title"]]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        d = TODAY + timedelta(days=params["day"])
+        step = look_at_search(phone, obs, params["title"]) or to_day_via(phone, obs, d, d + timedelta(days=1))
+        return step or answer(params["others"][0])
+
+
+@register_task
+class QueryDaysSinceLast(TaskTemplate):
+    name = "calendar_query_days_since_last"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = "How many days ago was my last \"{title}\"? Answer with a number of days."
+    goal_phrasings = (
+        "It's been a while since my last \"{title}\" - how many days exactly, going by my calendar?",
+        "Count the days from my most recent past \"{title}\" to today. What's the number?",
+        "When did I last have \"{title}\"? Tell me how many days ago that was.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        ago = rng.randint(1, 12)
+        return {"title": rng.choice(RECURRING), "ago": ago, "earlier": sorted(rng.sample(range(ago + 3, 30), 2)),
+                "ahead": rng.randint(1, 12), "hour": rng.choice((7, 17, 18, 19))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        t, h = params["title"], params["hour"]
+        phone.execute("DELETE FROM events WHERE lower(title) LIKE ?", (f"%{t.lower()}%",))
+        for off in (-params["ago"], *(-e for e in params["earlier"]), params["ahead"]):
+            d = TODAY + timedelta(days=off)
+            add_event(phone, t, at(d, h), at(d, h + 1), location="Community Center")
+        if params["ago"] > 1:  # a look-alike more recent than the last session
+            d = TODAY - timedelta(days=params["ago"] - 1)
+            add_event(phone, f"{t} social", at(d, 20), at(d, 22), location="Harbor View Restaurant")
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        nums = {n.replace(",", "") for n in NUMBER.findall(answer or "")}
+        return 1.0 if nums == {str(params["ago"])} else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        return look_at_search(phone, obs, params["title"]) or answer(f"{params['ago']} days")
+
+
+@register_task
+class QueryMultiDayLength(TaskTemplate):
+    name = "calendar_query_multi_day_length"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "How many days does my \"{title}\" take, counting both its first and its last day? Answer with a number."
+    goal_phrasings = (
+        "My \"{title}\" spans several days. How many calendar days is that, first and last day included?",
+        "Could you tell me the number of days \"{title}\" covers (include the day it starts and the day it ends)?",
+        "\"{title}\": from its first day through its last, how many days in total?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, other = rng.sample(TRIPS, 2)
+        n, m = rng.sample(range(2, 8), 2)
+        return {"title": title, "other": other, "start": rng.randint(2, 30), "length": n,
+                "other_start": rng.randint(2, 30), "other_length": m}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM events WHERE title IN (?, ?)", (params["title"], params["other"]))
+        for t, off, n in ((params["title"], params["start"], params["length"]),
+                          (params["other"], params["other_start"], params["other_length"])):
+            s = TODAY + timedelta(days=off)
+            add_event(phone, t, at(s, 0), at(s + timedelta(days=n), 0), all_day=True)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        nums = {n.replace(",", "") for n in NUMBER.findall(answer or "")}
+        return 1.0 if nums == {str(params["length"])} else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = open_event(phone, obs, params["title"])  # the form's Starts and Ends rows
+        return step or answer(f"{params['length']} days")
+
+
+@register_task
+class QueryYesterdayAtTime(TaskTemplate):
+    name = "calendar_query_yesterday_at_time"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = "What was on my calendar yesterday at {time_text}? Answer with the event's title."
+    goal_phrasings = (
+        "Yesterday at {time_text} - which event was I in, according to my calendar? Give its title.",
+        "I can't remember what I had yesterday around {time_text}. Could you look up which event it was?",
+        "Which calendar event was going on at {time_text} yesterday? Just the title.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        titles = rng.sample(TITLES, 6)
+        starts = [8, 10, 13, 15]
+        k = rng.randint(0, 3)
+        into = rng.choice((15, 30, 45))
+        h, m = starts[k] + (into // 60), into % 60
+        return {"titles": titles, "target": k, "hour": h, "minute": m, "time_text": time_text(h, m),
+                "durations": [rng.choice((60, 90)) for _ in range(4)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        y = TODAY - timedelta(days=1)
+        clear_day(phone, y)
+        for t in params["titles"]:
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+        for t, h, dur in zip(params["titles"][:4], (8, 10, 13, 15), params["durations"], strict=True):
+            add_event(phone, t, at(y, h), at(y, h) + timedelta(minutes=dur), location=rng_free_place(at(y, h)))
+        s = at(y, params["hour"], params["minute"])  # the same time on the day before and today: other events
+        for t, d in zip(params["titles"][4:], (y - timedelta(days=1), TODAY), strict=True):
+            add_event(phone, t, at(d, params["hour"]), at(d, params["hour"]) + timedelta(minutes=90),
+                      location=rng_free_place(s))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        titles = params["titles"]
+        want = titles[params["target"]]
+        return 1.0 if answer_matches(answer, want) and no_other(answer, [t for t in titles if t != want]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_day_via(phone, obs, TODAY, TODAY - timedelta(days=1))
+        return step or answer(params["titles"][params["target"]])
+
+
+PACKED_DAY_TITLES = (*TITLES, "Conference keynote", "Panel discussion", "Networking coffee", "Poster session")
+
+
+@register_task
+class QueryDayOverAt(TaskTemplate):
+    name = "calendar_query_day_over_at"
+    apps = ("Calendar",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("{date_text} is packed. At what time will all my events that day be over? Answer with the latest "
+                     "end time.")
+    goal_phrasings = (
+        "When am I finally free on {date_text}? Tell me the time the last of that day's events finishes.",
+        ("Could you check {date_text} and tell me when my final commitment of the day ends (the latest end time of "
+         "any event)?"),
+        "On {date_text}, what's the latest time any of my events ends?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        d = future_day(rng, 2, 25)
+        n = 13  # more rows than the day list shows: the long one is among the last, off screen at first
+        long_k = rng.choice((n - 3, n - 2))
+        return {"date": d.isoformat(), "date_text": date_text(d), "titles": rng.sample(PACKED_DAY_TITLES, n),
+                "minute_marks": [rng.choice((0, 15)) for _ in range(n)], "durations": [rng.choice((30, 45))
+                                                                                       for _ in range(n)],
+                "long": long_k, "long_minutes": rng.choice((210, 240, 270))}  # past the last one's end
+
+    def slots(self, params: dict[str, Any]) -> list[tuple[datetime, datetime]]:
+        d = date.fromisoformat(params["date"])
+        out = []
+        for k, (m, dur) in enumerate(zip(params["minute_marks"], params["durations"], strict=True)):
+            s = at(d, 7 + k, m)
+            out.append((s, s + timedelta(minutes=params["long_minutes"] if k == params["long"] else dur)))
+        return out
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        clear_day(phone, date.fromisoformat(params["date"]))
+        for t, (s, e) in zip(params["titles"], self.slots(params), strict=True):
+            phone.execute("DELETE FROM events WHERE title=?", (t,))
+            add_event(phone, t, s, e)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        slots = self.slots(params)
+        last = max(e for _, e in slots)
+        # the other events' times, said with AM/PM ("10:15" alone is in "10:15 PM")
+        wrong = [time_text(t.hour, t.minute) for s, e in slots for t in (s, e) if t != last]
+        return 1.0 if matches_any(answer, time_answers(last)) and no_other(answer, wrong) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        d = date.fromisoformat(params["date"])
+        step = to_day(phone, obs, d)
+        if step is not None:
+            return step
+        s, e = self.slots(params)[params["long"]]
+        row = {"text": f"{params['titles'][params['long']]} | {phone.format_time(s.hour, s.minute)} – "
+                       f"{phone.format_time(e.hour, e.minute)}", "resource_id": "event_item"}
+        if find(obs, **row) is None:  # scrolled down to the rows of the day's last events
+            return scroll_toward(phone, obs, **row) or BACK
+        return answer(phone.format_time(e.hour, e.minute))

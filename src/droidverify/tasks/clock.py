@@ -2983,3 +2983,736 @@ class QueryCitiesAheadOrder(TaskTemplate):
             if act is not None:
                 return act
         return answer(", ".join(params["order"]))
+
+
+# ---- 2026-11-28 (round 4): screens and controls no earlier oracle used ---------------------------------
+# (the city search as a place to read a time, the laps' running totals, the stopwatch's own display, the
+# "Today"/"Tomorrow" line of one-time alarms, labels that carry a time, the remaining time on a timer card
+# copied into the keypad or into an alarm, the vibrate box checked alarm by alarm with Cancel, the world
+# clock's "Tomorrow" line, and a world clock brought to an exact set of cities)
+def _seen(phone: Phone, what: str) -> bool:
+    return ("oracle_seen", what) in phone.events
+
+
+def _note(phone: Phone, what: str) -> None:
+    if not _seen(phone, what):
+        phone.events.append(("oracle_seen", what))
+
+
+def _city_time_now(phone: Phone, city: str) -> tuple[int, int]:
+    t = phone.now + timedelta(hours=CITY_INFO[city][0] - HOME_OFFSET)
+    return t.hour, t.minute
+
+
+@register_task
+class QueryCityTimeInSearch(TaskTemplate):
+    name = "clock_query_city_time_in_search"
+    apps = ("Clock",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("What time is it in {city} right now? Look it up in the Clock app's city search, but don't add "
+                     "{city} to my world clock.")
+    goal_phrasings = (
+        "I don't want {city} on my world clock, I just need its current time: check the city search and tell me.",
+        "Without adding it to the world clock, find out what time it is in {city} at the moment.",
+        "Time in {city} now? (Use the city search; {city} stays off my world clock.)",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        city = rng.choice(_plain_cities())
+        off, country = CITY_INFO[city]
+        near = [c for c in _plain_cities() if c != city and CITY_INFO[c][0] != off]
+        twins = [c for c in near if CITY_INFO[c][1] == country]
+        return {"city": city, "other_city": rng.choice(twins or near)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM world_cities WHERE city=?", (params["city"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if [tuple(r) for r in phone.query(WORLD_SQL)] != baseline_rows(phone, self, params, WORLD_SQL):
+            return 0.0
+        h, m = _city_time_now(phone, params["city"])
+        return 1.0 if read_time(answer, h) == (h, m) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        keep = {r[0] for r in baseline_rows(phone, self, params, WORLD_SQL)}
+        extra = sorted({r[0] for r in phone.query(WORLD_SQL)} - keep)
+        if extra:  # a city a detour added goes again
+            return _city_step(phone, obs, extra[0], True)
+        scr = phone.screen
+        city = params["city"]
+        if phone.foreground == APP and scr is not None and scr.name == "city_search" and phone.dialog is None:
+            if scr.fields.get("query", "") != city[:4]:
+                return type_into(obs, city[:4], resource_id="search_src_text") or BACK
+            if find(obs, text=city, resource_id="city_name") is None:
+                return scroll_toward(phone, obs, text=city, resource_id="city_name") or BACK
+            return answer(phone.format_time(*_city_time_now(phone, city)))
+        return to_tab(phone, obs, "clock") or click(obs, desc="Add city") or BACK
+
+
+def _says_lap(answer: str | None, n: int) -> bool:
+    """Whether ``answer`` names lap ``n`` ("3", "Lap 3", "lap #3", "the third lap") and no other lap."""
+    if answer is None:
+        return False
+    words = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+    if re.findall(r"\d+", answer) not in ([str(n)], []):
+        return False
+    return re.fullmatch(r"\s*(?:lap\s*)?#?\s*" + str(n) + r"\s*\.?\s*", answer.lower()) is not None or \
+        answer_matches(answer, f"lap {n}") or answer_matches(answer, f"{words[n - 1]} lap")
+
+
+def _plant_laps(phone: Phone, lap_times: list[float], extra: float) -> None:
+    """A paused stopwatch with these laps, ``extra`` seconds past the last lap."""
+    phone.execute("DELETE FROM laps")
+    total = 0.0
+    for lap in lap_times:
+        total = round(total + lap, 2)
+        phone.execute("INSERT INTO laps(lap_s, total_s) VALUES(?, ?)", (lap, total))
+    phone.execute("UPDATE stopwatch SET state='paused', accumulated_s=?, started_at=NULL WHERE _id=1",
+                  (round(total + extra, 2),))
+
+
+@register_task
+class QueryLapWhenTotalPassed(TaskTemplate):
+    name = "clock_query_lap_total_passed_mark"
+    apps = ("Clock",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 4
+    goal_template = ("My stopwatch is paused after a run of {laps} laps. During which lap did the total time pass "
+                     "{minutes} minutes? Answer with the lap number.")
+    goal_phrasings = (
+        "Looking at the {laps} laps on my paused stopwatch, in which lap did I go past the {minutes}-minute mark?",
+        "I want to know when my run crossed {minutes} minutes: which of the {laps} stopwatch laps was I on? Lap number only.",
+        "Stopwatch ({laps} laps, paused): lap in which the running total reached {minutes} minutes?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        while True:
+            laps = rng.randint(7, 9)
+            times = [rng.randrange(5200, 8800, 7) for _ in range(laps)]  # hundredths of a second
+            totals = [sum(times[:i + 1]) for i in range(laps)]
+            marks = [m for m in range(2, 12) if totals[1] < m * 6000 <= totals[-2]
+                     and all(abs(t - m * 6000) > 300 for t in totals)]
+            if marks:
+                break
+        mark = rng.choice(marks)
+        lap = next(i + 1 for i, t in enumerate(totals) if t >= mark * 6000)
+        return {"laps": laps, "lap_times": [t / 100 for t in times], "minutes": mark, "lap": lap}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        _plant_laps(phone, params["lap_times"], 9.12)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if _says_lap(answer, params["lap"]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_tab(phone, obs, "stopwatch")
+        if step is not None:
+            return step
+        before = f"Lap {params['lap'] - 1}"  # the lap before it (shown below it) is still under the mark
+        if find(obs, text=before) is None:
+            act = scroll_toward(phone, obs, text=before)
+            if act is not None:
+                return act
+        return answer(f"Lap {params['lap']}")
+
+
+STOPWATCH_SQL = "SELECT state, accumulated_s FROM stopwatch"
+LAPS_SQL = "SELECT _id, lap_s, total_s FROM laps ORDER BY _id"
+
+
+@register_task
+class StopwatchResetOrResume(TaskTemplate):
+    name = "clock_stopwatch_reset_or_resume"
+    apps = ("Clock",)
+    complexity = 3
+    optimal_steps = 4
+    goal_template = ("Look at my paused stopwatch: if it shows more than {limit} minutes, reset it to zero; if it "
+                     "shows less, start it again from where it is.")
+    goal_phrasings = (
+        "My stopwatch is paused. Over {limit} minutes on it? Then clear it. Under {limit} minutes? Then let it carry on.",
+        ("Depending on the paused stopwatch: above {limit} minutes, reset it; below {limit} minutes, resume it "
+        "without resetting."),
+        "I forgot whether my stopwatch run was long. If it's past {limit} minutes reset it, otherwise keep it going.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        limit = rng.choice((5, 10, 15, 20, 30))
+        over = rng.random() < 0.5
+        secs = limit * 60 + (1 if over else -1) * rng.randint(45, 240) + rng.randint(0, 99) / 100
+        laps = rng.randint(0, 3)
+        lap_times = [round(secs / (laps + 1) + rng.randint(-300, 300) / 100, 2) for _ in range(laps)]
+        return {"limit": limit, "over": over, "lap_times": lap_times,
+                "extra": round(secs - sum(lap_times), 2)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        _plant_laps(phone, params["lap_times"], params["extra"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        sw = tuple(phone.query_one(STOPWATCH_SQL))
+        laps = [tuple(r) for r in phone.query(LAPS_SQL)]
+        if params["over"]:
+            return 1.0 if sw == ("reset", 0) and not laps else 0.0
+        base = baseline_rows(phone, self, params, STOPWATCH_SQL)[0]
+        ok = sw == ("running", base[1]) and laps == baseline_rows(phone, self, params, LAPS_SQL)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = to_tab(phone, obs, "stopwatch")
+        if step is not None:
+            return step
+        state, acc = tuple(phone.query_one(STOPWATCH_SQL))
+        base = baseline_rows(phone, self, params, STOPWATCH_SQL)[0]
+        if params["over"]:
+            if state == "running":
+                return click(obs, desc="Pause") or COMPLETE
+            return click(obs, resource_id="reset") or COMPLETE
+        if state == "paused" and acc == base[1]:
+            return click(obs, desc="Start") or COMPLETE
+        return COMPLETE  # reset, lapped or run on: nothing this task can put back
+
+
+@register_task
+class QueryOneTimeAlarmToday(AlarmTemplate):
+    name = "clock_query_one_time_alarm_today"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 3
+    goal_template = ("Of my one-time alarms (the ones that don't repeat), which one is still going to ring today? "
+                     "Answer with its label.")
+    goal_phrasings = (
+        "Only one of my non-repeating alarms will go off later today. What is it called?",
+        "I have a few alarms that ring just once. Which of them rings today rather than tomorrow? Give me its label.",
+        "One-time alarm still due today: label?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        later = [t for t in TIMES if t[0] >= 10]
+        earlier = [t for t in TIMES if t[0] <= 8]
+        (h, m), (ph, pm) = rng.sample(later, 2)
+        rh, rm = rng.choice([t for t in later if t not in ((h, m), (ph, pm))])
+        eh, em = rng.choice(earlier)
+        label, early, off, rep = rng.sample(LABELS, 4)
+        return {"label": label, "hour": h, "minute": m, "early_label": early, "early_hour": eh, "early_minute": em,
+                "off_label": off, "off_hour": ph, "off_minute": pm, "repeat_label": rep, "repeat_hour": rh,
+                "repeat_minute": rm, "repeat_days": rng.choice((WEEKDAYS_MASK, EVERY_DAY, 0b0001010))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM alarm_templates WHERE days_of_week=0")
+        p = params
+        insert_alarm(phone, p["early_hour"], p["early_minute"], label=p["early_label"], enabled=1)  # "Tomorrow"
+        insert_alarm(phone, p["off_hour"], p["off_minute"], label=p["off_label"], enabled=0)  # "Not scheduled"
+        insert_alarm(phone, p["repeat_hour"], p["repeat_minute"], label=p["repeat_label"], days=p["repeat_days"])
+        insert_alarm(phone, p["hour"], p["minute"], label=p["label"], enabled=1)  # "Today"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        others = (params["early_label"], params["off_label"], params["repeat_label"])
+        ok = answer_matches(answer, params["label"]) and not any(answer_matches(answer, o) for o in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        mine = [a for a in alarms(phone) if not a["days_of_week"]]
+        step = _read_rows(phone, obs, sorted(mine, key=lambda a: (a["hour"], a["minutes"], a["_id"])))
+        if step is not None:
+            return step
+        return answer(params["label"])
+
+
+TIME_WORDS = ("Bus", "Train", "Pills", "Ferry", "Shuttle", "Call Dad")
+
+
+@register_task
+class FixAlarmTimeFromLabel(AlarmTemplate):
+    name = "clock_fix_alarm_time_from_label"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("My alarms named after a time (like \"{example}\") should ring at the time in their name, but "
+                     "one of them is set wrong. Set that one to the time its name says and change nothing else.")
+    goal_phrasings = (
+        ("Each alarm whose label gives a time, such as \"{example}\", is meant to go off then. One doesn't: fix its "
+        "time."),
+        "One of my alarms rings at a different time from the one written in its label (\"{example}\" is an example of such a label). Correct it.",
+        "Alarm labels like \"{example}\" name the ring time. Find the one whose time doesn't match and fix it.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        words = rng.sample(TIME_WORDS, 3)
+        times = rng.sample(TIMES, 3)
+        odd = rng.randrange(3)
+        h, m = times[odd]
+        kind = rng.choice(("minutes", "minutes", "half_day"))
+        if kind == "half_day":
+            wrong = ((h + 12) % 24, m)
+        else:
+            wrong = divmod(h * 60 + m + rng.choice((-30, -15, -10, 10, 15, 30)), 60)
+        while wrong in times or not 0 <= wrong[0] < 24:
+            wrong = ((wrong[0] + 1) % 24, wrong[1])
+        labels = [f"{w} {say_time(*t)}" for w, t in zip(words, times)]
+        return {"labels": labels, "times": [list(t) for t in times], "odd": odd, "wrong": list(wrong),
+                "example": labels[(odd + 1) % 3]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, (label, t) in enumerate(zip(params["labels"], params["times"])):
+            h, m = params["wrong"] if i == params["odd"] else t
+            _plant(phone, h, m, label, rng_days(i), 1)
+
+    def _target(self, phone: Phone, params: dict[str, Any]) -> tuple:
+        label = params["labels"][params["odd"]]
+        return next(r for r in baseline_rows(phone, self, params, ALARM_SQL) if r[6] == label)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        t = self._target(phone, params)
+        h, m = params["times"][params["odd"]]
+        ok = _one_change(phone, baseline_rows(phone, self, params, ALARM_SQL), t[0], (t[0], h, m, *t[3:]))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        t = self._target(phone, params)
+        now = phone.query_one("SELECT * FROM alarm_templates WHERE _id=?", (t[0],))
+        if now is None:
+            return COMPLETE
+        fix = _switch_back(phone, obs, baseline_rows(phone, self, params, ALARM_SQL))
+        if fix is not None:
+            return fix
+        if _on_editor_of(phone, t[0]):
+            h, m = params["times"][params["odd"]]
+            return edit_draft(phone, obs, h, m, t[3], t[6])
+        return open_alarm_editor(phone, obs, now)
+
+
+def rng_days(i: int) -> int:
+    """Repeat days of the i-th planted alarm (fixed: the set-up draws nothing)."""
+    return (WEEKDAYS_MASK, 0, EVERY_DAY)[i % 3]
+
+
+def _card_button(phone: Phone, obs: Observation, length: int, rid: str) -> Action | None:
+    """A click on the ``rid`` button of the card of the timer of ``length`` seconds, scrolling until both its
+    label and that button are on screen (a card can be cut off at the bottom); None when there is no such card."""
+    from droidverify.env.sim.env import probe_scroll
+
+    def button(o: Observation) -> int | None:
+        label = find(o, text=f"{fmt_duration(length)} timer", resource_id="timer_label")
+        if label is None:
+            return None
+        for j in range(label + 1, len(o.elements)):
+            r = o.elements[j].resource_id or ""
+            if r.endswith("timer_label"):
+                return None
+            if r.endswith(rid):
+                return j
+        return None
+
+    i = button(obs)
+    if i is not None:
+        return Action(action_type="click", index=i)
+    direction = probe_scroll(phone, lambda o: button(o) is not None)
+    return Action(action_type="scroll", direction=direction) if direction else None
+
+
+@register_task
+class ReplacePausedTimer(TaskTemplate):
+    name = "clock_replace_paused_timer"
+    apps = ("Clock",)
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("Swap my paused {duration_text} timer for a fresh one: start a new timer for exactly the time "
+                     "left on it, then delete the paused timer. My other timer keeps running.")
+    goal_phrasings = (
+        ("Start a new timer as long as what's left on the paused {duration_text} timer, and get rid of the paused "
+        "one afterwards; leave the running timer alone."),
+        "I'd rather have a clean timer: replace the paused {duration_text} timer by a new running one for its remaining time.",
+        "Paused {duration_text} timer -> new timer with its time left, running; delete the paused one. Other timer unchanged.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        mins = rng.choice((10, 12, 15, 20, 25, 30, 45))
+        left = rng.randint(2 * 60, mins * 60 - 60)
+        other = rng.choice([x for x in (4, 6, 8, 40, 50, 60) if x * 60 not in (mins * 60, left)])
+        return {"seconds": mins * 60, "left": left, "other_seconds": other * 60, "duration_text": f"{mins}-minute",
+                "paused_first": rng.random() < 0.5}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM timers")
+        plan = [(params["seconds"], "paused", params["left"]), (params["other_seconds"], "running", None)]
+        for length, state, rem in plan if params["paused_first"] else plan[::-1]:
+            _insert_timer(phone, length, state, rem)
+
+    def _ids(self, phone: Phone, params: dict[str, Any]) -> tuple[int, int]:
+        base = {r[1]: r[0] for r in baseline_rows(phone, self, params, TIMER_SQL)}
+        return base[params["seconds"]], base[params["other_seconds"]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = diff_rows(baseline_rows(phone, self, params, TIMER_SQL),
+                                            [tuple(r) for r in phone.query(TIMER_SQL)])
+        pid, _ = self._ids(phone, params)
+        ok = not changed and [r[0] for r in removed] == [pid] and len(added) == 1 and \
+            added[0][1:] == (params["left"], "running")
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = to_tab(phone, obs, "timer")
+        if step is not None:
+            return step
+        scr = phone.screen
+        assert scr is not None
+        pid, oid = self._ids(phone, params)
+        now = {r[0]: (r[1], r[2]) for r in phone.query(TIMER_SQL)}
+        if oid not in now or now[oid][0] != params["other_seconds"]:
+            return COMPLETE  # the other timer was deleted or lengthened: nothing to put back
+        added = [(i, *v) for i, v in now.items() if i not in (pid, oid)]
+        good = [a for a in added if a[1:] == (params["left"], "running")]
+        bad = [a for a in added if a not in good[:1]]
+        if scr.state.get("setup") or not now:
+            if not good and not bad and pid in now:
+                return _timer_keypad(phone, obs, params["left"])
+            return to_tab(phone, obs, "alarms") or COMPLETE  # leave the keypad
+        if now[oid][1] != "running":
+            return _card_button(phone, obs, params["other_seconds"], "timer_toggle") or COMPLETE
+        if pid in now and (now[pid][0] != params["seconds"] or now[pid][1] != "paused"):
+            return COMPLETE  # the paused timer was changed: its time left is lost
+        if bad:
+            return _card_button(phone, obs, bad[0][1], "timer_delete") or COMPLETE
+        if not good:
+            if pid not in now:
+                return COMPLETE
+            if not _seen(phone, "clock paused timer"):  # read the time left on its card first
+                label = find(obs, text=f"{fmt_duration(params['seconds'])} timer", resource_id="timer_label")
+                if label is None:
+                    return scroll_toward(phone, obs, text=f"{fmt_duration(params['seconds'])} timer") or COMPLETE
+                _note(phone, "clock paused timer")
+            return click(obs, resource_id="add_timer") or scroll_toward(phone, obs, resource_id="add_timer") or \
+                COMPLETE
+        return _card_button(phone, obs, params["seconds"], "timer_delete") or COMPLETE
+
+
+@register_task
+class PauseAllRunningTimers(TaskTemplate):
+    name = "clock_pause_all_running_timers"
+    apps = ("Clock",)
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("I need a break: pause every timer that is counting down right now. Leave the timers that are "
+                     "already paused or finished as they are, and delete none.")
+    goal_phrasings = (
+        "Hold all my running timers (pause each one); the paused and finished timers stay as they are.",
+        "Could you stop every timer that's still ticking, without deleting anything or touching the others?",
+        "Running timers: pause them all. Paused/finished ones: leave.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        lengths = rng.sample((2, 3, 5, 8, 10, 12, 15, 20, 25, 30, 45), 5)
+        states = ["running"] * rng.randint(2, 3) + ["paused", "expired"]
+        states += ["running"] * (5 - len(states))
+        rng.shuffle(states)
+        return {"timers": [[m * 60, s] for m, s in zip(lengths, states)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM timers")
+        for length, state in params["timers"]:
+            _insert_timer(phone, length, state, length // 3 if state == "paused" else length - 40)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = [(i, L, "paused" if s == "running" else s) for i, L, s in baseline_rows(phone, self, params, TIMER_SQL)]
+        return 1.0 if [tuple(r) for r in phone.query(TIMER_SQL)] == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = _on_timer_list(phone, obs)
+        if step is not None:
+            return step
+        base = baseline_rows(phone, self, params, TIMER_SQL)
+        now = {r[0]: (r[1], r[2]) for r in phone.query(TIMER_SQL)}
+        if set(now) != {r[0] for r in base}:
+            return COMPLETE  # a timer was added or deleted: nothing this task puts back
+        for i, L, state in base:
+            want = "paused" if state == "running" else state
+            if now[i][1] != want:
+                return _card_button(phone, obs, L, "timer_toggle") or COMPLETE
+        return COMPLETE
+
+
+def _says_minutes(answer: str | None, minutes: int) -> bool:
+    """Whether ``answer`` states ``minutes`` ("95", "95 minutes", "1 hour 35 minutes") and no other number."""
+    if answer is None:
+        return False
+    nums = re.findall(r"\d+", answer)
+    if nums == [str(minutes)]:
+        return True
+    hours = re.search(r"\d+\s*(?:hours?|hrs?|h)\b", answer.lower())
+    return len(nums) == 2 and hours is not None and _says_hours_minutes(answer) == minutes
+
+
+@register_task
+class QueryMinutesBetweenAlarms(AlarmTemplate):
+    name = "clock_query_minutes_between_alarms"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 3
+    goal_template = ("How many minutes after my \"{first}\" alarm does my \"{second}\" alarm ring? Answer with a "
+                     "number of minutes.")
+    goal_phrasings = (
+        "What's the gap, in minutes, between the \"{first}\" alarm and the later \"{second}\" alarm?",
+        "I'd like to know how long I have between my \"{first}\" and \"{second}\" alarms. Give it in minutes.",
+        "Minutes from the \"{first}\" alarm to the \"{second}\" alarm?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        while True:
+            a, b, c = sorted(rng.sample(TIMES, 3))
+            gap = (b[0] - a[0]) * 60 + b[1] - a[1]
+            if 10 <= gap <= 240 and (c[0] - b[0]) * 60 + c[1] - b[1] != gap:
+                break
+        first, second, other = rng.sample(LABELS, 3)
+        return {"first": first, "second": second, "other_label": other, "first_time": list(a),
+                "second_time": list(b), "other_time": list(c), "gap": gap}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # a third alarm right after the second: "minutes between the second and the next" is a near miss
+        for key in ("other", "first", "second"):
+            label = params["other_label"] if key == "other" else params[key]
+            insert_alarm(phone, *params[f"{key}_time"], label=label, enabled=1)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if _says_minutes(answer, params["gap"]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        rows = [labelled(phone, params[k])[:1] for k in ("first", "second")]
+        step = _read_rows(phone, obs, [r[0] for r in rows if r])
+        if step is not None:
+            return step
+        return answer(f"{params['gap']} minutes")
+
+
+VIB_SQL = "SELECT _id, hour, minutes, days_of_week, enabled, vibrate, label FROM alarm_templates ORDER BY _id"
+
+
+@register_task
+class VibrateAllAlarms(AlarmTemplate):
+    name = "clock_vibrate_all_alarms"
+    complexity = 3
+    optimal_steps = 13
+    goal_template = ("Make sure every one of my alarms vibrates. Most of them already do: open each alarm to check, "
+                     "turn vibration on where it is off, and change nothing else.")
+    goal_phrasings = (
+        "I keep sleeping through some alarms. Every alarm should have vibration on; fix the ones that don't.",
+        "Go through my alarms and switch on vibrate for any alarm that has it off. Leave everything else alone.",
+        "All alarms: vibration on (some are already). Nothing else changes.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (h, m), (h2, m2) = rng.sample(TIMES, 2)
+        return {"silent": [[h, m], [h2, m2]][:rng.randint(1, 2)], "labels": rng.sample(LABELS, 2),
+                "days": rng.choice((0, WEEKDAYS_MASK, 0b0010101))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("UPDATE alarm_templates SET vibrate=1")
+        for (h, m), label in zip(params["silent"], params["labels"]):
+            aid = insert_alarm(phone, h, m, label=label, days=params["days"], enabled=1)
+            phone.execute("UPDATE alarm_templates SET vibrate=0 WHERE _id=?", (aid,))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = [(*r[:5], 1, r[6]) for r in baseline_rows(phone, self, params, VIB_SQL)]
+        return 1.0 if [tuple(r) for r in phone.query(VIB_SQL)] == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        base = baseline_rows(phone, self, params, VIB_SQL)
+        if {r[0] for r in phone.query(VIB_SQL)} != {r[0] for r in base}:
+            return COMPLETE  # an alarm was added or deleted: nothing this task puts back
+        fix = _switch_back(phone, obs, base)
+        if fix is not None:
+            return fix
+        scr = phone.screen
+        dlg = phone.dialog
+        if phone.foreground == APP and scr is not None and scr.name == "edit_alarm":
+            aid = scr.args.get("alarm_id")
+            a = phone.query_one("SELECT * FROM alarm_templates WHERE _id=?", (aid,)) if aid is not None else None
+            if dlg is not None or a is None:
+                return BACK
+            d = scr.state.get("draft") or {}
+            want = {"hour": a["hour"], "minute": a["minutes"], "days": a["days_of_week"]}
+            if any(d.get(k) != v for k, v in want.items()) or scr.fields.get("label", "") != (a["label"] or ""):
+                return click(obs, resource_id="cancel") or BACK  # a half-edited draft: throw it away
+            _note(phone, f"clock vibrate {aid}")
+            if not d.get("vibrate"):
+                return click(obs, resource_id="vibrate_onoff") or BACK
+            if not a["vibrate"]:
+                return click(obs, resource_id="save") or BACK
+            return click(obs, resource_id="cancel") or BACK  # vibrates already: leave unchanged
+        for a in sorted(alarms(phone), key=lambda a: (a["hour"], a["minutes"], a["_id"])):
+            if not _seen(phone, f"clock vibrate {a['_id']}") or not a["vibrate"]:
+                return open_alarm_editor(phone, obs, a)
+        return COMPLETE
+
+
+@register_task
+class AlarmWhenTimerEnds(AlarmTemplate):
+    name = "clock_alarm_when_timer_ends"
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("My {duration_text} timer is running. Set a one-time alarm labelled \"{label}\" for the time of "
+                     "day when that timer goes off.")
+    goal_phrasings = (
+        ("I'll close the Timer, so I want an alarm \"{label}\" at the exact clock time my running {duration_text} "
+        "timer ends. It shouldn't repeat."),
+        "Work out when the {duration_text} timer will finish and add a non-repeating \"{label}\" alarm at that time.",
+        "Alarm \"{label}\", no repeat, at the moment the {duration_text} timer runs out.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        mins, other = rng.sample((30, 45, 60, 90, 120, 150), 2)
+        left = rng.randint(12, mins - 5)
+        other_left = rng.choice([x for x in range(12, other - 3) if abs(x - left) >= 7])
+        return {"seconds": mins * 60, "left": left, "other_seconds": other * 60, "other_left": other_left,
+                "duration_text": f"{mins}-minute", "label": rng.choice(NEW_LABELS), "target_first": rng.random() < 0.5}
+
+    @staticmethod
+    def _at(phone: Phone, minutes: int) -> Any:
+        return phone.origin[0].replace(second=0, microsecond=0) + timedelta(minutes=minutes)
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM timers")
+        t = self._at(phone, params["left"])
+        phone.execute("DELETE FROM alarm_templates WHERE (hour=? AND minutes=?) OR lower(label)=?",
+                      (t.hour, t.minute, params["label"].lower()))
+        plan = [(params["seconds"], params["left"]), (params["other_seconds"], params["other_left"])]
+        for length, left in plan if params["target_first"] else plan[::-1]:
+            rem = int((self._at(phone, left) - phone.now).total_seconds())
+            _insert_timer(phone, length, "running", rem)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = diff_rows(baseline_rows(phone, self, params, ALARM_SQL),
+                                            [tuple(r) for r in phone.query(ALARM_SQL)])
+        if removed or changed or len(added) != 1:
+            return 0.0
+        t = self._at(phone, params["left"])
+        _, h, m, days, enabled, _, label = added[0]
+        ok = (h, m, days, enabled) == (t.hour, t.minute, 0, 1) and (label or "").strip().lower() == params["label"].lower()
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if not _seen(phone, "clock timer left"):  # the time left on the timer's card
+            step = _on_timer_list(phone, obs)
+            if step is not None:
+                return step
+            if find(obs, text=f"{fmt_duration(params['seconds'])} timer", resource_id="timer_label") is None:
+                return scroll_toward(phone, obs, text=f"{fmt_duration(params['seconds'])} timer") or COMPLETE
+            _note(phone, "clock timer left")
+        if not _seen(phone, "clock time now"):  # the time now, on the Clock tab
+            step = to_tab(phone, obs, "clock")
+            if step is not None:
+                return step
+            _note(phone, "clock time now")
+        t = self._at(phone, params["left"])
+        return _add_alarm_step(phone, obs, baseline_rows(phone, self, params, ALARM_SQL), t.hour, t.minute, 0,
+                               params["label"])
+
+
+def _is_tomorrow(phone: Phone, city: str) -> bool:
+    return (phone.now + timedelta(hours=CITY_INFO[city][0] - HOME_OFFSET)).date() > phone.now.date()
+
+
+@register_task
+class QueryCitiesAlreadyTomorrow(TaskTemplate):
+    name = "clock_query_cities_already_tomorrow"
+    apps = ("Clock",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 4
+    goal_template = "Which cities on my world clock have already moved on to tomorrow's date? Name all of them."
+    goal_phrasings = (
+        "On my world clock, where is it already tomorrow? List every such city.",
+        "I need every world-clock city whose date is a day ahead of mine. Which are they?",
+        "World clock: cities already on tomorrow - all of them?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        # the phone's clock (09:41 on build) puts zones of UTC+8 and more into tomorrow; UTC+7 is a near miss
+        ahead = [c for c in _plain_cities() if CITY_INFO[c][0] >= 8]
+        today = [c for c in _plain_cities() if CITY_INFO[c][0] < 8]
+        near = [c for c in today if CITY_INFO[c][0] >= 4]
+        picks = rng.sample(ahead, rng.randint(1, 3)) + [rng.choice(near)]
+        picks += rng.sample([c for c in today if c not in picks], rng.randint(1, 2))
+        return {"cities": sorted(picks)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM world_cities")
+        for c in params["cities"]:
+            _add_city(phone, c)
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> list[str]:
+        return [c for c in params["cities"] if _is_tomorrow(phone, c)]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = set(self.expected(phone, params))
+        if not want:
+            return 0.0
+        named = {c for c in params["cities"] if answer_matches(answer, c)}
+        return 1.0 if named == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = to_tab(phone, obs, "clock")
+        if step is not None:
+            return step
+        last = params["cities"][-1]
+        if find(obs, text=last, resource_id="city_item") is None:
+            act = scroll_toward(phone, obs, text=last, resource_id="city_item")
+            if act is not None:
+                return act
+        return answer(", ".join(self.expected(phone, params)))
+
+
+@register_task
+class WorldClockExactSet(TaskTemplate):
+    name = "clock_world_clock_exact_set"
+    apps = ("Clock",)
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("I want my world clock to show exactly these cities: {first}, {second} and {third}. Some are "
+                     "on it already; add the missing ones and remove any other city.")
+    goal_phrasings = (
+        "Make my world clock list {first}, {second} and {third} and nothing else (keep whichever of them are there).",
+        "Tidy the world clock so it has just {first}, {second} and {third}: add what's missing, drop the rest.",
+        "World clock = {first}, {second}, {third}. Add or remove cities to get exactly that.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        pool = _plain_cities()
+        want = rng.sample(pool, 3)
+        have = rng.sample(want, rng.randint(1, 2))
+        extra = rng.sample([c for c in pool if c not in want], rng.randint(1, 2))
+        return {"first": want[0], "second": want[1], "third": want[2], "have": sorted(have), "extra": sorted(extra)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM world_cities")
+        for c in [*params["have"], *params["extra"]]:
+            _add_city(phone, c)
+
+    def _want(self, params: dict[str, Any]) -> list[str]:
+        return sorted([params["first"], params["second"], params["third"]])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if [r[0] for r in phone.query(WORLD_SQL)] == self._want(params) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        want = self._want(params)
+        have = [r[0] for r in phone.query(WORLD_SQL)]
+        go = [c for c in have if c not in want]
+        if go:
+            return _city_step(phone, obs, go[0], True)
+        missing = [c for c in want if c not in have]
+        return _search_add_step(phone, obs, missing[0]) if missing else COMPLETE

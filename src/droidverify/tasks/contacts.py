@@ -51,6 +51,8 @@ from droidverify.tasks.helpers import (
     find_all,
     look_first,
     navigate,
+    normalize_answer,
+    open_app,
     scroll_toward,
     type_into,
 )
@@ -3044,3 +3046,763 @@ class QueryDuplicatedName(TaskTemplate):
             raise TaskError("oracle: the two entries never show together")
         return Action(action_type="scroll", direction=direction)
 
+
+
+# ---- round 4: share a card and text a contact found by email (Messages), a form left open (discard it or
+# ---- finish it), a number known by its last digits, blank entries among named ones, favourites without a
+# ---- number; questions that compare two employers, read a number's label, derive a percentage, list in order
+SMS_SQL = "SELECT _id, thread_id, address, body, type FROM sms ORDER BY _id"
+TEXT_BODIES = ("Running 10 minutes late, sorry!", "Can you send me the slides from today?",
+               "Happy birthday! Hope you have a great day.", "Are we still on for lunch tomorrow?",
+               "I left my umbrella at your place.", "Call me when you land, please.")
+
+
+def new_texts(phone: Phone, template: TaskTemplate, params: dict[str, Any]) -> list[tuple] | None:
+    """Messages stored since set-up; None when a message that was there was changed or removed."""
+    added, removed, changed = diff_rows(baseline_rows(phone, template, params, SMS_SQL),
+                                        [tuple(r) for r in phone.query(SMS_SQL)])
+    return None if removed or changed else added
+
+
+def one_text_to(phone: Phone, template: TaskTemplate, params: dict[str, Any], number: str) -> str | None:
+    """The body of the one message sent since set-up when it went to ``number`` and no contact changed."""
+    from droidverify.env.sim.apps.messages import TYPE_SENT
+
+    texts = new_texts(phone, template, params)
+    if texts is None or len(texts) != 1 or not exact_changes(phone, template, params, {}):
+        return None
+    _sid, _tid, address, body, kind = texts[0]
+    return body or "" if kind == TYPE_SENT and same_number(address, number) else None
+
+
+def nothing_sent_yet(phone: Phone, template: TaskTemplate, params: dict[str, Any]) -> None:
+    """Oracles of the texting tasks stop (TaskError) once a message went out or a contact changed:
+    another message would be a duplicate, and they do not undo edits made on the way."""
+    if new_texts(phone, template, params) != [] or not exact_changes(phone, template, params, {}):
+        raise TaskError("oracle: a message was sent or a contact changed, but the task is not done")
+
+
+def card_text(info: dict[str, Any]) -> str:
+    """What Contacts' Share puts in the message: the name, every number, every email, one a line."""
+    return "\n".join([info["name"], *(n for n, _ in info["phones"]), *info["emails"]])
+
+
+def on_thread_with(phone: Phone, number: str) -> bool:
+    scr = phone.screen
+    return (phone.foreground == "messages" and scr is not None and scr.name == "thread"
+            and same_number(scr.args.get("address"), number))
+
+
+def blank_contact(info: dict[str, Any]) -> bool:
+    return not info["phones"] and not info["emails"]
+
+
+@register_task
+class ShareContactByText(TaskTemplate):
+    name = "contacts_share_contact_by_text"
+    apps = ("Contacts", "Messages")
+    complexity = 3
+    optimal_steps = 11
+    goal_template = "Share {name}'s contact card with {recipient} by text message."
+    goal_phrasings = ("Send {recipient} {name}'s contact details from Contacts in a text.",
+                      ("{recipient} asked me for {name}'s number and email. Could you share {name}'s contact with "
+                       "them over SMS?"),
+                      "Text {name}'s contact to {recipient}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (f, la), (rf, rl) = two_people(rng)
+        return {"name": f"{f} {la}", "number": random_number(rng), "email": email_for(rng, f, la),
+                "namesake": f"{f} {decoy_of(rng, f, la)}", "namesake_number": random_number(rng),
+                "recipient": f"{rf} {rl}", "recipient_number": random_number(rng)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key in ("number", "namesake_number", "recipient_number"):
+            remove_contacts_with_number(phone, params[key])
+        for key, kw in (("namesake", {"number": params["namesake_number"]}),
+                        ("name", {"number": params["number"], "email": params["email"]}),
+                        ("recipient", {"number": params["recipient_number"]})):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, **kw)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        body = one_text_to(phone, self, params, params["recipient_number"])
+        if body is None:
+            return 0.0
+        flat, digits = " ".join(body.split()).lower(), normalize_number(body)
+        ok = params["name"].lower() in flat and normalize_number(params["number"]) in digits and \
+            params["email"].lower() in flat and normalize_number(params["namesake_number"]) not in digits
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        me = only(phone, params["name"])
+        if me is None:
+            raise TaskError(f"oracle: {params['name']} is not saved once")
+        nothing_sent_yet(phone, self, params)
+        if phone.foreground == "messages":
+            scr = phone.screen
+            if scr is None or phone.dialog is not None or phone.menu_open:
+                return BACK
+            if on_thread_with(phone, params["recipient_number"]) and scr.fields.get("message") == card_text(me):
+                return click(obs, desc="Send SMS") or BACK
+            if scr.name == "compose" and scr.args.get("body") == card_text(me):
+                if scr.fields.get("to", "") != params["recipient"]:
+                    return type_into(obs, params["recipient"], resource_id="recipient_text_view") or BACK
+                return click_or_scroll(phone, obs, text=params["recipient"], resource_id="contact_picker_row")
+            return open_app(phone, APP)  # start over from the card
+        dlg = phone.dialog
+        if dlg is not None and dlg.app == APP and dlg.data.get("on_ok") == "share_contact":
+            if dlg.data.get("args", {}).get("contact_id") == me["id"]:
+                return click(obs, text="Messages", resource_id="text1") or BACK
+            return BACK
+        step = leave_edit(phone, obs) or to_entry(phone, obs, params["name"], me["id"])
+        if step is not None:
+            return step
+        if dlg is not None:
+            return BACK
+        return menu_item(phone, obs, "Share")
+
+
+@register_task
+class TextContactFoundByEmail(TaskTemplate):
+    name = "contacts_text_contact_found_by_email"
+    apps = ("Contacts", "Messages")
+    complexity = 3
+    optimal_steps = 8
+    goal_template = 'Text whoever in my contacts has the email address {email}: "{body}"'
+    goal_phrasings = ('Send the text "{body}" to the contact whose email is {email}.',
+                      'I only know their email, {email}. Could you find that contact and text them "{body}"?',
+                      'SMS to my contact with the email {email}: "{body}"')
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        tag = rng.randint(10, 99)
+        domain, other = rng.sample(EMAIL_DOMAINS, 2)
+        return {"name": f"{first} {last}", "number": random_number(rng), "email": f"{first.lower()}{tag}@{domain}",
+                "lookalike": f"{first} {decoy_of(rng, first, last)}", "lookalike_number": random_number(rng),
+                "lookalike_email": f"{first.lower()}{tag}@{other}", "body": rng.choice(TEXT_BODIES)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key in ("number", "lookalike_number"):
+            remove_contacts_with_number(phone, params[key])
+        # the same address at another provider, on someone with the same first name
+        for key, num, mail in (("lookalike", "lookalike_number", "lookalike_email"), ("name", "number", "email")):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=params[num], email=params[mail])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        body = one_text_to(phone, self, params, params["number"])
+        return 1.0 if body is not None and " ".join(body.split()) == params["body"] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        me = only(phone, params["name"])
+        if me is None or not me["phones"]:
+            raise TaskError(f"oracle: {params['name']} is not saved once with a number")
+        nothing_sent_yet(phone, self, params)
+        if phone.foreground == "messages":
+            scr = phone.screen
+            if scr is None or phone.dialog is not None or phone.menu_open:
+                return BACK
+            if on_thread_with(phone, me["phones"][0][0]):
+                if scr.fields.get("message", "") != params["body"]:
+                    return type_into(obs, params["body"], resource_id="compose_message_text") or BACK
+                return click(obs, desc="Send SMS") or BACK
+            return open_app(phone, APP)
+        step = leave_edit(phone, obs) or to_entry(phone, obs, params["name"], me["id"], params["email"])
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        return click(obs, resource_id="text_button") or BACK
+
+
+def open_form_on(phone: Phone, cid: int | None) -> Any:
+    """Set-up: Contacts left showing ``cid``'s edit form (a new-contact form for None), as someone left it."""
+    app = phone.app(APP)
+    phone.open_app(APP)
+    if cid is None:
+        app._create(phone)
+    else:
+        phone.push("detail", contact_id=cid)
+        app._edit(phone, cid)
+    return phone.screen
+
+
+@register_task
+class DiscardUnsavedEditThenStar(TaskTemplate):
+    name = "contacts_discard_unsaved_edit_then_star"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("Someone started changing {name}'s contact on my phone and left the edit screen open without "
+                     "saving. Throw those changes away without saving them, then add {name} to my favorites.")
+    goal_phrasings = (("{name}'s contact is open in Contacts with edits I didn't make. Cancel the edit, don't save "
+                       "anything, and then star {name}."),
+                      ("Could you discard the unsaved changes on {name}'s contact (the edit form is still open) and "
+                       "make {name} a favorite?"),
+                      "Unsaved edits on {name} in Contacts: discard them, then favorite {name}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        company, junk_company = rng.sample(COMPANIES, 2)
+        return {"name": f"{first} {last}", "number": random_number(rng), "company": company,
+                "junk_company": junk_company, "junk_number": random_number(rng),
+                "namesake": f"{first} {decoy_of(rng, first, last)}", "namesake_number": random_number(rng)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        first, last = params["namesake"].split(" ", 1)
+        put_contact(phone, first, last, number=params["namesake_number"])
+        first, last = params["name"].split(" ", 1)
+        cid = put_contact(phone, first, last, number=params["number"], company=params["company"])
+        scr = open_form_on(phone, cid)
+        scr.fields.update(company=params["junk_company"], phone=params["junk_number"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        cid = start_id(phone, self, params, params["name"])
+        if cid is None:
+            return 0.0
+        want = start_card(phone, self, params, cid)._replace(starred=1)
+        return 1.0 if exact_changes(phone, self, params, {cid: want}) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        me = only(phone, params["name"])
+        if me is None:
+            raise TaskError(f"oracle: {params['name']} is not saved once")
+        start = start_card(phone, self, params, me["id"])
+        if cards([tuple(r) for r in phone.query(RAW_SQL)], [tuple(r) for r in phone.query(DATA_SQL)])[me["id"]] != start:
+            raise TaskError("oracle: the contact was saved or starred, but the task is not done")
+        step = leave_edit(phone, obs)  # "Discard changes?" -> Discard
+        if step is not None:
+            return step
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "edit":
+            if phone.dialog is not None or phone.menu_open:
+                return BACK
+            return click(obs, desc="Cancel") or BACK
+        return star_entry(phone, obs, me["id"], True)
+
+
+@register_task
+class FinishInterruptedNewContact(TaskTemplate):
+    name = "contacts_finish_interrupted_new_contact"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 4
+    goal_template = ("I was saving {name} as a new contact ({number}, {email}) when I got interrupted; the half-filled "
+                     "form should still be open in Contacts. Check it, fix anything I typed wrong, and save it.")
+    goal_phrasings = (("The new-contact form for {name} is still open in Contacts, unsaved. It should say {number} and "
+                       "{email}; correct whatever doesn't match and save the contact."),
+                      ("Could you finish the contact I started for {name}? Number {number}, email {email}. I think I "
+                       "made a typo in the form before I got distracted."),
+                      "Half-done new contact {name} ({number}, {email}) in Contacts: fix the typo and save.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        number, email = random_number(rng), email_for(rng, first, last)
+        wrong = rng.choice(("phone", "email"))
+        typo = similar_number(rng, number) if wrong == "phone" else typo_of(rng, email.split("@")[0]) + \
+            "@" + email.split("@")[1]
+        return {"first": first, "last": last, "name": f"{first} {last}", "number": number, "email": email,
+                "wrong": wrong, "typo": typo}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        remove_contacts_named(phone, params["name"])
+        remove_contacts_with_number(phone, params["number"])
+        scr = open_form_on(phone, None)
+        scr.fields.update(first=params["first"], last=params["last"], phone=params["number"], email=params["email"])
+        scr.fields[params["wrong"]] = params["typo"]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = card_of(phone, params["name"], params["number"], email=params["email"])
+        return 1.0 if exact_changes(phone, self, params, {}, [want]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        values = {"first": params["first"], "last": params["last"], "company": "", "phone": params["number"],
+                  "email": params["email"]}
+        ids = find_contacts(phone, params["name"])
+        if ids:  # saved already, with a mistake left in it
+            info = contact_info(phone, ids[0])
+            if len(ids) > 1 or (form_values(info) == values and len(info["phones"]) == 1
+                                and info["phones"][0][1] == PHONE_TYPES["Mobile"]):
+                raise TaskError("oracle: the contact is saved right but something else changed")
+            return edit_entry(phone, obs, ids[0], values, PHONE_TYPES["Mobile"])
+        return create_contact(phone, obs, values, PHONE_TYPES["Mobile"])
+
+
+@register_task
+class StarNumberEndingIn(TaskTemplate):
+    name = "contacts_star_number_ending_in"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 6
+    goal_template = "Add the contact whose phone number ends in {last4} to my favorites."
+    goal_phrasings = ("I only remember that the number ends with {last4}. Star whoever that is in Contacts.",
+                      "Could you find the contact with a phone number ending in {last4} and make them a favorite?",
+                      "Favorite: the contact whose number ends {last4}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (f, la), (lf, ll) = two_people(rng)
+        last4 = f"{rng.randint(1000, 9999)}"
+        area = rng.choice(("415", "650", "212", "312", "617"))
+        lookalike = f"({rng.choice(('408', '646', '206'))}) {last4[:3]}-{last4[3]}{rng.randint(0, 999):03d}"
+        while normalize_number(lookalike).endswith(last4):
+            lookalike = f"({rng.choice(('408', '646', '206'))}) {last4[:3]}-{last4[3]}{rng.randint(0, 999):03d}"
+        return {"name": f"{f} {la}", "last4": last4, "number": f"({area}) {rng.randint(201, 989)}-{last4}",
+                "lookalike": f"{lf} {ll}", "lookalike_number": lookalike}  # the four digits mid-number
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for c in live_contacts(phone):  # nobody else ends in those digits
+            if any(normalize_number(n).endswith(params["last4"]) for n, _ in contact_info(phone, c["_id"])["phones"]):
+                remove_contacts_with_number(phone, contact_info(phone, c["_id"])["phones"][0][0])
+        for key, num in (("lookalike", "lookalike_number"), ("name", "number")):
+            remove_contacts_with_number(phone, params[num])
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=params[num])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        cid = start_id(phone, self, params, params["name"])
+        if cid is None:
+            return 0.0
+        want = start_card(phone, self, params, cid)._replace(starred=1)
+        return 1.0 if exact_changes(phone, self, params, {cid: want}) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        hits = [c for c in live_contacts(phone)
+                if any(normalize_number(n).endswith(params["last4"]) for n, _ in contact_info(phone, c["_id"])["phones"])]
+        if len(hits) != 1:
+            raise TaskError(f"oracle: {len(hits)} contacts have a number ending in {params['last4']}")
+        if hits[0]["starred"]:
+            raise TaskError("oracle: the contact is starred but something else changed")
+        return star_entry(phone, obs, hits[0]["_id"], True, params["last4"])
+
+
+@register_task
+class DeleteBlankEntriesAmong(TaskTemplate):
+    name = "contacts_delete_blank_entries_among"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 15
+    goal_template = ("Check {name_a}, {name_b} and {name_c} in my contacts: delete the ones that have no phone number "
+                     "and no email saved (just a name), and keep the others as they are.")
+    goal_phrasings = (("Some of {name_a}, {name_b} and {name_c} are empty contacts with only a name. Remove those "
+                       "empty ones; leave the rest alone."),
+                      ("Could you look at {name_a}, {name_b} and {name_c} in Contacts and delete any of them that has "
+                       "neither a number nor an email?"),
+                      "Delete whichever of {name_a} / {name_b} / {name_c} is just a bare name.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folks = [f"{f} {la}" for f, la in people(rng, 4)]
+        blank = sorted(rng.sample(range(3), rng.randint(1, 2)))
+        return {"name_a": folks[0], "name_b": folks[1], "name_c": folks[2], "blank": blank,
+                "bystander": folks[3],  # a bare name too, but not one of the three
+                "numbers": [random_number(rng) for _ in range(3)],
+                "emails": [email_for(rng, *n.split(" ", 1)) for n in folks[:3]]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        kept = [k for k in range(3) if k not in params["blank"]]
+        for k, name in enumerate(team_names(params)):
+            first, last = name.split(" ", 1)
+            if k in params["blank"]:
+                put_contact(phone, first, last)
+            elif k == kept[0]:  # only an email, no number: not blank
+                put_contact(phone, first, last, email=params["emails"][k])
+            else:
+                put_contact(phone, first, last, number=params["numbers"][k])
+        first, last = params["bystander"].split(" ", 1)
+        put_contact(phone, first, last)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want: dict[int, Card] = {}
+        for k in params["blank"]:
+            cid = start_id(phone, self, params, team_names(params)[k])
+            if cid is None:
+                return 0.0
+            want[cid] = start_card(phone, self, params, cid)._replace(deleted=1)
+        return 1.0 if exact_changes(phone, self, params, want) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        live = {n: find_contacts(phone, n) for n in team_names(params)}
+        blank = {i for ids in live.values() for i in ids if blank_contact(contact_info(phone, i))}
+        step = confirm_delete_of(phone, obs, blank)
+        if step is not None:
+            return step
+        for k, name in enumerate(team_names(params)):
+            if not live[name]:
+                continue  # deleted already
+            cid = live[name][0]
+            if cid in blank:  # open its page (it shows no number and no email) and delete it there
+                step = leave_edit(phone, obs) or to_entry(phone, obs, name, cid)
+                if step is not None:
+                    return step
+                if phone.dialog is not None:
+                    return BACK
+                return menu_item(phone, obs, "Delete")
+            step = visit(phone, obs, f"{self.name}:{k}", name)  # has a number or an email: keep
+            if step is not None:
+                return step
+        if self.is_successful(phone, params, None):  # all three checked
+            return COMPLETE
+        raise TaskError("oracle: every entry is checked and no blank one is left, but the task is not done")
+
+
+@register_task
+class QuerySameCompany(TaskTemplate):
+    name = "contacts_query_same_company"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 9
+    goal_template = "Do {name_a} and {name_b} work at the same company? Answer yes or no."
+    goal_phrasings = ("Are {name_a} and {name_b} colleagues, going by the company on their contacts? Yes or no.",
+                      "Could you check in Contacts whether {name_a} works for the same company as {name_b}? Answer yes or no.",
+                      "{name_a} and {name_b}: same employer, yes or no?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (af, al), (bf, bl) = two_people(rng)
+        company = rng.choice(COMPANIES)
+        words = set(company.split()[1:]) or {company}
+        alike = [c for c in COMPANIES if c != company and set(c.split()) & words] or \
+            [c for c in COMPANIES if c != company]
+        same = rng.random() < 0.5
+        other = rng.choice(alike)
+        return {"name_a": f"{af} {al}", "name_b": f"{bf} {bl}", "company": company, "same": same,
+                "company_b": company if same else other,
+                # same first name as name_b; works where name_b does not
+                "namesake": f"{bf} {decoy_of(rng, bf, bl)}", "namesake_company": other if same else company,
+                "numbers": [random_number(rng) for _ in range(3)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key, company, number in (("name_a", params["company"], params["numbers"][0]),
+                                     ("namesake", params["namesake_company"], params["numbers"][2]),
+                                     ("name_b", params["company_b"], params["numbers"][1])):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=number, company=company)
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        a, b = only(phone, params["name_a"]), only(phone, params["name_b"])
+        if a is None or b is None:
+            return ""
+        return "yes" if a["company"].strip().lower() == b["company"].strip().lower() else "no"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = self.expected(phone, params)
+        other = "no" if want == "yes" else "yes"
+        return 1.0 if want and answer_matches(answer, want) and not answer_matches(answer, other) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for key in ("name_a", "name_b"):
+            step = visit(phone, obs, f"{self.name}:{key}", params[key])
+            if step is not None:
+                return step
+        return answer(self.expected(phone, params))
+
+
+@register_task
+class QueryLabelOfNumber(TaskTemplate):
+    name = "contacts_query_label_of_number"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "Is {number} saved as {name}'s mobile, work or home number? Answer with the label."
+    goal_phrasings = ("Which label does {number} have on {name}'s contact: Mobile, Work or Home?",
+                      "Could you tell me whether {number} is {name}'s mobile, work or home line in Contacts?",
+                      "{name}, {number}: mobile, work or home?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, last = person(rng)
+        labels = ["Mobile", "Work", "Home"]
+        rng.shuffle(labels)
+        numbers = [random_number(rng) for _ in range(3)]
+        pick = rng.randrange(3)
+        return {"name": f"{first} {last}", "numbers": numbers, "labels": labels, "number": numbers[pick],
+                # the same line saved on a namesake (a relative), under another label
+                "namesake": f"{first} {decoy_of(rng, first, last)}",
+                "namesake_label": rng.choice([lb for lb in labels if lb != labels[pick]])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for number in params["numbers"]:
+            remove_contacts_with_number(phone, number)
+        first, last = params["namesake"].split(" ", 1)
+        put_contact(phone, first, last, number=params["number"], ptype=PHONE_TYPES[params["namesake_label"]])
+        first, last = params["name"].split(" ", 1)
+        cid = put_contact(phone, first, last, number=params["numbers"][0], ptype=PHONE_TYPES[params["labels"][0]])
+        for number, label in zip(params["numbers"][1:], params["labels"][1:], strict=True):
+            add_phone_row(phone, cid, number, PHONE_TYPES[label])
+
+    def expected(self, phone: Phone, params: dict[str, Any]) -> str:
+        me = only(phone, params["name"])
+        hit = [t for n, t in (me["phones"] if me else []) if same_number(n, params["number"])]
+        return PHONE_TYPE_LABELS.get(hit[0], "Other") if len(hit) == 1 else ""
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = self.expected(phone, params)
+        ok = bool(want) and answer_matches(answer, want) and \
+            not any(answer_matches(answer, lb) for lb in PHONE_TYPES if lb != want)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = visit(phone, obs, f"{self.name}:page", params["name"])
+        if step is not None:
+            return step
+        return answer(self.expected(phone, params))
+
+
+@register_task
+class QueryPercentWithEmailAtCompany(TaskTemplate):
+    name = "contacts_query_percent_with_email_at_company"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 13
+    goal_template = ("What percentage of my contacts at {company} have an email address saved? Answer with a "
+                     "whole-number percentage.")
+    goal_phrasings = (("Of the people in Contacts who work at {company}, what percent have an email address? Give a "
+                       "whole number."),
+                      ("Could you work out how many percent of my {company} contacts have an email on their contact? "
+                       "Answer as a whole-number percentage."),
+                      "{company} contacts with an email address: what percentage?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        n = rng.choice((4, 5))
+        k = rng.choice((1, 3) if n == 4 else (1, 2, 3, 4))
+        team = [f"{f} {la}" for f, la in people(rng, n + 1)]
+        company = rng.choice(COMPANIES)
+        return {"company": company, "team": team[:n], "with_email": sorted(rng.sample(range(n), k)),
+                "numbers": [random_number(rng) for _ in range(n + 1)],
+                "emails": [email_for(rng, *m.split(" ", 1)) for m in team[:n]],
+                # an address at the company's domain on someone who does not work there: a company search shows them
+                "outsider": team[n], "outsider_email": f"{team[n].split()[0].lower()}@{email_domain_of(company)}"}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM data WHERE mimetype=? AND data1=?", (MIME_ORG, params["company"]))
+        for k, name in enumerate(params["team"]):
+            first, last = name.split(" ", 1)
+            put_contact(phone, first, last, number=params["numbers"][k], company=params["company"],
+                        email=params["emails"][k] if k in params["with_email"] else None)
+        first, last = params["outsider"].split(" ", 1)
+        put_contact(phone, first, last, number=params["numbers"][-1], email=params["outsider_email"])
+
+    def percent(self, phone: Phone, params: dict[str, Any]) -> int | None:
+        team = [contact_info(phone, c["_id"]) for c in with_company(phone, params["company"])]
+        return round(100 * sum(bool(c["emails"]) for c in team) / len(team)) if team else None
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        pct = self.percent(phone, params)
+        ok = pct is not None and answer_matches(answer, str(pct)) and not answer_matches(answer, str(100 - pct))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for k, c in enumerate(with_company(phone, params["company"])):  # open each one found by the company
+            step = visit(phone, obs, f"{self.name}:{k}", c["display_name"], params["company"])
+            if step is not None:
+                return step
+        pct = self.percent(phone, params)
+        if pct is None:
+            raise TaskError(f"oracle: nobody works at {params['company']}")
+        return answer(f"{pct}%")
+
+
+@register_task
+class QueryFavoritesInListOrder(TaskTemplate):
+    name = "contacts_query_favorites_in_list_order"
+    apps = ("Contacts",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("Which of my contacts are marked as favorites? Name them all, in the order they appear in my "
+                     "contacts list.")
+    goal_phrasings = ("List every starred contact, top to bottom as my contacts list shows them.",
+                      "Could you go through my contacts list and tell me who my favorites are, in list order?",
+                      "My favorite contacts, in list order?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return {"count": rng.randint(3, 4)}
+
+    def setup(self, phone: Phone, params: dict[str, Any], rng: random.Random | None = None) -> None:
+        assert rng is not None
+        phone.execute("UPDATE raw_contacts SET starred=0")
+        ids = [c["_id"] for c in live_contacts(phone)]
+        n = params["count"]
+        for part in range(n):  # spread over the whole list: one from each stretch of it
+            chunk = ids[part * len(ids) // n:(part + 1) * len(ids) // n]
+            phone.execute("UPDATE raw_contacts SET starred=1 WHERE _id=?", (rng.choice(chunk),))
+
+    def favorites(self, phone: Phone) -> list[str]:
+        return [c["display_name"] for c in live_contacts(phone) if c["starred"]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        favs = self.favorites(phone)
+        if not favs or answer is None:
+            return 0.0
+        got = normalize_answer(answer)
+        where = []
+        for name in favs:
+            want = normalize_answer(name)
+            spots = [i for i in range(len(got) - len(want) + 1) if got[i:i + len(want)] == want]
+            if len(spots) != 1:
+                return 0.0
+            where.append(spots[0])
+        others = [c["display_name"] for c in live_contacts(phone) if not c["starred"]]
+        ok = where == sorted(where) and not any(answer_matches(answer, o) for o in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        favs = self.favorites(phone)
+        step = to_main(phone, obs)
+        if step is not None:
+            return step
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        for k, name in enumerate(favs):  # scroll down the list, past each starred row in turn
+
+            def show(n: str = name) -> Action | None:
+                if find(obs, text=n, resource_id="contact_row") is not None:
+                    return None
+                return scroll_toward(phone, obs, text=n, resource_id="contact_row") or BACK
+            step = look_first(phone, f"{self.name}:{k}", show)
+            if step is not None:
+                return step
+        return answer(", ".join(favs))
+
+
+def via_list(phone: Phone, obs: Observation, name: str, cid: int) -> Action | None:
+    """Next action toward contact ``cid``'s page, tapped in the main list (scrolled to); None once there."""
+    scr = phone.screen
+    if phone.foreground == APP and scr is not None and scr.name == "detail":
+        return None if scr.args.get("contact_id") == cid else BACK
+    step = to_main(phone, obs)
+    if step is not None:
+        return step
+    if phone.dialog is not None or phone.menu_open:
+        return BACK
+    return click_or_scroll(phone, obs, text=name, resource_id="contact_row") or BACK
+
+
+@register_task
+class UnstarFavoritesWithoutNumber(TaskTemplate):
+    name = "contacts_unstar_favorites_without_number"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 16
+    goal_template = ("I can't call favorites that have no number. Take every favorite contact that has no phone number "
+                     "saved off my favorites; the favorites with a number stay.")
+    goal_phrasings = ("Unstar each of my favorites that has no phone number on it. Keep the other favorites starred.",
+                      ("Could you go through my favorite contacts and remove from favorites the ones without a phone "
+                       "number?"),
+                      "Favorites with no phone number: unstar them all; leave the rest.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folks = [f"{f} {la}" for f, la in people(rng, 3)]
+        n = rng.randint(1, 2)
+        return {"no_number": folks[:n], "bystander": folks[2],  # no number either, but not a favorite
+                "emails": [email_for(rng, *m.split(" ", 1)) for m in folks], "with_number": rng.randint(2, 3)}
+
+    def setup(self, phone: Phone, params: dict[str, Any], rng: random.Random | None = None) -> None:
+        assert rng is not None
+        phone.execute("UPDATE raw_contacts SET starred=0")
+        for name, email in zip([*params["no_number"], params["bystander"]], params["emails"], strict=False):
+            first, last = name.split(" ", 1)
+            put_contact(phone, first, last, email=email, starred=name != params["bystander"])
+        numbered = [c["_id"] for c in live_contacts(phone) if contact_info(phone, c["_id"])["phones"]]
+        for cid in rng.sample(numbered, params["with_number"]):
+            phone.execute("UPDATE raw_contacts SET starred=1 WHERE _id=?", (cid,))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want: dict[int, Card] = {}
+        for name in params["no_number"]:
+            cid = start_id(phone, self, params, name)
+            if cid is None:
+                return 0.0
+            want[cid] = start_card(phone, self, params, cid)._replace(starred=0)
+        return 1.0 if exact_changes(phone, self, params, want) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        before = {i for i, c in start_and_now(phone, self, params)[0].items() if c.starred and not c.deleted}
+        for k, c in enumerate(live_contacts(phone)):  # the starred rows, down the list
+            if c["_id"] not in before:
+                continue
+            info = contact_info(phone, c["_id"])
+            if c["starred"] and not info["phones"]:
+                step = leave_edit(phone, obs) or via_list(phone, obs, c["display_name"], c["_id"])
+                if step is not None:
+                    return step
+                if phone.dialog is not None or phone.menu_open:
+                    return BACK
+                return click(obs, desc="Remove from favorites") or BACK
+            step = look_first(phone, f"{self.name}:{c['_id']}",  # has a number: stays
+                              lambda c=c: leave_edit(phone, obs) or via_list(phone, obs, c["display_name"], c["_id"])
+                              or dismiss_popups(phone))
+            if step is not None:
+                return step
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        raise TaskError("oracle: every favorite is checked but the task is not done")
+
+
+@register_task
+class EmailLikeColleague(TaskTemplate):
+    name = "contacts_email_in_colleague_pattern"
+    apps = ("Contacts",)
+    complexity = 3
+    optimal_steps = 11
+    goal_template = ("{name_b} has joined {name_a}'s company. Give {name_b}'s contact a work email in the same pattern as "
+                     "{name_a}'s address there: first name, a dot, last name, all lower-case, at the same domain. "
+                     "Change nothing else.")
+    goal_phrasings = (("Add a work email to {name_b}: it's built like {name_a}'s (firstname.lastname in lower case, "
+                       "same domain), since they now work together."),
+                      ("Could you work out {name_b}'s new work address from {name_a}'s email (same domain, "
+                       "first.last in lower case) and save it on {name_b}'s contact?"),
+                      ("{name_b} now works with {name_a}: save firstname.lastname (lower case) at the domain of "
+                       "{name_a}'s email as {name_b}'s email, and nothing else."))
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (af, al), (bf, bl) = two_people(rng)
+        company, other = rng.sample(COMPANIES, 2)
+        return {"name_a": f"{af} {al}", "name_b": f"{bf} {bl}", "company": company,
+                "domain": email_domain_of(company), "numbers": [random_number(rng) for _ in range(3)],
+                # the same first name as name_a, at another company's domain
+                "namesake": f"{af} {decoy_of(rng, af, al)}", "namesake_domain": email_domain_of(other)}
+
+    def address(self, name: str, domain: str) -> str:
+        first, last = name.lower().split(" ", 1)
+        return f"{first}.{last}@{domain}"
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key, number, email, company in (
+                ("namesake", params["numbers"][2], self.address(params["namesake"], params["namesake_domain"]), None),
+                ("name_a", params["numbers"][0], self.address(params["name_a"], params["domain"]), params["company"]),
+                ("name_b", params["numbers"][1], None, None)):
+            first, last = params[key].split(" ", 1)
+            put_contact(phone, first, last, number=number, email=email, company=company)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        cid = start_id(phone, self, params, params["name_b"])
+        if cid is None:
+            return 0.0
+        want = start_card(phone, self, params, cid)._replace(
+            emails=(self.address(params["name_b"], params["domain"]),))
+        return 1.0 if exact_changes(phone, self, params, {cid: want}) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        a, b = only(phone, params["name_a"]), only(phone, params["name_b"])
+        if a is None or b is None or not a["emails"]:
+            raise TaskError("oracle: the two contacts (and the first one's email) are not there once each")
+        step = visit(phone, obs, f"{self.name}:domain", params["name_a"])  # read the domain first
+        if step is not None:
+            return step
+        domain = a["emails"][0].split("@", 1)[1]
+        if [e.lower() for e in b["emails"]] == [self.address(params["name_b"], domain)]:
+            raise TaskError("oracle: the email is there but something else changed")
+        return edit_entry(phone, obs, b["id"], {"email": self.address(params["name_b"], domain)})

@@ -20,6 +20,7 @@ from droidverify.env.sim.apps.expenses import (
     add_expense,
     expenses,
     format_money,
+    month_bounds,
     month_expenses,
     parse_money,
 )
@@ -41,6 +42,7 @@ from droidverify.tasks.helpers import (
     dismiss_popups,
     dollars,
     find,
+    find_all,
     look_first,
     money_matches,
     navigate,
@@ -3120,3 +3122,759 @@ class QueryPreviousPurchase(TaskTemplate):
         if find(obs, **crit) is None:
             return scroll_toward(phone, obs, **crit) or answer(e["name"])
         return answer(e["name"])
+
+
+# ---- fifth batch: the date picker's year / day / next-month buttons, future-dated entries, the statistics screen's
+# ---- next month and the ⋮ menu, the detail toolbar's Delete, twins told apart by time, typos, make-sure edits;
+# ---- questions answered by a note, a complement, a frequency and a per-day average --------------------------------
+BILLS: tuple[tuple[str, str], ...] = (
+    ("Rent", "Bills"), ("Cloud storage", "Bills"), ("Music subscription", "Entertainment"),
+    ("Climbing gym", "Health"), ("Language app", "Education"), ("Phone insurance", "Bills"),
+)
+
+
+def add_months(d: date, n: int) -> date:
+    """``d`` moved by ``n`` months, same day (callers pick days that exist in the target month)."""
+    idx = d.year * 12 + d.month - 1 + n
+    return date(idx // 12, idx % 12 + 1, d.day)
+
+
+def picker_step(obs: Observation, data: dict[str, Any], day: date) -> Action:
+    """Next click in the date picker toward ``day`` with its arrow buttons (year, then month, then day), then OK."""
+    y, m, d = int(data["year"]), int(data["month"]), int(data["day"])
+    if y != day.year:
+        return click_in(obs, "dialog", desc="Next year" if day.year > y else "Previous year") or BACK
+    if m != day.month:
+        return click_in(obs, "dialog", desc="Next month" if day.month > m else "Previous month") or BACK
+    if d != day.day:
+        if abs(d - day.day) > 2:  # far off: type the day
+            i = find(obs, editable=True, resource_id="day")
+            if i is not None:
+                return Action(action_type="input_text", index=i, text=str(day.day))
+        return click_in(obs, "dialog", desc="Next day" if day.day > d else "Previous day") or BACK
+    return click_in(obs, "dialog", text="OK", resource_id="button1") or BACK
+
+
+def form_step(phone: Phone, obs: Observation, day: date, **want: Any) -> Action:
+    """Next action on the open add/edit form: ``want`` (fill_form's name / cents / category), then the date with the
+    picker's arrows, then Save."""
+    dlg, scr = phone.dialog, phone.screen
+    assert scr is not None
+    if dlg is not None and dlg.name == "date_picker":
+        return picker_step(obs, dlg.data, day)
+    f, st = scr.fields, scr.state
+    if dlg is not None or ("name" in want and f.get("name", "").strip() != want["name"]) \
+            or ("cents" in want and parse_money(f.get("amount", "")) != want["cents"]) \
+            or ("category" in want and st.get("category") != want["category"]):
+        return fill_form(phone, obs, **want)
+    if (st.get("year"), st.get("month"), st.get("day")) != (day.year, day.month, day.day):
+        return click(obs, resource_id="date_picker_button") or BACK
+    return click(obs, resource_id="btn_save") or BACK
+
+
+def display_rows(phone: Phone) -> list[tuple[str, Any]]:
+    """The unfiltered main list as the app lays it out: ("day", date) headers and ("expense", id) rows."""
+    out: list[tuple[str, Any]] = []
+    day = None
+    for e in expenses(phone):
+        d = e["date"].date()
+        if d != day:
+            day = d
+            out.append(("day", d))
+        out.append(("expense", e["expense_id"]))
+    return out
+
+
+def click_row_by_place(phone: Phone, obs: Observation, expense_id: int) -> Action:
+    """On the unfiltered main list, click the row of ``expense_id`` by its place in the list (identical rows are
+    told apart), scrolling toward it while it is off screen."""
+    e = expenses(phone, "expense_id = ?", (expense_id,))
+    if not e:
+        raise TaskError(f"oracle: expense {expense_id} is gone")
+    scr = phone.screen
+    assert scr is not None
+    seq = display_rows(phone)
+    pos = seq.index(("expense", expense_id))
+    start = scr.scroll.get("list", 0)
+    shown = [i for i, el in enumerate(obs.elements)
+             if (el.resource_id or "").rsplit("/", 1)[-1] in ("date_header", "expense_item")]
+    if start <= pos < start + len(shown):
+        i = shown[pos - start]
+        if find_all(obs, **row_of(e[0]["name"], e[0]["amount_cents"])).count(i):
+            return Action(action_type="click", index=i)
+        return click_or_scroll(phone, obs, **row_of(e[0]["name"], e[0]["amount_cents"]))
+    return Action(action_type="scroll", direction="down" if pos >= start + len(shown) else "up")
+
+
+def stats_via_menu(phone: Phone, obs: Observation, year: int, month: int) -> Action | None:
+    """Next action toward Statistics showing ``month``, opened from the list's ⋮ menu; None once there."""
+    scr = phone.screen
+    if phone.foreground == APP and phone.menu_open and scr is not None and scr.name == "main":
+        return click_in(obs, "menu", text="Statistics") or BACK
+    step = navigate(phone, obs, APP, [("main", {"desc": "More options"}), ("stats", None)])
+    if step is not None:
+        return step
+    return stats_screen(phone, obs, year, month)
+
+
+@register_task
+class FixWrongYear(TaskTemplate):
+    name = "expenses_fix_wrong_year"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 19
+    goal_template = ("One of my two \"{name}\" expenses has the wrong year: it is dated {wrong_year}, but I bought it "
+                     "in {year} on the same month and day. Fix that entry's date and leave the other \"{name}\" alone.")
+    goal_phrasings = (
+        ("Could you find the \"{name}\" expense that ended up in {wrong_year} and move it to {year}, keeping its "
+         "month and day? The other \"{name}\" is right."),
+        ("I typed {wrong_year} instead of {year} for one of my \"{name}\" entries. Please correct that year in "
+         "Expenses (same month and day) and don't touch the other one."),
+        "Expenses: the \"{name}\" dated in {wrong_year} belongs in {year}, same month and day; the other \"{name}\" stays.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        cents = pick_cents(rng)
+        d1, d2 = rng.sample(range(2, 100), 2)
+        return {"name": name, "category": cat, "amount": dollars(cents), "day": (TODAY - timedelta(days=d1)).isoformat(),
+                "other_amount": dollars(pick_cents(rng, avoid=cents)),
+                "other_day": (TODAY - timedelta(days=d2)).isoformat(), "year": str(TODAY.year),
+                "wrong_year": str(TODAY.year - 1)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        wrong = date.fromisoformat(params["day"]).replace(year=int(params["wrong_year"]))
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], wrong.isoformat())
+        add_expense(phone, params["name"], parse_money(params["other_amount"]) or 0, params["category"],
+                    datetime.fromisoformat(params["other_day"]).replace(hour=18, minute=10))
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> int:
+        eid = next((r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL)
+                    if r[1] == params["name"] and r[5].startswith(params["wrong_year"])), None)
+        if eid is None:
+            raise TaskError(f"oracle: no {params['name']!r} dated in {params['wrong_year']}")
+        return eid
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not removed and len(changed) == 1 and changed[0][0][0] == self.target(phone, params) \
+            and same_but(changed[0][0], changed[0][1], day=params["day"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        eid, want = self.target(phone, params), date.fromisoformat(params["day"])
+        if on_edit(phone, eid):
+            return form_step(phone, obs, want)
+        rows = expenses(phone, "expense_id = ?", (eid,))
+        if not rows or rows[0]["date"].date() == want:
+            return COMPLETE
+        return edit_row_action(phone, obs, eid)
+
+
+@register_task
+class FixFutureDated(TaskTemplate):
+    name = "expenses_fix_future_dated"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 18
+    goal_template = ("Some of my recent expenses are dated in the future because I picked the wrong month when I "
+                     "logged them: each is exactly one month too late. Move every future-dated expense back one "
+                     "month (keep the day of the month) and leave all the others alone.")
+    goal_phrasings = (
+        ("Expenses shows a few entries with dates that haven't happened yet; I chose the next month by mistake. "
+         "Could you set each of those one month earlier, on the same day?"),
+        ("Please fix my future-dated expenses: each belongs one month earlier than it shows (same day of the "
+         "month). Don't change any other entry."),
+        "Expenses: every entry dated after today -> same day, one month earlier.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        picked = rng.sample(ITEMS, 4)
+        offs = sorted(rng.sample(range(1, 30), 3))
+        n = rng.choice((2, 3))
+        rows = [[nm, c, dollars(pick_cents(rng)), (TODAY - timedelta(days=o)).isoformat()]
+                for (nm, c), o in zip(picked[:n], offs)]
+        (tn, tc) = picked[3]
+        return {"entries": rows, "today_item": [tn, tc, dollars(pick_cents(rng))]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for name, cat, amount, day in params["entries"]:
+            plant(phone, name, parse_money(amount) or 0, cat, add_months(date.fromisoformat(day), 1).isoformat())
+        name, cat, amount = params["today_item"]
+        phone.execute("DELETE FROM expense WHERE name=?", (name,))
+        add_expense(phone, name, parse_money(amount) or 0, cat, datetime.combine(TODAY, datetime.min.time()).replace(
+            hour=9, minute=30))
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> dict[int, str]:
+        """Future-dated starting rows -> the day each belongs on."""
+        real = {name: day for name, _, _, day in params["entries"]}
+        return {r[0]: real.get(r[1], add_months(date.fromisoformat(r[5]), -1).isoformat())
+                for r in baseline_rows(phone, self, params, EXPENSE_SQL) if r[5] > TODAY.isoformat()}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        want = self.targets(phone, params)
+        ok = not added and not removed and len(changed) == len(want) and {o[0] for o, _ in changed} == set(want) \
+            and all(same_but(o, n, day=want[o[0]]) for o, n in changed)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        want = self.targets(phone, params)
+        for eid, day in want.items():
+            if on_edit(phone, eid):
+                return form_step(phone, obs, date.fromisoformat(day))
+        todo = [e for e in expenses(phone) if e["expense_id"] in want
+                and e["date"].date().isoformat() != want[e["expense_id"]]]
+        if not todo:
+            return COMPLETE
+        for e in todo:
+            if on_screen(phone, "detail", expense_id=e["expense_id"]):
+                return click(obs, resource_id="btn_edit") or BACK
+        return edit_row_action(phone, obs, todo[0]["expense_id"])
+
+
+@register_task
+class AddForYesterday(TaskTemplate):
+    name = "expenses_add_for_yesterday"
+    apps = ("Expenses",)
+    complexity = 2
+    optimal_steps = 11
+    goal_template = "I forgot to log yesterday's \"{name}\": ${amount}, {category}. Add it to Expenses with yesterday's date."
+    goal_phrasings = (
+        "Yesterday I paid ${amount} for \"{name}\" ({category}) and didn't record it. Please add it, dated yesterday.",
+        "Could you add \"{name}\" to Expenses for ${amount} under {category}, but with yesterday's date rather than today's?",
+        "Expenses, backdated one day: \"{name}\", ${amount}, {category}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        cents = pick_cents(rng)
+        return {"name": name, "category": cat, "amount": dollars(cents),
+                "old_amount": dollars(pick_cents(rng, avoid=cents)),
+                "old_day": (TODAY - timedelta(days=rng.randint(5, 30))).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # an older "{name}" that must stay as it is
+        plant(phone, params["name"], parse_money(params["old_amount"]) or 0, params["category"], params["old_day"])
+
+    def _want(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"name": params["name"], "cents": parse_money(params["amount"]), "category": params["category"]}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        w = self._want(params)
+        ok = not removed and not changed and len(added) == 1 and row_is(
+            added[0], w["name"], w["cents"], w["category"], (TODAY - timedelta(days=1)).isoformat())
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if on_edit(phone, None):
+            return form_step(phone, obs, TODAY - timedelta(days=1), **self._want(params))
+        return main_screen(phone, obs) or click(obs, desc="Add expense") or BACK
+
+
+@register_task
+class ScheduleNextMonthBill(TaskTemplate):
+    name = "expenses_schedule_next_month_bill"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 15
+    goal_template = ("My \"{name}\" is charged every month. Log next month's payment now: same name, amount and "
+                     "category as this month's \"{name}\", dated exactly one month after it.")
+    goal_phrasings = (
+        ("Could you pre-log next month's \"{name}\" in Expenses? Copy this month's entry (amount and category) and "
+         "date it one month later, same day."),
+        ("This month's \"{name}\" comes again next month for the same price. Add that upcoming one now, dated a "
+         "month after this month's."),
+        "Expenses: new \"{name}\" = this month's \"{name}\" (amount, category), date + 1 month.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = rng.choice(BILLS)
+        cents = pick_cents(rng)
+        day = TODAY.replace(day=rng.randint(1, TODAY.day - 1))
+        return {"name": name, "category": cat, "amount": dollars(cents), "day": day.isoformat(),
+                "last_amount": dollars(pick_cents(rng, avoid=cents)), "last_day": add_months(day, -1).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # last month's was another price; this month's is the one to copy
+        plant(phone, params["name"], parse_money(params["last_amount"]) or 0, params["category"], params["last_day"])
+        add_expense(phone, params["name"], parse_money(params["amount"]) or 0, params["category"],
+                    datetime.fromisoformat(params["day"]).replace(hour=8, minute=45))
+
+    def this_month(self, phone: Phone, params: dict[str, Any]) -> tuple[int, int, str]:
+        """(id, cents, category) of this month's entry, from the starting rows."""
+        r = next((r for r in baseline_rows(phone, self, params, EXPENSE_SQL)
+                  if r[1] == params["name"] and r[5] == params["day"]), None)
+        if r is None:
+            raise TaskError(f"oracle: no {params['name']!r} on {params['day']}")
+        return r[0], r[2], r[3]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        _, cents, cat = self.this_month(phone, params)
+        ok = not removed and not changed and len(added) == 1 and row_is(
+            added[0], params["name"], cents, cat, add_months(date.fromisoformat(params["day"]), 1).isoformat())
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        eid, cents, cat = self.this_month(phone, params)
+        # read this month's amount and category on its detail screen first
+        step = look_first(phone, f"{self.name} {eid}", lambda: open_expense(phone, obs, eid, params["name"], cents))
+        if step is not None:
+            return step
+        if not on_edit(phone, None):
+            return main_screen(phone, obs) or click(obs, desc="Add expense") or BACK
+        return form_step(phone, obs, add_months(date.fromisoformat(params["day"]), 1), name=params["name"],
+                         cents=cents, category=cat)
+
+
+@register_task
+class RoundUpDayAmounts(TaskTemplate):
+    name = "expenses_round_up_day_amounts"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 19
+    goal_template = ("My bank rounded every card purchase I made on {day_text} up to the next whole dollar. Update "
+                     "each of that day's expenses to its rounded-up amount; amounts that are already whole dollars stay "
+                     "as they are, and so does every other day.")
+    goal_phrasings = (
+        ("Could you round up each expense dated {day_text} to the next whole dollar in Expenses? Whole-dollar ones "
+         "don't change."),
+        ("Every purchase from {day_text} was charged rounded up to a whole dollar. Please fix those amounts (for "
+         "example $23.99 becomes $24.00) and leave other days alone."),
+        "Expenses, {day_text}: amount := next whole dollar for each entry that has cents.",
+    )
+    ODD: ClassVar[tuple[str, ...]] = tuple(a for a in AMOUNTS if not a.endswith(".00"))
+    WHOLE: ClassVar[tuple[str, ...]] = tuple(a for a in AMOUNTS if a.endswith(".00"))
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        picked = rng.sample(ITEMS, 5)
+        n = rng.choice((2, 3))
+        amounts = rng.sample(self.ODD, n) + [rng.choice(self.WHOLE)]
+        day = TODAY - timedelta(days=rng.randint(2, 25))
+        other = day - timedelta(days=rng.randint(1, 4))
+        rows = [[nm, c, a, day.isoformat()] for (nm, c), a in zip(picked, amounts)]
+        (on, oc) = picked[-1]
+        return {"day": day.isoformat(), "day_text": day_text(day), "entries": rows,
+                "other": [on, oc, rng.choice(self.ODD), other.isoformat()]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # an entry with cents on a neighbouring day, which stays
+        for name, cat, amount, day in (*params["entries"], params["other"]):
+            plant(phone, name, parse_money(amount) or 0, cat, day)
+
+    def targets(self, phone: Phone, params: dict[str, Any]) -> dict[int, int]:
+        """Starting rows of the day that have cents -> their rounded-up amount."""
+        return {r[0]: -(-r[2] // 100) * 100 for r in baseline_rows(phone, self, params, EXPENSE_SQL)
+                if r[5] == params["day"] and r[2] % 100}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        want = self.targets(phone, params)
+        ok = not added and not removed and len(changed) == len(want) and {o[0] for o, _ in changed} == set(want) \
+            and all(same_but(o, n, cents=want[o[0]]) for o, n in changed)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        want = self.targets(phone, params)
+        for eid, cents in want.items():
+            if on_edit(phone, eid):
+                return fill_form(phone, obs, cents=cents)
+        todo = [e for e in expenses(phone) if e["expense_id"] in want and e["amount_cents"] != want[e["expense_id"]]]
+        if not todo:
+            return COMPLETE
+        for e in todo:
+            if on_screen(phone, "detail", expense_id=e["expense_id"]):
+                return click(obs, resource_id="btn_edit") or BACK
+        return edit_row_action(phone, obs, todo[0]["expense_id"], cents=want[todo[0]["expense_id"]])
+
+
+@register_task
+class DeleteLaterSameDayTwin(TaskTemplate):
+    name = "expenses_delete_later_same_day_twin"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("On {day_text} I saved \"{name}\" twice: the same purchase, logged at two different times that "
+                     "day. The entry with the later time is the duplicate. Delete it and keep the earlier one.")
+    goal_phrasings = (
+        "Could you check the times of my two \"{name}\" entries from {day_text} and delete the one logged later in the day?",
+        ("\"{name}\" shows up twice on {day_text} in Expenses; the later one (by time of day) is a duplicate. Please "
+         "remove just that one."),
+        "Expenses: of the two \"{name}\" entries on {day_text}, delete the later one by time.",
+    )
+    TIMES_SQL: ClassVar[str] = "SELECT expense_id, name, created_date FROM expense ORDER BY expense_id"
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        d1, d2 = rng.sample(range(2, 30), 2)
+        early, late = sorted(rng.sample(range(8 * 60, 21 * 60, 5), 2))
+        return {"name": name, "category": cat, "amount": dollars(pick_cents(rng)),
+                "day": (TODAY - timedelta(days=d1)).isoformat(), "day_text": day_text(TODAY - timedelta(days=d1)),
+                "early": early, "late": late, "late_first": rng.random() < 0.5,
+                "other_day": (TODAY - timedelta(days=d2)).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        cents = parse_money(params["amount"]) or 0
+        # another "{name}" of the same price on another day, which stays
+        plant(phone, params["name"], cents, params["category"], params["other_day"])
+        day = datetime.fromisoformat(params["day"])
+        times = [params["late"], params["early"]] if params["late_first"] else [params["early"], params["late"]]
+        for t in times:
+            add_expense(phone, params["name"], cents, params["category"], day.replace(hour=t // 60, minute=t % 60))
+
+    def target(self, phone: Phone, params: dict[str, Any]) -> int:
+        from droidverify.env.sim.timeutil import to_ms
+
+        late = datetime.fromisoformat(params["day"]).replace(hour=params["late"] // 60, minute=params["late"] % 60)
+        eid = next((r[0] for r in baseline_rows(phone, self, params, self.TIMES_SQL)
+                    if r[1] == params["name"] and r[2] == to_ms(late)), None)
+        if eid is None:
+            raise TaskError(f"oracle: no {params['name']!r} at {late}")
+        return eid
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        ok = not added and not changed and [r[0] for r in removed] == [self.target(phone, params)]
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        eid = self.target(phone, params)
+        if not expenses(phone, "expense_id = ?", (eid,)):
+            return COMPLETE
+        if confirming(phone, {eid}):
+            return click_in(obs, "dialog", text="Delete", resource_id="button1") or BACK
+        if on_screen(phone, "detail", expense_id=eid):
+            # its time shows on the detail screen; the toolbar's Delete
+            return click(obs, resource_id="delete") or click(obs, resource_id="btn_delete") or BACK
+        step = main_screen(phone, obs)
+        if step is not None:
+            return step
+        return click_row_by_place(phone, obs, eid)
+
+
+@register_task
+class MakeSureTodayLogged(TaskTemplate):
+    name = "expenses_make_sure_today_logged"
+    apps = ("Expenses",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("Make sure today's \"{name}\" is in Expenses as ${amount} ({category}): if I already logged it "
+                     "today, correct that entry; if I haven't, add it. There should be one \"{name}\" for today.")
+    goal_phrasings = (
+        ("I'm not sure whether I logged today's \"{name}\" yet. If it's there for today, set it to ${amount}; if "
+         "not, add it for today ({category}, ${amount})."),
+        ("Today's \"{name}\" should show ${amount} under {category} in Expenses: fix today's entry if it exists, or "
+         "create it otherwise. Leave older \"{name}\" entries alone."),
+        "Expenses: ensure exactly one \"{name}\" today at ${amount} ({category}); edit or add as needed.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        cents = pick_cents(rng)
+        return {"name": name, "category": cat, "amount": dollars(cents), "logged_today": rng.random() < 0.5,
+                "today_amount": dollars(pick_cents(rng, avoid=cents)),
+                "old_amount": dollars(pick_cents(rng, avoid=cents)),
+                "old_day": (TODAY - timedelta(days=rng.randint(2, 20))).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["name"], parse_money(params["old_amount"]) or 0, params["category"], params["old_day"])
+        if params["logged_today"]:
+            add_expense(phone, params["name"], parse_money(params["today_amount"]) or 0, params["category"],
+                        datetime.combine(TODAY, datetime.min.time()).replace(hour=8, minute=20))
+
+    def today_id(self, phone: Phone, params: dict[str, Any]) -> int | None:
+        return next((r[0] for r in baseline_rows(phone, self, params, EXPENSE_SQL)
+                     if r[1] == params["name"] and r[5] == TODAY.isoformat()), None)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = expense_diff(phone, self, params)
+        cents = parse_money(params["amount"]) or 0
+        eid = self.today_id(phone, params)
+        if eid is None:
+            ok = not removed and not changed and len(added) == 1 and row_is(
+                added[0], params["name"], cents, params["category"], TODAY.isoformat())
+        else:
+            ok = not added and not removed and len(changed) == 1 and changed[0][0][0] == eid and same_but(
+                changed[0][0], changed[0][1], cents=cents)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        cents = parse_money(params["amount"])
+        eid = self.today_id(phone, params)
+        if eid is not None:
+            return edit_row_action(phone, obs, eid, cents=cents)
+        return add_form(phone, obs, name=params["name"], cents=cents, category=params["category"], day=TODAY)
+
+
+# ---- fifth batch: questions --------------------------------------------------------------------------------------
+@register_task
+class QueryNextMonthLogged(TaskTemplate):
+    name = "expenses_query_next_month_logged"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("I've already entered some bills that will be charged in {month} {year}. How much do the "
+                     "expenses dated in {month} {year} come to in total? Use Expenses.")
+    goal_phrasings = (
+        "What is the total of everything logged in Expenses with a date in {month} {year}?",
+        "Could you add up the upcoming expenses I pre-logged for {month} {year} and tell me the total?",
+        "Total already logged for {month} {year} in Expenses?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        nxt = add_months(TODAY.replace(day=1), 1)
+        picked = rng.sample(BILLS, 3)
+        n = rng.choice((2, 3))
+        days = rng.sample(range(1, 29), n)
+        bills = [[nm, c, dollars(pick_cents(rng)), nxt.replace(day=d).isoformat()]
+                 for (nm, c), d in zip(picked[:n], days)]
+        (ln, lc) = pick_item(rng)
+        later = [ln, lc, dollars(pick_cents(rng)), TODAY.replace(day=rng.randint(TODAY.day + 1, 31)).isoformat()]
+        return {"month": _month_name(nxt.month), "year": str(nxt.year), "month_num": nxt.month, "bills": bills,
+                "later": later}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # a bill later this month is in the future too, but not in the month asked about
+        for name, cat, amount, day in (*params["bills"], params["later"]):
+            plant(phone, name, parse_money(amount) or 0, cat, day)
+
+    def total(self, phone: Phone, params: dict[str, Any]) -> int:
+        return sum(e["amount_cents"] for e in month_expenses(phone, int(params["year"]), params["month_num"]))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        total = self.total(phone, params)
+        return 1.0 if total and money_matches(answer, total) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = stats_via_menu(phone, obs, int(params["year"]), params["month_num"])
+        return step or answer(format_money(self.total(phone, params)))
+
+
+@register_task
+class QueryUnusedCategories(TaskTemplate):
+    name = "expenses_query_unused_categories"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("Which spending categories have no expenses at all in {month} {year}? Name every category I "
+                     "haven't used that month.")
+    goal_phrasings = (
+        "In {month} {year}, which of the Expenses categories did I not spend anything on? List them all.",
+        "Could you check Expenses and tell me every category that has zero expenses in {month} {year}?",
+        "Categories with nothing logged in {month} {year}?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        gap = rng.choice([c for c in CATEGORIES if c != cat])
+        return {"month": _month_name(TODAY.month), "year": str(TODAY.year), "name": name, "category": cat,
+                "amount": dollars(pick_cents(rng)), "day": TODAY.replace(day=rng.randint(1, TODAY.day)).isoformat(),
+                "gap": gap}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # nothing of one category this month (so the answer is never empty), one planted purchase
+        lo, hi = month_bounds(TODAY.year, TODAY.month)
+        phone.execute("DELETE FROM expense WHERE category_id=(SELECT category_id FROM category WHERE name=?) "
+                      "AND created_date >= ? AND created_date < ?", (params["gap"], lo, hi))
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def unused(self, phone: Phone) -> list[str]:
+        used = {e["category"] for e in month_expenses(phone, TODAY.year, TODAY.month)}
+        return [c for c in CATEGORIES if c not in used]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        words = set(normalize_answer(answer))
+        named = [c for c in CATEGORIES if c.lower() in words]
+        want = self.unused(phone)
+        return 1.0 if want and named == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        items = month_expenses(phone, TODAY.year, TODAY.month)
+        if items:
+            by: dict[str, int] = {}
+            for e in items:
+                by[e["category"]] = by.get(e["category"], 0) + e["amount_cents"]
+            last = max(by.items(), key=lambda kv: (-kv[1], kv[0]))[0]  # the bottom row of the breakdown
+            crit = {"text": last, "resource_id": "category_total"}
+
+            def whole_breakdown() -> Action | None:
+                step = stats_screen(phone, obs, TODAY.year, TODAY.month)
+                if step is not None or find(obs, **crit) is not None:
+                    return step
+                return scroll_toward(phone, obs, **crit)
+
+            # the month's categories on Statistics, then every category in the filter dialog
+            step = look_first(phone, f"{self.name} stats", whole_breakdown)
+            if step is not None:
+                return step
+        dlg, scr = phone.dialog, phone.screen
+        if phone.foreground == APP and dlg is not None and dlg.name == "choice" and scr is not None \
+                and scr.name == "main":
+            return answer(", ".join(self.unused(phone)))
+        return main_screen(phone, obs) or click(obs, desc="Filter") or BACK
+
+
+@register_task
+class QueryDailyAverage(TaskTemplate):
+    name = "expenses_query_daily_average"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("On average, how much have I spent per day so far in {month}? Divide the month's total by the "
+                     "number of days from {month} 1 through today, today included.")
+    goal_phrasings = (
+        "What is my average spending per day in {month} so far, counting today? Use the Expenses app.",
+        ("Could you work out my daily average for {month}: the month's total so far divided by the days from the "
+         "1st to today (inclusive)?"),
+        "Average spent per day in {month} (1st to today inclusive)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        return {"month": _month_name(TODAY.month), "name": name, "category": cat, "amount": dollars(pick_cents(rng)),
+                "day": TODAY.replace(day=rng.randint(1, TODAY.day)).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"])
+
+    def averages(self, phone: Phone) -> set[int]:
+        """The per-day average in cents, rounded half up or cut off at the cent."""
+        total = sum(e["amount_cents"] for e in month_expenses(phone, TODAY.year, TODAY.month))
+        days = TODAY.day
+        return {total // days, (2 * total + days) // (2 * days)}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if any(money_matches(answer, c) for c in self.averages(phone)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = stats_via_menu(phone, obs, TODAY.year, TODAY.month)
+        return step or answer(format_money(max(self.averages(phone))))
+
+
+@register_task
+class QueryMostFrequent(TaskTemplate):
+    name = "expenses_query_most_frequent"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 4
+    goal_template = "What did I buy most often in {month}? Answer with the name of the expense I logged the most times that month."
+    goal_phrasings = (
+        "Which expense name shows up most often among my {month} expenses?",
+        "Could you look through this month's entries in Expenses ({month}) and tell me which purchase I logged the most times?",
+        "Most frequent expense in {month} (name)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, cat = pick_item(rng)
+        return {"month": _month_name(TODAY.month), "name": name, "category": cat,
+                "amounts": [dollars(pick_cents(rng)) for _ in range(6)],
+                "days": [TODAY.replace(day=d).isoformat() for d in rng.sample(range(1, TODAY.day + 1), 6)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # one more time than any name the month already has
+        phone.execute("DELETE FROM expense WHERE name=?", (params["name"],))
+        counts: dict[str, int] = {}
+        for e in month_expenses(phone, TODAY.year, TODAY.month):
+            counts[e["name"]] = counts.get(e["name"], 0) + 1
+        k = min(max(counts.values(), default=1) + 1, len(params["days"]))
+        for amount, day in list(zip(params["amounts"], params["days"]))[:k]:
+            add_expense(phone, params["name"], parse_money(amount) or 0, params["category"],
+                        datetime.fromisoformat(day).replace(hour=12, minute=30))
+
+    def counts(self, phone: Phone) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for e in month_expenses(phone, TODAY.year, TODAY.month):
+            out[e["name"]] = out.get(e["name"], 0) + 1
+        return out
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        counts = self.counts(phone)
+        if answer is None or not counts:
+            return 0.0
+        top = max(counts.values())
+        named = {n for n in counts if answer_matches(answer, n)}
+        return 1.0 if len(named) == 1 and counts[named.pop()] == top else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        counts = self.counts(phone)
+        if not counts:
+            return answer("nothing")
+        top = max(counts.values())
+        name = params["name"] if counts.get(params["name"]) == top else min(n for n, v in counts.items() if v == top)
+        oldest = min(e["date"].date() for e in month_expenses(phone, TODAY.year, TODAY.month))
+        return list_answer(phone, obs, oldest, name)
+
+
+@register_task
+class QueryNamedByNote(TaskTemplate):
+    name = "expenses_query_named_by_note"
+    apps = ("Expenses",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 3
+    goal_template = "Which of my expenses has the note \"{note}\"? Answer with the expense name."
+    goal_phrasings = (
+        "I left the note \"{note}\" on one expense in Expenses. Which one is it?",
+        "Could you find the expense whose note is \"{note}\" and tell me its name?",
+        "Expense with the note \"{note}\" (name)?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        note = rng.choice(sorted(TAG_NOTES))
+        (n1, c1), (n2, c2) = rng.sample(ITEMS, 2)
+        d1, d2 = rng.sample(range(30), 2)
+        return {"note": note, "name": n1, "category": c1, "amount": dollars(pick_cents(rng)),
+                "day": (TODAY - timedelta(days=d1)).isoformat(), "other_name": n2, "other_category": c2,
+                "other_amount": dollars(pick_cents(rng)), "other_day": (TODAY - timedelta(days=d2)).isoformat(),
+                "other_note": TAG_NOTES[note]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        # a second expense whose note only looks alike ("not reimbursable")
+        plant(phone, params["name"], parse_money(params["amount"]) or 0, params["category"], params["day"],
+              params["note"])
+        plant(phone, params["other_name"], parse_money(params["other_amount"]) or 0, params["other_category"],
+              params["other_day"], params["other_note"])
+
+    def noted(self, phone: Phone, params: dict[str, Any]) -> list[str]:
+        return [e["name"] for e in expenses(phone, "e.note = ?", (params["note"],))]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        right = self.noted(phone, params)
+        wrong = {e["name"] for e in expenses(phone, "e.note != ?", (params["note"],))} - set(right)
+        wrong = {n for n in wrong if not any(answer_matches(r, n) for r in right)}
+        ok = len(right) == 1 and answer_matches(answer, right[0]) and not any(answer_matches(answer, n) for n in wrong)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        right = self.noted(phone, params)
+        if not right:
+            return answer("none")
+        step = main_screen(phone, obs)
+        if step is not None:
+            return step
+        crit = {"text_contains": f"· {params['note']} |", "resource_id": "expense_item"}
+        if find(obs, **crit) is None:
+            return scroll_toward(phone, obs, **crit) or answer(right[0])
+        return answer(right[0])

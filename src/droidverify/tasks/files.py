@@ -2921,3 +2921,877 @@ class QueryFileByExactSize(TaskTemplate):
             raise TaskError(f"oracle: no file of {params['bytes_text']} bytes in {folder!r}")
         step = info_action(phone, obs, hit)
         return step or answer(posixpath.basename(hit))
+
+
+# ---- round 5: the sort dialog, Select all, breadcrumbs, folder copies, search-result sizes, derived names and dates ----
+SORT_LABELS = {"name": "Name", "modified": "Date modified", "size": "Size"}
+
+
+def go_to(phone: Phone, obs: Observation, folder: str, *, keep_selection: bool = False) -> Action | None:
+    """Like :func:`browse_to`, but climbs to an ancestor by tapping its breadcrumb when it shows."""
+    scr = phone.screen
+    if phone.foreground == APP and scr is not None and scr.name == "main" and phone.dialog is None \
+            and not phone.menu_open and not scr.state.get("selected"):
+        cur = scr.state.get("path", ROOT)
+        common = folder
+        while common != ROOT and not (cur == common or cur.startswith(common + "/")):
+            common = posixpath.dirname(common)
+        if common != cur:  # climb to the deepest shared folder at once
+            label = "Internal storage" if common == ROOT else posixpath.basename(common)
+            i = find(obs, text=label, resource_id="breadcrumb_text", clickable=True)
+            if i is not None:
+                return Action(action_type="click", index=i)
+    return browse_to(phone, obs, folder, keep_selection=keep_selection)
+
+
+def sorted_by(phone: Phone, obs: Observation, folder: str, key: str) -> Action | None:
+    """Browse to ``folder`` and sort its list by ``key`` with the Sort by dialog; None once so (list at the top)."""
+    scr = phone.screen
+    dlg = phone.dialog
+    if phone.foreground == APP and dlg is not None and dlg.name == "choice" and dlg.data.get("on_ok") == "set_sort" \
+            and scr is not None and scr.name == "main" and scr.state.get("path") == folder:
+        return click_in(obs, "dialog", text=SORT_LABELS[key]) or BACK
+    step = go_to(phone, obs, folder)
+    if step is not None:
+        return step
+    scr = phone.screen
+    assert scr is not None
+    if scr.state.get("sort", "name") == key:
+        return BACK if phone.menu_open else None
+    if phone.menu_open:
+        return click_in(obs, "menu", text="Sort by\u2026") or BACK
+    return click(obs, desc="More options") or BACK
+
+
+def select_all(phone: Phone, obs: Observation, folder: str) -> Action | None:
+    """In ``folder``, select every entry with the selection menu's Select all; None once all are selected."""
+    step = go_to(phone, obs, folder, keep_selection=True)
+    if step is not None:
+        return step
+    scr = phone.screen
+    assert scr is not None
+    entries = [e.path for e in storage.list_dir(phone, folder)]
+    sel = scr.state.get("selected", [])
+    if entries and set(sel) == set(entries):
+        return None
+    if not entries:
+        raise TaskError(f"oracle: {folder!r} is empty")
+    if not sel:
+        return BACK if phone.menu_open else item(phone, obs, posixpath.basename(entries[0]), long=True)
+    if phone.menu_open:
+        return click_in(obs, "menu", text="Select all") or BACK
+    return click(obs, desc="More options") or BACK
+
+
+def picker_step(phone: Phone, obs: Observation, paths: list[str], dest: str, mode: str) -> Action | None:
+    """On the picker for exactly ``paths``: the next step toward ``dest`` and its confirm button; else None."""
+    scr = phone.screen
+    if phone.foreground == APP and scr is not None and scr.name == "picker" and phone.dialog is None \
+            and scr.args.get("mode") == mode and set(scr.args.get("sources", [])) == set(paths):
+        cur = scr.state.get("path", ROOT)
+        if cur == dest:
+            return click(obs, resource_id="btn_confirm") or BACK
+        if dest.startswith(cur + "/"):
+            return item(phone, obs, dest[len(cur) + 1:].split("/")[0])
+        return BACK  # the picker climbs to the parent folder
+    return None
+
+
+def move_all_to(phone: Phone, obs: Observation, folder: str, dest: str) -> Action:
+    """Select everything in ``folder`` (Select all) and move it into ``dest``."""
+    entries = [e.path for e in storage.list_dir(phone, folder)]
+    step = picker_step(phone, obs, entries, dest, "move")
+    if step is not None:
+        return step
+    step = select_all(phone, obs, folder)
+    if step is not None:
+        return step
+    if phone.menu_open:
+        return click_in(obs, "menu", text="Move to\u2026") or BACK
+    return click(obs, desc="More options") or BACK
+
+
+def table_is(phone: Phone, template: TaskTemplate, params: dict[str, Any], drop: list[str],
+             add: list[tuple[str, int, int]]) -> bool:
+    """Whether the whole ``files`` table equals its starting rows less the ``drop`` paths plus the ``add`` rows."""
+    before = baseline_rows(phone, template, params, FILES_SQL)
+    want = sorted([tuple(r) for r in before if r[0] not in set(drop)] + [tuple(r) for r in add])
+    return sorted(tuple(r) for r in phone.query(FILES_SQL)) == want
+
+
+def answer_names(text: str | None, names: list[str]) -> set[str]:
+    """The names of ``names`` that the answer states (with or without the extension)."""
+    pos = named_positions(text or "", names)
+    return {n for n, p in zip(names, pos) if p is not None}
+
+
+BACKUP_FOLDERS = (("Thesis", ("chapter1.docx", "chapter2.docx", "chapter3.docx", "figures.pptx", "references.bib")),
+                  ("Novel", ("part_one.docx", "part_two.docx", "outline.docx", "characters.xlsx", "cover.png")),
+                  ("Band", ("setlist.pdf", "tour_dates.xlsx", "logo.png", "contract_venue.pdf", "lyrics.docx")))
+
+
+@register_task
+class RefreshFolderBackup(TaskTemplate):
+    name = "files_refresh_folder_backup"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 13
+    goal_template = ("Documents/Backups/{folder} is an old backup of my Documents/{folder} folder. Replace it with a "
+                     "fresh copy of Documents/{folder} as it is now, so the backup matches it exactly; keep the "
+                     "original folder and my other backups.")
+    goal_phrasings = (
+        ("My backup in Documents/Backups/{folder} is out of date. Swap it for a new copy of the whole "
+         "Documents/{folder} folder; the original and the other backups stay as they are."),
+        ("I need Documents/Backups/{folder} to be an exact, current copy of Documents/{folder}. Could you throw out "
+         "the old backup and copy the folder there again? Don't touch my other backups."),
+        ("Because I changed a lot in Documents/{folder} since my last backup, please redo the backup: "
+         "Documents/Backups/{folder} should end up identical to Documents/{folder}, which stays where it is."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (folder, names), (other, onames) = rng.sample(BACKUP_FOLDERS, 2)
+        now = rng.sample(names, 4)
+        old = now[:2] + [n for n in names if n not in now][:1]  # a file deleted since, two kept (older sizes)
+        return {"folder": folder, "other": other,
+                "files": [[n, rng.randint(20, 900) * 1000 + 3 * i] for i, n in enumerate(now)],
+                "old": [[n, rng.randint(20, 900) * 1000 + 5 * i + 1] for i, n in enumerate(old)],
+                "other_files": [[n, rng.randint(20, 900) * 1000 + i] for i, n in enumerate(rng.sample(onames, 2))]}
+
+    def paths(self, params: dict[str, Any]) -> tuple[str, str]:
+        return f"{ROOT}/Documents/{params['folder']}", f"{ROOT}/Documents/Backups/{params['folder']}"
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, (n, s) in enumerate(params["files"]):
+            plant(phone, f"Documents/{params['folder']}", n, s, days_ago=1 + i)
+        for i, (n, s) in enumerate(params["old"]):
+            plant(phone, f"Documents/Backups/{params['folder']}", n, s, days_ago=40 + i)
+        for i, (n, s) in enumerate(params["other_files"]):  # another backup: it stays
+            plant(phone, f"Documents/Backups/{params['other']}", n, s, days_ago=50 + i)
+
+    def want(self, phone: Phone, params: dict[str, Any]) -> tuple[list[str], list[tuple[str, int, int]]]:
+        src, bak = self.paths(params)
+        old = [r[0] for r in tree_rows(phone, self, params, bak)]
+        return old, moved_rows(tree_rows(phone, self, params, src), src, bak)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        drop, add = self.want(phone, params)
+        return 1.0 if table_is(phone, self, params, drop, add) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        src, bak = self.paths(params)
+        if storage.exists(phone, bak):  # the old backup (or a wrong copy) goes first: a copy can't overwrite it
+            return delete_action(phone, obs, [bak])
+        return transfer_action(phone, obs, [src], posixpath.dirname(bak), "copy")
+
+
+SHARE_SETS = (("Wedding", ("guest_list.pdf", "menu_tasting.pdf", "venue_contract.pdf", "seating_plan.pdf",
+                           "playlist.txt", "budget.xlsx", "invitation.png")),
+              ("Renovation", ("quote_kitchen.pdf", "floor_plan.pdf", "permit.pdf", "tile_catalogue.pdf",
+                              "measurements.txt", "costs.xlsx", "before.jpg")),
+              ("Club", ("rules.pdf", "minutes_march.pdf", "membership_form.pdf", "fixtures.pdf",
+                        "notes.txt", "members.xlsx", "team_photo.jpg")))
+
+
+@register_task
+class CopyMissingPdfs(TaskTemplate):
+    name = "files_copy_missing_pdfs_to_shared"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 14
+    goal_template = ("I share my PDFs from Documents/{folder} with {who} through Download/{shared}, which already "
+                     "has some of them. Copy the PDFs it doesn't have yet into Download/{shared}; the other files "
+                     "in Documents/{folder} aren't for sharing.")
+    goal_phrasings = (
+        ("Download/{shared} (shared with {who}) should have every PDF from Documents/{folder}; a few are there "
+         "already. Copy over only the missing PDFs and nothing else, keeping the originals."),
+        ("Make sure each PDF in Documents/{folder} also has a copy in Download/{shared}, the folder I share with "
+         "{who}. Some are done; no other kinds of files should go there."),
+        ("Could you finish sharing my Documents/{folder} PDFs with {who}? Copy into Download/{shared} every PDF "
+         "that isn't there yet, and leave the non-PDF files out."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, names = rng.choice(SHARE_SETS)
+        pdfs = [n for n in names if n.endswith(".pdf")]
+        done = rng.sample(pdfs, rng.randint(1, 2))
+        return {"folder": folder, "who": rng.choice(("Ana", "my brother", "Priya", "the committee")),
+                "shared": rng.choice(("Shared with Ana", "To share", "Outbox")),
+                "files": [[n, rng.randint(40, 2400) * 1000 + 9 * i] for i, n in enumerate(names)],
+                "done": sorted(done)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, (n, s) in enumerate(params["files"]):
+            plant(phone, f"Documents/{params['folder']}", n, s, days_ago=3 + i)
+            if n in params["done"]:
+                plant(phone, f"Download/{params['shared']}", n, s, days_ago=1)
+        plant(phone, f"Download/{params['shared']}", "holiday_photos.zip", 3_400_123, days_ago=9)  # theirs: stays
+
+    def missing(self, params: dict[str, Any]) -> list[tuple[str, int]]:
+        return [(n, s) for n, s in params["files"] if n.endswith(".pdf") and n not in params["done"]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        dest = f"{ROOT}/Download/{params['shared']}"
+        add = [(f"{dest}/{n}", 0, s) for n, s in self.missing(params)]
+        return 1.0 if table_is(phone, self, params, [], add) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        src, dest = f"{ROOT}/Documents/{params['folder']}", f"{ROOT}/Download/{params['shared']}"
+        if all(storage.exists(phone, f"{dest}/{n}") for n, _ in self.missing(params)):
+            raise TaskError("oracle: every PDF is copied but the folders differ otherwise")
+        # every PDF at once: the copies the shared folder already has are skipped ("already existed")
+        pdfs = [e.path for e in files_in(phone, src) if e.name.endswith(".pdf")]
+        return transfer_action(phone, obs, pdfs, dest, "copy")
+
+
+VERSION_FILES = (("annual_report.pdf", 800, 4000), ("thesis_final.docx", 200, 900), ("site_plan.dwg", 1500, 9000),
+                 ("podcast_mix.mp3", 9000, 40000), ("portfolio.zip", 5000, 30000))
+
+
+@register_task
+class KeepLargerVersion(TaskTemplate):
+    name = "files_keep_larger_version"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("I have two versions of {name}, one in Download and one in Documents, and the bigger one is the "
+                     "complete version. If the Documents copy is the bigger one, just delete the Download copy; "
+                     "otherwise replace the Documents copy with the one from Download.")
+    goal_phrasings = (
+        ("Compare the sizes of {name} in Download and in Documents. When the Documents one is larger, delete the one "
+         "in Download; when the Download one is larger, move it into Documents in place of the smaller copy."),
+        ("Only the complete (larger) version of {name} should be left, and it belongs in Documents. Could you check "
+         "which of my two copies, Download or Documents, is bigger and clean up accordingly?"),
+        ("Since an interrupted download leaves a smaller file, make sure Documents ends up with the bigger of my two "
+         "copies of {name} (Download, Documents) and no copy stays in Download."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        name, lo, hi = rng.choice(VERSION_FILES)
+        big = rng.randint(lo, hi) * 1000 + rng.randint(0, 999)
+        small = int(big * rng.uniform(0.3, 0.8))
+        where = rng.choice(("Documents", "Download"))
+        return {"name": name, "bigger_in": where,
+                "sizes": {where: big, ("Download" if where == "Documents" else "Documents"): small},
+                "draft_size": big + rng.randint(100, 900) * 1000}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        stem, ext = posixpath.splitext(params["name"])
+        plant(phone, "Documents", params["name"], params["sizes"]["Documents"], days_ago=8)
+        plant(phone, "Download", params["name"], params["sizes"]["Download"], days_ago=2)
+        plant(phone, "Download", f"{stem}_draft{ext}", params["draft_size"], days_ago=5)  # bigger still: not a copy
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        docs, dl = (f"{ROOT}/{f}/{params['name']}" for f in ("Documents", "Download"))
+        big = max(params["sizes"].values())
+        return 1.0 if table_is(phone, self, params, [docs, dl], [(docs, 0, big)]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        docs, dl = (f"{ROOT}/{f}/{params['name']}" for f in ("Documents", "Download"))
+        big = max(params["sizes"].values())
+        if storage.exists(phone, docs) and storage.stat(phone, docs).size == big:
+            if storage.exists(phone, dl):
+                return delete_action(phone, obs, [dl])
+            raise TaskError("oracle: Documents has the complete copy but something else changed")
+        if storage.exists(phone, docs):
+            return delete_action(phone, obs, [docs])
+        if storage.exists(phone, dl) and storage.stat(phone, dl).size == big:
+            return transfer_action(phone, obs, [dl], f"{ROOT}/Documents", "move")
+        raise TaskError("oracle: no complete copy of the file is left")
+
+
+NEWEST_SETS = (("Bluetooth", ("file_3a9c.jpg", "file_71b2.jpg", "file_0d4e.pdf", "file_88f1.jpg", "file_c2a7.mp4",
+                              "file_5e03.jpg", "file_b9d6.pdf", "file_16ac.jpg", "file_e4f0.png", "file_9b3d.jpg",
+                              "file_2c85.jpg", "file_d07e.pdf", "file_4fa9.jpg", "file_a61b.png")),
+               ("Nearby Share", ("shared_alpha.jpg", "shared_bravo.pdf", "shared_charlie.jpg", "shared_delta.png",
+                                 "shared_echo.jpg", "shared_foxtrot.mp4", "shared_golf.jpg", "shared_hotel.pdf",
+                                 "shared_india.jpg", "shared_juliet.png", "shared_kilo.jpg", "shared_lima.jpg",
+                                 "shared_mike.pdf", "shared_november.jpg")))
+
+
+@register_task
+class MoveThreeNewest(TaskTemplate):
+    name = "files_move_three_newest"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 17
+    goal_template = ("I need the three files I received most recently in Download/{sub} for my report. Move the three "
+                     "most recently modified files in Download/{sub} into Documents/{dest}, and leave the older ones.")
+    goal_phrasings = (
+        ("Move the 3 newest files (by last-modified date) from Download/{sub} to Documents/{dest}; everything older "
+         "stays in Download/{sub}."),
+        ("Could you put the three latest arrivals in Download/{sub} into my Documents/{dest} folder? Only those "
+         "three, judged by when they were modified."),
+        ("Documents/{dest} should get the three most recent files from Download/{sub} (moved, not copied); the rest "
+         "of Download/{sub} stays where it is."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        sub, names = rng.choice(NEWEST_SETS)
+        picked = rng.sample(names, rng.randint(11, 14))
+        # distinct days; the fourth newest is only a day older than the third
+        ages = sorted(rng.sample(range(2, 120), len(picked) - 1))
+        ages = ages[:3] + [ages[2] + 1] + [a + 2 for a in ages[3:]]
+        order = list(range(len(picked)))
+        rng.shuffle(order)
+        return {"sub": sub, "dest": rng.choice(("Report", "Project files", "Evidence")),
+                "files": [[picked[k], rng.randint(50, 4000) * 1000 + k, ages[j]] for j, k in enumerate(order)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        for name, size, age in params["files"]:
+            plant_at(phone, f"{ROOT}/Download/{params['sub']}/{name}", size,
+                     (DEFAULT_NOW - timedelta(days=age)).replace(hour=10 + age % 9, minute=(age * 7) % 60))
+        storage.mkdir(phone, f"{ROOT}/Documents/{params['dest']}", exist_ok=True)
+        plant(phone, f"Documents/{params['dest']}", "notes_outline.docx", 41_230, days_ago=1)
+
+    def newest(self, params: dict[str, Any]) -> list[tuple[str, int]]:
+        return [(n, s) for n, s, _ in sorted(params["files"], key=lambda f: f[2])[:3]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        src, dest = f"{ROOT}/Download/{params['sub']}", f"{ROOT}/Documents/{params['dest']}"
+        new = self.newest(params)
+        ok = table_is(phone, self, params, [f"{src}/{n}" for n, _ in new], [(f"{dest}/{n}", 0, s) for n, s in new])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        src, dest = f"{ROOT}/Download/{params['sub']}", f"{ROOT}/Documents/{params['dest']}"
+        todo = [f"{src}/{n}" for n, _ in self.newest(params) if storage.exists(phone, f"{src}/{n}")]
+        if not todo:
+            raise TaskError("oracle: the newest files are gone from the folder")
+        step = picker_step(phone, obs, todo, dest, "move")
+        if step is not None:
+            return step
+        scr = phone.screen
+        if not (phone.foreground == APP and scr is not None and scr.name == "main" and scr.state.get("path") == src
+                and scr.state.get("selected")):
+            step = sorted_by(phone, obs, src, "modified")  # newest first: the three are the top rows
+            if step is not None:
+                return step
+        return transfer_action(phone, obs, todo, dest, "move")
+
+
+FLATTEN_SETS = (("Scans", ("January", "February", "March"), "scan"), ("Lecture notes", ("Week 1", "Week 2", "Week 3"),
+                                                                       "notes"),
+                ("Receipts", ("Food", "Travel", "Office"), "receipt"))
+
+
+@register_task
+class FlattenSubfolders(TaskTemplate):
+    name = "files_flatten_subfolders"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 31
+    goal_template = ("My files in Documents/{folder} are split over the subfolders {subs_text}. I want them all "
+                     "directly in Documents/{folder}: move every file out of those subfolders up into "
+                     "Documents/{folder}, then delete the emptied subfolders.")
+    goal_phrasings = (
+        ("Flatten Documents/{folder}: the files inside its subfolders {subs_text} should sit directly in "
+         "Documents/{folder}, and the subfolders, once empty, should be removed."),
+        ("Could you get rid of the subfolders {subs_text} in Documents/{folder} without losing anything? Move their "
+         "files up one level into Documents/{folder} first, then delete the empty folders."),
+        ("Since browsing subfolders is a pain, I'd like every file from {subs_text} moved up into "
+         "Documents/{folder} itself, and those subfolders deleted afterwards."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, subs, stem = rng.choice(FLATTEN_SETS)
+        subs = list(subs[:rng.randint(2, 3)])
+        n = 0
+        tree: dict[str, list[list]] = {}
+        for s in subs:
+            k = rng.randint(2, 4)
+            tree[s] = [[f"{stem}_{n + i + 1:02d}.pdf", rng.randint(30, 900) * 1000 + n + i] for i in range(k)]
+            n += k
+        top = [[f"{stem}_index.txt", rng.randint(1, 9) * 1000 + 17]]
+        return {"folder": folder, "subs": subs, "tree": tree, "top": top,
+                "subs_text": ", ".join(f'"{s}"' for s in subs[:-1]) + f' and "{subs[-1]}"',
+                "other_year": rng.choice((2021, 2022, 2023))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        base = f"Documents/{params['folder']}"
+        for i, (s, files) in enumerate(params["tree"].items()):
+            for j, (n, size) in enumerate(files):
+                plant(phone, f"{base}/{s}", n, size, days_ago=10 + 5 * i + j)
+        for n, size in params["top"]:
+            plant(phone, base, n, size, days_ago=2)
+        # a look-alike folder of another year keeps its subfolders
+        plant(phone, f"{base} {params['other_year']}/{params['subs'][0]}", "old_01.pdf", 55_500, days_ago=400)
+
+    def want(self, params: dict[str, Any]) -> tuple[list[str], list[tuple[str, int, int]]]:
+        base = f"{ROOT}/Documents/{params['folder']}"
+        drop, add = [], []
+        for s, files in params["tree"].items():
+            drop.append(f"{base}/{s}")
+            for n, size in files:
+                drop.append(f"{base}/{s}/{n}")
+                add.append((f"{base}/{n}", 0, size))
+        return drop, add
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        drop, add = self.want(params)
+        return 1.0 if table_is(phone, self, params, drop, add) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        base = f"{ROOT}/Documents/{params['folder']}"
+        subs = [f"{base}/{s}" for s in params["subs"] if storage.is_dir(phone, f"{base}/{s}")]
+        full = [s for s in subs if storage.list_dir(phone, s)]
+        if full:
+            scr = phone.screen  # finish the subfolder on screen (or in the picker) first
+            here = scr.state.get("path") if phone.foreground == APP and scr is not None and scr.name == "main" else None
+            if phone.foreground == APP and scr is not None and scr.name == "picker":
+                here = posixpath.dirname(scr.args.get("sources", [""])[0])
+            return move_all_to(phone, obs, here if here in full else full[0], base)
+        if subs:
+            dlg = phone.dialog
+            if dlg is None or dlg.name != "confirm":
+                step = go_to(phone, obs, base, keep_selection=True)
+                if step is not None:
+                    return step
+            return delete_action(phone, obs, subs)
+        raise TaskError("oracle: the subfolders are gone but the files are not all in place")
+
+
+FOLDER_SETS = (("Taxes", "Insurance", "Car", "Medical"), ("Recipes", "Garden", "Pets", "Holidays"),
+               ("Invoices", "Contracts", "Payslips", "Letters"))
+
+
+@register_task
+class EnsureFoldersExist(TaskTemplate):
+    name = "files_ensure_folders_exist"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("Make sure my Documents folder has a folder for each of {list_text}. Some of them may exist "
+                     "already: create only the ones that are missing, with exactly those names.")
+    goal_phrasings = (
+        ("I need the folders {list_text} inside Documents. Check which already exist and add just the missing ones "
+         "(no duplicates, nothing renamed)."),
+        ("Could you set up Documents so it contains the folders {list_text}? A few might be there already; create "
+         "the rest."),
+        ("Because I'm reorganising my papers, Documents must end up with the folders {list_text}. Create whichever "
+         "of these don't exist yet, and leave the existing ones alone."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = list(rng.choice(FOLDER_SETS))
+        rng.shuffle(names)
+        names = names[:3]
+        have = rng.sample(names, rng.randint(1, 2))
+        look = rng.choice([n for n in names if n not in have])  # a look-alike of a missing one exists
+        return {"names": names, "have": sorted(have), "look_alike": f"{look} {rng.choice(('old', '2023', 'backup'))}",
+                "list_text": ", ".join(f'"{n}"' for n in names[:-1]) + f' and "{names[-1]}"'}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, n in enumerate(params["have"]):
+            plant(phone, f"Documents/{n}", f"item_{i + 1}.pdf", 120_000 + 1_111 * i, days_ago=30 + i)
+        storage.mkdir(phone, f"{ROOT}/Documents/{params['look_alike']}", exist_ok=True)
+
+    def missing(self, params: dict[str, Any]) -> list[str]:
+        return [n for n in params["names"] if n not in params["have"]]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        add = [(f"{ROOT}/Documents/{n}", 1, 0) for n in self.missing(params)]
+        return 1.0 if table_is(phone, self, params, [], add) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        docs = f"{ROOT}/Documents"
+        todo = [n for n in self.missing(params) if not storage.exists(phone, f"{docs}/{n}")]
+        if not todo:
+            raise TaskError("oracle: every folder exists but something else changed")
+        scr = phone.screen
+        if phone.foreground == APP and scr is not None and scr.name == "main" and phone.dialog is None \
+                and scr.state.get("path") == docs and not phone.menu_open and not scr.state.get("selected"):
+            step = show_rows(phone, obs, docs, [e.name for e in storage.list_dir(phone, docs) if e.is_dir][-1:])
+            if step is not None:  # look over the existing folders once before creating
+                return step
+        return new_folder_action(phone, obs, docs, todo[0])
+
+
+NUMBERED = (("Invoices", "invoice", ".docx", "invoice_template.docx"),
+            ("Quotes", "quote", ".docx", "quote_template.docx"),
+            ("Timesheets", "timesheet", ".xlsx", "timesheet_template.xlsx"))
+
+
+@register_task
+class CopyTemplateNextNumber(TaskTemplate):
+    name = "files_copy_template_next_number"
+    apps = ("Files",)
+    complexity = 3
+    optimal_steps = 17
+    goal_template = ("Start a new {stem} from my template: copy Documents/Templates/{template} into "
+                     "Documents/{folder} and rename the copy {stem}_NNN{ext}, where NNN is one more than the highest "
+                     "number already used in Documents/{folder}.")
+    goal_phrasings = (
+        ("I need the next {stem} in Documents/{folder}. Make a copy of {template} from Documents/Templates there and "
+         "name it {stem}_NNN{ext} with the next free number after the highest one in that folder (three digits)."),
+        ("Could you copy Documents/Templates/{template} to Documents/{folder} and give the copy the next number in "
+         "the {stem}_NNN{ext} series there? The template itself stays as it is."),
+        ("Before I can fill it in, the new {stem} has to exist: put a copy of {template} (in Documents/Templates) in "
+         "Documents/{folder}, named {stem}_NNN{ext}, NNN being the highest number there plus one."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, stem, ext, template = rng.choice(NUMBERED)
+        nums = sorted(rng.sample(range(12, 140), rng.randint(5, 8)))
+        return {"folder": folder, "stem": stem, "ext": ext, "template": template, "numbers": nums,
+                "size": rng.randint(15, 90) * 1000 + 321,
+                "stray": nums[-1] + rng.randint(3, 20)}  # a higher number, but in Download
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        order = list(params["numbers"])
+        random.Random(f"{params['folder']}{order}").shuffle(order)  # dates not in number order
+        for i, n in enumerate(order):
+            plant_at(phone, f"{ROOT}/Documents/{params['folder']}/{params['stem']}_{n:03d}{params['ext']}",
+                     params["size"] + 1_000 * (i + 1) + n, DEFAULT_NOW - timedelta(days=5 + 9 * i, hours=i))
+        plant(phone, "Documents/Templates", params["template"], params["size"], days_ago=200)
+        plant(phone, "Download", f"{params['stem']}_{params['stray']:03d}{params['ext']}", params["size"] + 77,
+              days_ago=1)
+
+    def new_name(self, params: dict[str, Any]) -> str:
+        return f"{params['stem']}_{max(params['numbers']) + 1:03d}{params['ext']}"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = (f"{ROOT}/Documents/{params['folder']}/{self.new_name(params)}", 0, params["size"])
+        return 1.0 if table_is(phone, self, params, [], [want]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        dest = f"{ROOT}/Documents/{params['folder']}"
+        tpl = f"{ROOT}/Documents/Templates/{params['template']}"
+        copied = f"{dest}/{params['template']}"
+        if storage.exists(phone, copied):
+            return rename_action(phone, obs, copied, self.new_name(params))
+        if storage.exists(phone, f"{dest}/{self.new_name(params)}"):
+            raise TaskError("oracle: the new file exists but the state differs otherwise")
+        return transfer_action(phone, obs, [tpl], dest, "copy")
+
+
+# ---- round 5 questions ----------------------------------------------------------------------------------------------
+def spread_sizes(rng: random.Random, n: int, lo_kb: int = 300, hi_kb: int = 9000) -> list[int]:
+    """``n`` sizes whose list labels ("2.4 MB") all differ by at least 0.2 MB."""
+    steps = rng.sample(range(lo_kb // 200, hi_kb // 200), n)
+    return [s * 200_000 + rng.randint(0, 40_000) for s in steps]
+
+
+RANK_SETS = (("Telegram", ("voice_note_a.ogg", "lecture_rec.m4a", "meme_pack.zip", "sticker_set.zip", "clip_01.mp4",
+                           "clip_02.mp4", "chat_export.txt", "scan_id.pdf", "group_photo.jpg", "menu_photo.jpg",
+                           "ringtone.mp3", "tutorial.mp4")),
+             ("Work", ("q3_report.pdf", "slides_kickoff.pptx", "roadmap.pdf", "budget_draft.xlsx", "team_photo.jpg",
+                       "demo_video.mp4", "contract_nda.pdf", "specs_v2.docx", "logo_pack.zip", "training.mp4",
+                       "survey_results.xlsx", "brochure.pdf")))
+
+
+@register_task
+class QueryCountBiggerThanFile(TaskTemplate):
+    name = "files_query_count_bigger_than_file"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = "How many files in Download/{folder} are bigger than {ref}? Answer with a number."
+    goal_phrasings = (
+        "Count the files in my Download/{folder} folder that take up more space than {ref}.",
+        "Could you tell me how many of the files in Download/{folder} are larger than {ref} is?",
+        "In Download/{folder}, {ref} is one of the files: how many others there beat it on size?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, names = rng.choice(RANK_SETS)
+        picked = rng.sample(names, rng.randint(10, 12))
+        sizes = spread_sizes(rng, len(picked))
+        ranked = sorted(zip(picked, sizes), key=lambda f: -f[1])
+        k = rng.randint(2, len(picked) - 3)  # the reference is never near either end
+        return {"folder": folder, "ref": ranked[k][0], "files": [[n, s] for n, s in zip(picked, sizes)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, (n, s) in enumerate(params["files"]):
+            plant(phone, f"Download/{params['folder']}", n, s, days_ago=2 + 3 * i)
+
+    def count(self, phone: Phone, params: dict[str, Any]) -> int | None:
+        folder = f"{ROOT}/Download/{params['folder']}"
+        ref = f"{folder}/{params['ref']}"
+        if not storage.exists(phone, ref):
+            return None
+        size = storage.stat(phone, ref).size
+        return sum(1 for e in files_in(phone, folder) if e.size > size)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        n = self.count(phone, params)
+        if n is None or answer is None or len(re.findall(r"(?<![\w.])\d+(?!\w|\.\d)", answer)) != 1:
+            return 0.0
+        return 1.0 if answer_matches(answer, str(n)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        folder = f"{ROOT}/Download/{params['folder']}"
+        step = sorted_by(phone, obs, folder, "size")  # biggest first: count the rows above the reference
+        if step is None:
+            step = show_rows(phone, obs, folder, [params["ref"]])
+        return step or answer(str(self.count(phone, params)))
+
+
+SAME_DAY_SETS = (("Statements", ("statement_visa.pdf", "statement_savings.pdf", "tax_notice.pdf", "pension_letter.pdf",
+                                 "loan_summary.pdf", "card_terms.pdf", "fee_schedule.pdf", "dividends.pdf",
+                                 "insurance_bill.pdf", "rent_receipt.pdf", "broker_report.pdf")),
+                 ("Travel", ("boarding_pass.pdf", "hotel_voucher.pdf", "car_rental.pdf", "visa_copy.pdf",
+                             "ferry_ticket.pdf", "museum_tickets.pdf", "travel_insurance.pdf", "tour_booking.pdf",
+                             "train_pass.pdf", "city_map.pdf", "restaurant_list.pdf")))
+
+
+@register_task
+class QuerySavedSameDay(TaskTemplate):
+    name = "files_query_saved_same_day"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("Exactly one other file in Documents/{folder} was last modified on the same day as {ref}. "
+                     "Which one is it? Answer with its name.")
+    goal_phrasings = (
+        "Which file in my Documents/{folder} folder has the same modified date as {ref}? There is just one; name it.",
+        ("I saved {ref} and one more file in Documents/{folder} on the same day. Could you tell me what that other "
+         "file is called?"),
+        "Documents/{folder}: name the file, other than {ref}, whose last-modified day matches {ref}'s.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, names = rng.choice(SAME_DAY_SETS)
+        picked = rng.sample(names, rng.randint(9, 11))
+        ref, mate = picked[0], picked[1]
+        day = rng.randint(20, 150)
+        others = rng.sample(sorted(set(range(3, 200)) - {day}), len(picked) - 4)
+        ages = [day, day, day - 1, day + 1] + others  # the day before and after are the near misses
+        hours = [rng.randint(8, 20) for _ in picked]
+        rows = [[n, a, h, rng.randint(40, 900) * 1000 + i] for i, (n, a, h) in enumerate(zip(picked, ages, hours))]
+        rng.shuffle(rows)
+        return {"folder": folder, "ref": ref, "mate": mate, "files": rows}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        for name, age, hour, size in params["files"]:
+            plant_at(phone, f"{ROOT}/Documents/{params['folder']}/{name}", size,
+                     (DEFAULT_NOW - timedelta(days=age)).replace(hour=hour, minute=(size // 1000) % 60))
+
+    def mates(self, phone: Phone, params: dict[str, Any]) -> tuple[list[str], list[str]]:
+        folder = f"{ROOT}/Documents/{params['folder']}"
+        ref = f"{folder}/{params['ref']}"
+        if not storage.exists(phone, ref):
+            return [], []
+        day = storage.stat(phone, ref).modified_dt.date()
+        files = [e for e in files_in(phone, folder) if e.path != ref]
+        return [e.name for e in files if e.modified_dt.date() == day], [e.name for e in files
+                                                                         if e.modified_dt.date() != day]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        hits, others = self.mates(phone, params)
+        ok = len(hits) == 1 and answer_names(answer, hits + others) == set(hits)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        folder = f"{ROOT}/Documents/{params['folder']}"
+        hits, _ = self.mates(phone, params)
+        if len(hits) != 1:
+            raise TaskError(f"oracle: {len(hits)} files share the reference's day")
+        step = sorted_by(phone, obs, folder, "modified")  # same-day files sit next to each other
+        if step is None:
+            step = show_rows(phone, obs, folder, [params["ref"], hits[0]])
+        return step or answer(hits[0])
+
+
+MATCH_SETS = (("contract", ("Documents/Work", "Download/Telegram", "Documents/Apartment", "Download/Bluetooth"),
+               ("rental_contract.pdf", "contract_signed.pdf", "contract_draft.pdf", "phone_contract.pdf"),
+               "contacts_backup.pdf"),
+              ("manual", ("Documents/Appliances", "Download/WhatsApp Documents", "Documents/Car", "Download/Email"),
+               ("dishwasher_manual.pdf", "manual_camera.pdf", "owners_manual.pdf", "manual_router.pdf"),
+               "manuscript_scan.pdf"),
+              ("payslip", ("Documents/Finance", "Download/HR portal", "Documents/Old job", "Download/Email"),
+               ("payslip_june.pdf", "payslip_july.pdf", "payslip_2023_12.pdf", "payslip_bonus.pdf"),
+               "pay_slips_scan.pdf"))
+
+
+@register_task
+class QueryFolderOfLargestMatch(TaskTemplate):
+    name = "files_query_folder_of_largest_match"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("Several files with \"{keyword}\" in their name are spread over my folders. Which folder holds "
+                     "the biggest of them? Answer with the folder name.")
+    goal_phrasings = (
+        "Of all my files whose names contain \"{keyword}\", find the largest one and tell me which folder it is in.",
+        ("I have a few \"{keyword}\" files in different places. Could you tell me the folder where the biggest one "
+         "is kept?"),
+        "Which folder has the largest file with \"{keyword}\" in its name? Just the folder's name, please.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        keyword, folders, names, look_alike = rng.choice(MATCH_SETS)
+        sizes = spread_sizes(rng, 4, 400, 6000)
+        return {"keyword": keyword, "files": [[f, n, s] for f, n, s in zip(folders, rng.sample(names, 4), sizes)],
+                "look_alike": [look_alike, max(sizes) + 3_000_000]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, (folder, name, size) in enumerate(params["files"]):
+            plant(phone, folder, name, size, days_ago=4 + 7 * i)
+        # a bigger file whose name only looks like the keyword: not a match
+        plant(phone, "Download", params["look_alike"][0], params["look_alike"][1], days_ago=6)
+
+    def hits(self, phone: Phone, params: dict[str, Any]) -> list[storage.FileEntry]:
+        return sorted((e for e in storage.search(phone, params["keyword"]) if not e.is_dir
+                       and not e.name.startswith(".")), key=lambda e: -e.size)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        hits = self.hits(phone, params)
+        if not hits or answer is None or (len(hits) > 1 and hits[0].size == hits[1].size):
+            return 0.0
+        said = answer.replace("/", " ").replace(">", " ")
+        folders = {posixpath.basename(e.parent) for e in hits}
+        big = posixpath.basename(hits[0].parent)
+        ok = answer_matches(said, big) and not any(answer_matches(said, f) for f in folders - {big})
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        hits = self.hits(phone, params)
+        if not hits:
+            raise TaskError("oracle: no file matches the keyword")
+        step = searching(phone, obs, params["keyword"])  # the results show each file's size and folder
+        if step is not None:
+            return step
+        for e in hits:
+            if find(obs, text=e.name, resource_id="item") is None:
+                return scroll_toward(phone, obs, text=e.name, resource_id="item") or BACK
+        return answer(posixpath.basename(hits[0].parent))
+
+
+RETURN_ITEMS = (("headphones", "receipt_headphones.pdf"), ("coffee machine", "receipt_coffee_machine.pdf"),
+                ("running shoes", "receipt_running_shoes.pdf"), ("desk lamp", "receipt_desk_lamp.pdf"),
+                ("blender", "receipt_blender.pdf"))
+
+
+@register_task
+class QueryReturnDeadline(TaskTemplate):
+    name = "files_query_return_deadline"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("The {item} I bought can be returned up to {days} days after the purchase, which was on the day "
+                     "{receipt} in Download was last modified. What is the last day for the return? Answer with "
+                     "the date.")
+    goal_phrasings = (
+        ("My {item} can go back within {days} days of purchase. The purchase day is the modified date of {receipt} "
+         "(Download). Which date is the return deadline?"),
+        ("Could you work out my return deadline for the {item}? It's {days} days after the date {receipt} in my "
+         "Download folder was last changed."),
+        ("Take the last-modified date of {receipt} in Download and add {days} days: on what date does my "
+         "{item} return window end?"),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (item, receipt), (_, other) = rng.sample(RETURN_ITEMS, 2)
+        return {"item": item, "receipt": receipt, "days": rng.choice((14, 15, 21, 28, 30, 45, 60, 90)),
+                "age": rng.randint(3, 40), "other": other, "other_age": rng.randint(2, 60),
+                "sizes": [rng.randint(40, 400) * 1000 + 3, rng.randint(40, 400) * 1000 + 5]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        from droidverify.env.sim.phone import DEFAULT_NOW
+
+        plant_at(phone, f"{ROOT}/Download/{params['receipt']}", params["sizes"][0],
+                 (DEFAULT_NOW - timedelta(days=params["age"])).replace(hour=17, minute=12))
+        other_age = params["other_age"] if params["other_age"] != params["age"] else params["age"] + 1
+        plant_at(phone, f"{ROOT}/Download/{params['other']}", params["sizes"][1],  # another purchase's receipt
+                 (DEFAULT_NOW - timedelta(days=other_age)).replace(hour=11, minute=48))
+
+    def deadline(self, phone: Phone, params: dict[str, Any]) -> datetime | None:
+        path = f"{ROOT}/Download/{params['receipt']}"
+        if not storage.exists(phone, path):
+            return None
+        return storage.stat(phone, path).modified_dt + timedelta(days=params["days"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        when = self.deadline(phone, params)
+        return 1.0 if when is not None and date_matches(answer, when) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = info_action(phone, obs, f"{ROOT}/Download/{params['receipt']}")
+        if step is not None:
+            return step
+        when = self.deadline(phone, params)
+        assert when is not None
+        return answer(f"{MONTHS_LONG[when.month - 1]} {when.day}, {when.year}")
+
+
+PAIR_SETS = (("Bluetooth", ("sunset.jpg", "harbour.jpg", "market.jpg", "cathedral.jpg", "bridge.jpg", "old_town.jpg",
+                            "beach_bar.jpg", "lighthouse.jpg", "vineyard.jpg", "castle.jpg")),
+             ("Recordings", ("rehearsal.m4a", "interview.m4a", "lecture.m4a", "podcast_raw.m4a", "choir.m4a",
+                             "meeting.m4a", "birdsong.m4a", "drum_take.m4a", "speech.m4a", "demo_song.m4a")))
+
+
+@register_task
+class QuerySameSizePair(TaskTemplate):
+    name = "files_query_same_size_pair"
+    apps = ("Files",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("I suspect two of the files in Download/{folder} are the same file saved twice: exactly two of "
+                     "them have the same size. Which two? Answer with both names.")
+    goal_phrasings = (
+        "Exactly two files in my Download/{folder} folder are the same size. Name both of them.",
+        ("Could you find the pair of files in Download/{folder} whose sizes match? Only one pair does; tell me the two "
+         "names."),
+        "Download/{folder}: which two files have identical sizes? Give me both file names.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        folder, names = rng.choice(PAIR_SETS)
+        picked = rng.sample(names, rng.randint(8, 10))
+        sizes = spread_sizes(rng, len(picked) - 1, 500, 9000)
+        twin = sizes[rng.randrange(len(sizes))]
+        sizes.insert(rng.randrange(len(sizes) + 1), twin)  # the pair: byte for byte the same size
+        pair = sorted(n for n, s in zip(picked, sizes) if s == twin)
+        return {"folder": folder, "files": [[n, s] for n, s in zip(picked, sizes)], "pair": pair}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i, (n, s) in enumerate(params["files"]):
+            plant(phone, f"Download/{params['folder']}", n, s, days_ago=3 + 2 * i)
+
+    def pairs(self, phone: Phone, params: dict[str, Any]) -> tuple[list[str], list[str]]:
+        folder = f"{ROOT}/Download/{params['folder']}"
+        files = files_in(phone, folder) if storage.is_dir(phone, folder) else []
+        count: dict[int, int] = {}
+        for e in files:
+            count[e.size] = count.get(e.size, 0) + 1
+        same = [e.name for e in files if count[e.size] > 1]
+        return same, [e.name for e in files if e.name not in same]
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        same, others = self.pairs(phone, params)
+        return 1.0 if len(same) == 2 and answer_names(answer, same + others) == set(same) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        folder = f"{ROOT}/Download/{params['folder']}"
+        same, _ = self.pairs(phone, params)
+        if len(same) != 2:
+            raise TaskError(f"oracle: {len(same)} files share a size")
+        step = sorted_by(phone, obs, folder, "size")  # equal sizes end up on neighbouring rows
+        if step is None:
+            step = show_rows(phone, obs, folder, same)
+        return step or answer(f"{same[0]} and {same[1]}")

@@ -11,6 +11,7 @@ exactly the asked-for messages were sent and only the asked-for conversation was
 from __future__ import annotations
 
 import random
+import re
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any, ClassVar
@@ -20,6 +21,8 @@ from droidverify.env.records import Observation
 from droidverify.env.sim.apps.contacts import (
     MIME_PHONE,
     PHONE_TYPES,
+    contact_info,
+    live_contacts,
     normalize_number,
     random_number,
     remove_contacts_with_number,
@@ -65,6 +68,7 @@ from droidverify.tasks.helpers import (
     find,
     look_first,
     matches,
+    money_matches,
     navigate,
     normalize_answer,
     scroll_toward,
@@ -3149,3 +3153,752 @@ class QueryAllDeliveredToday(MessagesTemplate):
         if phone.dialog is not None or phone.menu_open:
             return BACK
         return answer("Yes" if self.all_ok(phone, params) else "No")
+
+
+# ---- round 5: contacts found by a number's ending, the chat's number in Details, delete-or-reply from inside a
+# chat, one copy each, a text moved to the right person, a leave time derived from another chat, retry-or-follow
+# up, your own texts taken back; questions that order, add up, list every unread sender, find a failed text ------
+def thread_rows(phone: Phone, address: str) -> list[Any]:
+    tid = thread_for(phone, address)
+    return phone.query("SELECT * FROM sms WHERE thread_id=? ORDER BY date, _id", (tid or -1,))
+
+
+def names_in_order(answer_text: str | None, names: list[str]) -> bool:
+    """Every name appears in the answer, each once, in this order."""
+    tokens = normalize_answer(answer_text or "")
+    where = []
+    for name in names:
+        want = normalize_answer(name)
+        hits = [i for i in range(len(tokens) - len(want) + 1) if tokens[i:i + len(want)] == want]
+        if len(hits) != 1:
+            return False
+        where.append(hits[0])
+    return where == sorted(where)
+
+
+TIME_RE = re.compile(r"\b(\d{1,2}):(\d{2})\s*([ap])?\.?\s*m?\b", re.IGNORECASE)
+
+
+def times_in(text: str | None) -> set[tuple[int, int]]:
+    """Clock times a text states, as (hour 0-23, minute): "5:40 PM" and "17:40" -> (17, 40)."""
+    out = set()
+    for h, m, half in TIME_RE.findall(text or ""):
+        hour = int(h)
+        if half:
+            hour = hour % 12 + (12 if half.lower() == "p" else 0)
+        out.add((hour, int(m)))
+    return out
+
+
+def say_clock(hour: int, minute: int) -> str:
+    return f"{hour % 12 or 12}:{minute:02d} {'AM' if hour < 12 else 'PM'}"
+
+
+def to_compose(phone: Phone, obs: Observation) -> Action | None:
+    """Next action toward the New conversation screen (None once there, with no popup)."""
+    scr = phone.screen
+    if phone.foreground == APP and scr is not None and scr.name == "compose" and phone.dialog is None \
+            and not phone.menu_open:
+        return None
+    return navigate(phone, obs, APP, [("main", {"desc": "Start chat"}), ("compose", None)])
+
+
+@register_task
+class TextContactByNumberEnding(MessagesTemplate):
+    name = "messages_text_contact_by_number_ending"
+    complexity = 2
+    optimal_steps = 7
+    goal_template = "Text \"{body}\" to the contact whose phone number ends in {ending}. I don't remember their name."
+    goal_phrasings = ("I only remember that their number ends in {ending}: send that contact \"{body}\".",
+                      ("Could you find the person in my contacts whose number ends with {ending} and text them "
+                       "\"{body}\"?"),
+                      "Contact with a number ending {ending} -> text \"{body}\".")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = distinct_people(rng, 2)
+        ending = normalize_number(a["number"])[-4:]
+        # a look-alike whose number has the same four digits in the middle, not at the end
+        area = normalize_number(b["number"])[:3]
+        tail = f"{ending[3]}{rng.randint(0, 999):03d}"
+        while tail == ending:
+            tail = f"{ending[3]}{rng.randint(0, 999):03d}"
+        return {"first": a["first"], "last": a["last"], "name": a["name"], "number": a["number"],
+                "ending": ending, "other_first": b["first"], "other_last": b["last"],
+                "other_number": f"({area}) {ending[:3]}-{tail}", "body": rng.choice(BODIES)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for c in live_contacts(phone):  # nobody else's number shows up when the ending is typed
+            for num, _t in contact_info(phone, c["_id"])["phones"]:
+                if params["ending"] in normalize_number(num):
+                    remove_contacts_with_number(phone, num)
+        fresh_person(phone, params["first"], params["last"], params["number"])
+        fresh_person(phone, params["other_first"], params["other_last"], params["other_number"])
+        now = phone.now
+        add_sms(phone, params["number"], "Nice to meet you at the conference!", when=now - timedelta(days=9))
+        add_sms(phone, params["other_number"], "Thanks for the ride today", when=now - timedelta(days=4))
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if only_sent(sms_diff(phone, self, params), [(params["number"], params["body"])]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        if on_thread(phone, params["number"]):
+            return send_in_thread(phone, obs, params["body"])
+        step = to_compose(phone, obs)
+        if step is not None:
+            return step
+        scr = phone.screen
+        assert scr is not None
+        if scr.fields.get("to", "") != params["ending"]:
+            return type_into(obs, params["ending"], resource_id="recipient_text_view") or BACK
+        return click_or_scroll(phone, obs, text=params["number"], resource_id="contact_picker_row")
+
+
+@register_task
+class QueryChatNumberOfContact(MessagesTemplate):
+    name = "messages_query_chat_number_of_contact"
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = "{name} has two phone numbers saved. Which of them have we been texting on? Answer with that number."
+    goal_phrasings = ("Which of {name}'s two numbers does my conversation with them in Messages use? Give the number.",
+                      ("Could you check which number my chat with {name} goes to? They have two saved; answer "
+                       "with the phone number."),
+                      "{name}: two numbers saved, one chat. The chat's number?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        return dict(self.person_params(rng), work=random_number(rng), chat_work=rng.random() < 0.5,
+                    work_first=rng.random() < 0.5)
+
+    def chat(self, params: dict[str, Any]) -> str:
+        return params["work"] if params["chat_work"] else params["number"]
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        remove_contacts_with_number(phone, params["work"])
+        tid = thread_for(phone, params["work"])
+        if tid is not None:
+            delete_thread(phone, tid)
+        cid = fresh_person(phone, params["first"], params["last"], params["number"])
+        rows = [(params["number"], PHONE_TYPES["Mobile"]), (params["work"], PHONE_TYPES["Work"])]
+        phone.execute("DELETE FROM data WHERE raw_contact_id=? AND mimetype=?", (cid, MIME_PHONE))
+        for num, ptype in rows[::-1] if params["work_first"] else rows:
+            phone.execute("INSERT INTO data(raw_contact_id, mimetype, data1, data2) VALUES(?,?,?,?)",
+                          (cid, MIME_PHONE, num, ptype))
+        n, now = self.chat(params), phone.now
+        add_sms(phone, n, "Can you send me the report when it's ready?", when=now - timedelta(days=2, hours=3))
+        add_sms(phone, n, "Sure, by Friday", kind=TYPE_SENT, when=now - timedelta(days=2, hours=2))
+        add_sms(phone, n, "Perfect, thanks", when=now - timedelta(days=2, hours=1))
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        other = params["number"] if params["chat_work"] else params["work"]
+        ok = number_answer_matches(answer, self.chat(params)) and not number_answer_matches(answer, other)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        n = self.chat(params)
+        step = open_chat(phone, obs, n)
+        if step is not None:
+            return step
+        if phone.toast and normalize_number(n) in normalize_number(phone.toast):
+            return answer(n)
+        if phone.dialog is not None:
+            return BACK
+        if phone.menu_open:
+            return click(obs, text="Details") or BACK
+        return click(obs, desc="More options") or BACK
+
+
+EVENTS_RSVP = ("the housewarming", "the pub quiz", "Sam's farewell drinks", "the charity run", "the picnic")
+
+
+@register_task
+class DeleteChatIfConfirmed(MessagesTemplate):
+    name = "messages_delete_chat_if_confirmed"
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("I asked {name} whether they're coming to {event}. If they've said yes in our chat, I don't need "
+                     "that conversation any more: delete it. If they haven't confirmed, text them \"{body}\".")
+    goal_phrasings = (("Check {name}'s answer about {event}: a yes means delete our whole conversation; no clear yes "
+                       "means send them \"{body}\"."),
+                      ("Could you look at my chat with {name}? If they confirmed {event}, delete the conversation; "
+                       "otherwise text \"{body}\"."),
+                      "{name} and {event}: confirmed -> delete our chat; not confirmed -> text \"{body}\".")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = distinct_people(rng, 2)
+        event = rng.choice(EVENTS_RSVP)
+        return {"first": a["first"], "last": a["last"], "name": a["name"], "number": a["number"],
+                "people_b": b, "event": event, "confirmed": rng.random() < 0.5,
+                "body": f"Just checking: are you coming to {event}? Let me know today!"}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        b = params["people_b"]
+        set_up_people(phone, [params, b])
+        ev, now = params["event"], phone.now
+        yes, maybe = f"Yes! Count me in for {ev} 🙌", f"Not sure yet, I'll let you know about {ev}"
+        for who, said, hours in ((params, yes if params["confirmed"] else maybe, 5),
+                                 (b, maybe if params["confirmed"] else yes, 7)):  # the other chat says the opposite
+            when = now - timedelta(hours=hours)
+            add_sms(phone, who["number"], f"Are you coming to {ev} on Saturday?", kind=TYPE_SENT,
+                    when=when - timedelta(minutes=40))
+            add_sms(phone, who["number"], said, when=when)
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        diff = sms_diff(phone, self, params)
+        if not params["confirmed"]:
+            return 1.0 if only_sent(diff, [(params["number"], params["body"])]) else 0.0
+        added, removed, changed = diff
+        before = baseline_rows(phone, self, params, f"SELECT {SMS_COLS} FROM sms ORDER BY _id")
+        tids = {r[1] for r in before if normalize_number(r[2]) == normalize_number(params["number"])}
+        want = {r[0] for r in before if r[1] in tids}
+        gone = thread_for(phone, params["number"]) is None
+        return 1.0 if gone and not added and not changed and {r[0] for r in removed} == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        n = params["number"]
+        step = look_first(phone, f"{self.name}:read", lambda: open_chat(phone, obs, n) or dismiss_popups(phone))
+        if step is not None:
+            return step
+        dlg = phone.dialog
+        if dlg is not None and dlg.data.get("args", {}).get("thread_id") == thread_for(phone, n):
+            step = confirm_delete(phone, obs, "delete_conversation")
+            if step is not None:
+                return step
+        step = open_chat(phone, obs, n)
+        if step is not None:
+            return step
+        if not params["confirmed"]:
+            return send_in_thread(phone, obs, params["body"])
+        if phone.dialog is not None:
+            return BACK
+        if phone.menu_open:
+            return click(obs, text="Delete") or BACK
+        return click(obs, desc="More options") or BACK
+
+
+@register_task
+class OneCopyEach(MessagesTemplate):
+    name = "messages_make_sure_each_got_one_copy"
+    complexity = 4
+    optimal_steps = 13
+    goal_template = ("I meant to send \"{body}\" once each to {name_1}, {name_2} and {name_3}, but my phone acted up. "
+                     "Make sure each of them has it exactly once: remove any extra copy and send it to whoever is "
+                     "missing it.")
+    goal_phrasings = (("My phone glitched while texting \"{body}\" to {name_1}, {name_2} and {name_3}. Fix it so "
+                       "every one of them got it exactly one time."),
+                      ("Could you check my chats with {name_1}, {name_2} and {name_3}? Each should have my text "
+                       "\"{body}\" once: delete doubles, send it where it's missing."),
+                      "\"{body}\": exactly one copy each for {name_1}, {name_2} and {name_3}. Fix what's off.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, 3)
+        kinds = ["ok", "twice", "none"]
+        rng.shuffle(kinds)
+        for p, k, h in zip(people, kinds, rng.sample(range(2, 30), 3)):
+            p.update(kind=k, hours=h)
+        return {"people": people, "body": rng.choice(BODIES), "name_1": people[0]["name"],
+                "name_2": people[1]["name"], "name_3": people[2]["name"]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        set_up_people(phone, params["people"])
+        for p in params["people"]:
+            when = phone.now - timedelta(hours=p["hours"])
+            add_sms(phone, p["number"], "Hey, any news?", when=when)
+            for k in range({"ok": 1, "twice": 2, "none": 0}[p["kind"]]):
+                add_sms(phone, p["number"], params["body"], kind=TYPE_SENT, when=when + timedelta(minutes=10 + k))
+            if p["kind"] != "none":
+                add_sms(phone, p["number"], "👍", when=when + timedelta(minutes=20))
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = sms_diff(phone, self, params)
+        (none,) = [p for p in params["people"] if p["kind"] == "none"]
+        (twice,) = [p for p in params["people"] if p["kind"] == "twice"]
+        ok_added = len(added) == 1 and added[0][5] == TYPE_SENT and \
+            _key(added[0][2], added[0][3]) == _key(none["number"], params["body"])
+        ok_removed = len(removed) == 1 and removed[0][5] == TYPE_SENT and \
+            _key(removed[0][2], removed[0][3]) == _key(twice["number"], params["body"])
+        return 1.0 if ok_added and ok_removed and not changed else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        body = params["body"]
+        for i, p in enumerate(params["people"]):
+            n = delivered_count(phone, p["number"], body)
+            if p["kind"] == "none" and n == 0:
+                return open_chat(phone, obs, p["number"]) or send_in_thread(phone, obs, body)
+            if p["kind"] == "twice" and n > 1:
+                rows = [m for m in thread_rows(phone, p["number"]) if m["type"] == TYPE_SENT and m["body"] == body]
+                if not (on_thread(phone, p["number"]) and phone.dialog is not None) and \
+                        (phone.dialog is not None or phone.menu_open):
+                    return BACK
+                return delete_sms_row(phone, obs, p["number"], rows[-1]["_id"], body)
+            if p["kind"] == "ok":
+                step = look_first(phone, f"{self.name}:{i}",
+                                  lambda p=p: open_chat(phone, obs, p["number"]) or dismiss_popups(phone))
+                if step is not None:
+                    return step
+        raise TaskError("oracle: every chat has one copy but the task is not done")
+
+
+@register_task
+class QueryOrderOfLastTexts(MessagesTemplate):
+    name = "messages_query_order_of_last_texts"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("Put {name_1}, {name_2} and {name_3} in order of when each of them last texted me, most recent "
+                     "first. Answer with the three names in that order.")
+    goal_phrasings = (("Who of {name_1}, {name_2} and {name_3} sent me a text most recently, who next, and who "
+                       "longest ago? List the three names in that order."),
+                      ("Could you rank {name_1}, {name_2} and {name_3} by their latest message to me, newest "
+                       "first?"),
+                      "Newest to oldest, by their last text to me: {name_1}, {name_2}, {name_3}?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, 3)
+        for p, h in zip(people, rng.sample(range(3, 80), 3)):
+            p["hours"] = h
+        # someone who did not text me last gets my reply after everyone's texts: their chat tops the list
+        late = rng.choice(sorted(people, key=lambda p: p["hours"])[1:])
+        late["my_reply"] = True
+        return {"people": people, "name_1": people[0]["name"], "name_2": people[1]["name"],
+                "name_3": people[2]["name"]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        set_up_people(phone, params["people"])
+        first = min(p["hours"] for p in params["people"])
+        for p in params["people"]:
+            when = phone.now - timedelta(hours=p["hours"])
+            add_sms(phone, p["number"], "How's your week going?", kind=TYPE_SENT, when=when - timedelta(hours=2))
+            add_sms(phone, p["number"], rng_text(False, p["hours"]), when=when)
+            if p.get("my_reply"):
+                add_sms(phone, p["number"], "Sorry, only seeing this now!", kind=TYPE_SENT,
+                        when=phone.now - timedelta(hours=first - 1))
+        record_baseline(phone)
+
+    def order(self, phone: Phone, params: dict[str, Any]) -> list[str]:
+        last = {}
+        for p in params["people"]:
+            got = [m["date"] for m in thread_rows(phone, p["number"]) if m["type"] == TYPE_INBOX]
+            last[p["name"]] = max(got) if got else 0
+        return sorted(last, key=lambda name: -last[name])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = [p["name"] for p in sorted(params["people"], key=lambda p: p["hours"])]
+        return 1.0 if self.order(phone, params) == want and names_in_order(answer, want) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for i, p in enumerate(params["people"]):
+            step = look_first(phone, f"{self.name}:{i}",
+                              lambda p=p: open_chat(phone, obs, p["number"]) or dismiss_popups(phone))
+            if step is not None:
+                return step
+        return answer(", ".join(self.order(phone, params)))
+
+
+OWED_FOR = ("the concert tickets", "the groceries", "the taxi", "the birthday gift", "the dinner", "the gas")
+
+
+@register_task
+class QueryTotalOwed(MessagesTemplate):
+    name = "messages_query_total_owed"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("{name_1} and {name_2} each texted me how much I owe them. How much do I owe the two of them "
+                     "altogether? Answer in dollars.")
+    goal_phrasings = ("Add up what I still owe {name_1} and {name_2}, going by their texts. The total in dollars?",
+                      "Could you check my chats with {name_1} and {name_2} and tell me the total I owe them?",
+                      "Total I owe {name_1} + {name_2} (from their messages), in dollars?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, 2)
+        things = rng.sample(OWED_FOR, 3)
+        for p, thing in zip(people, things):
+            p.update(thing=thing, cents=rng.randint(8, 95) * 100 + rng.choice((0, 25, 50, 75, 40)),
+                     hours=rng.randint(3, 60))
+        people[rng.randrange(2)]["settled"] = {"thing": things[2], "cents": rng.randint(10, 60) * 100 + 50}
+        return {"people": people, "name_1": people[0]["name"], "name_2": people[1]["name"]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        set_up_people(phone, params["people"])
+        for p in params["people"]:
+            when = phone.now - timedelta(hours=p["hours"])
+            if "settled" in p:  # an older amount that is paid already: a near miss
+                s = p["settled"]
+                add_sms(phone, p["number"], f"You owe me ${dollars(s['cents'])} for {s['thing']}",
+                        when=when - timedelta(days=6))
+                add_sms(phone, p["number"], "Sent it just now!", kind=TYPE_SENT, when=when - timedelta(days=6, hours=-1))
+                add_sms(phone, p["number"], f"Got the ${dollars(s['cents'])}, thanks, we're square",
+                        when=when - timedelta(days=6, hours=-2))
+            add_sms(phone, p["number"], f"You owe me ${dollars(p['cents'])} for {p['thing']}, no rush", when=when)
+            add_sms(phone, p["number"], "Will pay you back this week", kind=TYPE_SENT, when=when + timedelta(minutes=8))
+        record_baseline(phone)
+
+    def total(self, params: dict[str, Any]) -> int:
+        return sum(p["cents"] for p in params["people"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        settled = sum(p["settled"]["cents"] for p in params["people"] if "settled" in p)
+        ok = money_matches(answer, self.total(params)) and not money_matches(answer, self.total(params) + settled)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for i, p in enumerate(params["people"]):
+            step = look_first(phone, f"{self.name}:{i}",
+                              lambda p=p: open_chat(phone, obs, p["number"]) or dismiss_popups(phone))
+            if step is not None:
+                return step
+        return answer(f"${dollars(self.total(params))}")
+
+
+MISSENT = ("The spare key is in the blue flowerpot", "Dinner is booked for 7:30 at Bombay Kitchen",
+           "The wifi password is on the fridge", "I'll pick you up at the station at 6",
+           "Don't forget to bring the tent poles")
+
+
+@register_task
+class MoveTextToRightPerson(MessagesTemplate):
+    name = "messages_move_text_to_right_person"
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("I sent \"{body}\" to {name} by mistake; it was meant for {name_b}. Get it to {name_b} and delete "
+                     "it from my chat with {name}.")
+    goal_phrasings = (("Wrong person: my text \"{body}\" went to {name} instead of {name_b}. Pass it on to {name_b} "
+                       "and remove it from {name}'s chat."),
+                      ("Could you move my message \"{body}\" from my conversation with {name} to {name_b}? Send it "
+                       "to {name_b}, then delete it where it is."),
+                      "\"{body}\": meant for {name_b}, sent to {name}. Fix that (send to {name_b}, delete at {name}).")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = distinct_people(rng, 2)
+        return {"first": a["first"], "last": a["last"], "name": a["name"], "number": a["number"],
+                "people_b": b, "name_b": b["name"], "body": rng.choice(MISSENT), "hours": rng.randint(1, 20)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        b = params["people_b"]
+        set_up_people(phone, [params, b])
+        when = phone.now - timedelta(hours=params["hours"])
+        add_sms(phone, params["number"], "Did you watch the game last night?", when=when - timedelta(hours=3))
+        add_sms(phone, params["number"], "Only the second half!", kind=TYPE_SENT, when=when - timedelta(hours=2))
+        add_sms(phone, params["number"], params["body"], kind=TYPE_SENT, when=when)
+        add_sms(phone, b["number"], "Are we still on for this weekend?", when=when - timedelta(hours=5))
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = sms_diff(phone, self, params)
+        ok_removed = len(removed) == 1 and removed[0][5] == TYPE_SENT and \
+            _key(removed[0][2], removed[0][3]) == _key(params["number"], params["body"])
+        return 1.0 if ok_removed and only_sent((added, [], changed),
+                                                [(params["people_b"]["number"], params["body"])]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        b, body, n = params["people_b"], params["body"], params["number"]
+        scr = phone.screen
+        here = phone.foreground == APP and scr is not None
+        if delivered_count(phone, b["number"], body) == 0:
+            if on_thread(phone, b["number"]) or (here and scr.name == "compose" and phone.dialog is None):
+                return to_thread(phone, obs, b["number"], via_name=b["name"]) or send_in_thread(phone, obs, body)
+            step = open_chat(phone, obs, n)
+            if step is not None:
+                return step
+            sid = sms_with(phone, n, body)
+            if sid is None:
+                raise TaskError("oracle: the mistaken text is gone before it was passed on")
+            return pick_message(phone, obs, sid, body) or click(obs, desc="Forward") or BACK
+        sid = sms_with(phone, n, body)
+        if sid is None:
+            raise TaskError("oracle: the mistaken text is gone but the task is not done")
+        if not on_thread(phone, n) and (phone.dialog is not None or phone.menu_open):
+            return BACK
+        return delete_sms_row(phone, obs, n, sid, body)
+
+
+@register_task
+class TextLeaveTimeFromOtherChat(MessagesTemplate):
+    name = "messages_text_leave_time_from_other_chat"
+    complexity = 3
+    optimal_steps = 7
+    goal_template = ("{name}'s flight lands today and {name_b} is driving me to pick them up; the drive to the airport "
+                     "takes {drive} minutes. Text {name_b} the time we have to leave to get there right when it lands "
+                     "(just the time, e.g. 5:40 PM).")
+    goal_phrasings = (("{name_b} is driving me to the airport for {name}'s flight today ({drive} minutes away). "
+                       "Work out from {name}'s texts when we must leave and text {name_b} that time."),
+                      ("Could you text {name_b} our leaving time? We need to be at the airport when {name} lands "
+                       "today, and it's a {drive}-minute drive."),
+                      "Leave time = {name}'s landing time minus {drive} minutes. Text it to {name_b}.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = distinct_people(rng, 2)
+        planned = rng.randint(13 * 12, 19 * 12) * 5
+        lands = planned + rng.choice((35, 50, 65, 80, 95))
+        return {"first": a["first"], "last": a["last"], "name": a["name"], "number": a["number"],
+                "people_b": b, "name_b": b["name"], "drive": rng.choice((25, 35, 40, 45, 55, 70)),
+                "planned": planned, "lands": lands}
+
+    def leave(self, params: dict[str, Any]) -> tuple[int, int]:
+        m = params["lands"] - params["drive"]
+        return m // 60, m % 60
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        b = params["people_b"]
+        set_up_people(phone, [params, b])
+        n, now = params["number"], phone.now
+        p, ln = params["planned"], params["lands"]
+        add_sms(phone, n, f"My flight lands at {say_clock(p // 60, p % 60)} today, see you at arrivals!",
+                when=now - timedelta(days=1, hours=3))
+        add_sms(phone, n, "Can't wait!", kind=TYPE_SENT, when=now - timedelta(days=1, hours=2))
+        add_sms(phone, n, f"Ugh, delayed. New landing time is {say_clock(ln // 60, ln % 60)}",
+                when=now - timedelta(minutes=50))
+        add_sms(phone, b["number"], "Happy to drive you to the airport today, just tell me when to leave",
+                when=now - timedelta(hours=16))
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = sms_diff(phone, self, params)
+        if removed or changed or len(added) != 1 or added[0][5] != TYPE_SENT or \
+                normalize_number(added[0][2]) != normalize_number(params["people_b"]["number"]):
+            return 0.0
+        return 1.0 if times_in(added[0][3]) == {self.leave(params)} else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = look_first(phone, f"{self.name}:lands",
+                          lambda: open_chat(phone, obs, params["number"]) or dismiss_popups(phone))
+        if step is not None:
+            return step
+        h, m = self.leave(params)
+        return open_chat(phone, obs, params["people_b"]["number"]) or \
+            send_in_thread(phone, obs, f"We need to leave at {say_clock(h, m)}")
+
+
+@register_task
+class RetryOrFollowUp(MessagesTemplate):
+    name = "messages_retry_or_follow_up"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("My last text to {name} was \"{body}\". If it didn't go through, resend it; if it was delivered, "
+                     "follow up with \"{followup}\".")
+    goal_phrasings = (("Did \"{body}\" reach {name}? Not sent -> send it again; delivered -> text them "
+                       "\"{followup}\"."),
+                      ("Could you check my latest message to {name} (\"{body}\")? Resend it if it failed, otherwise "
+                       "send \"{followup}\"."),
+                      "\"{body}\" to {name}: failed means resend, delivered means follow up with \"{followup}\".")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        body, old = rng.sample(BODIES, 2)
+        return dict(self.person_params(rng), body=body, old=old, failed=rng.random() < 0.5,
+                    followup="Did you see my last message?")
+
+    def extra_setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n, now = params["number"], phone.now
+        add_sms(phone, n, params["old"], kind=TYPE_FAILED, when=now - timedelta(days=3))  # an old failure stays
+        add_sms(phone, n, "Hi! Long time no see", when=now - timedelta(days=1, hours=4))
+        add_sms(phone, n, params["body"], kind=TYPE_FAILED if params["failed"] else TYPE_SENT,
+                when=now - timedelta(hours=2))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        diff = sms_diff(phone, self, params)
+        if not params["failed"]:
+            return 1.0 if only_sent(diff, [(params["number"], params["followup"])]) else 0.0
+        want = _key(params["number"], params["body"])
+        added, removed, changed = diff
+        others = [r for r in added + removed if _key(r[2], r[3]) != want] + \
+            [new for old, new in changed if _key(old[2], old[3]) != want or _key(new[2], new[3]) != want]
+        final = [m["type"] for m in phone.query("SELECT address, body, type FROM sms")
+                 if _key(m["address"], m["body"]) == want]
+        return 1.0 if not others and final == [TYPE_SENT] else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = open_chat(phone, obs, params["number"])
+        if step is not None:
+            return step
+        if not params["failed"]:
+            return send_in_thread(phone, obs, params["followup"])
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        scr = phone.screen
+        assert scr is not None
+        if scr.state.get("selected_msg") is not None:
+            return click(obs, desc="Cancel selection") or BACK
+        i = bubble(obs, params["body"])
+        if i is None:
+            return scroll_toward(phone, obs, text=params["body"], resource_id="message_content") or BACK
+        return Action(action_type="click", index=i)
+
+
+@register_task
+class QueryUnreadSenders(MessagesTemplate):
+    name = "messages_query_unread_senders"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = ("Who has texted me that I haven't read yet? Look through my conversation list and name everyone "
+                     "whose conversation is unread (there are {count}).")
+    goal_phrasings = ("Name all {count} people whose chats in Messages are still unread.",
+                      "Could you tell me which conversations I haven't read yet? There are {count}; give the names.",
+                      "Unread conversations ({count}): whose are they?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, 6)
+        count = rng.choice((2, 3))
+        # spread over the list: some unread chats are far down it, below the seeded ones
+        hours = rng.sample(range(1, 40), 3) + rng.sample(range(300, 500), 3)
+        rng.shuffle(hours)
+        for i, (p, h) in enumerate(zip(people, hours)):
+            p.update(hours=h, unread=i < count)
+        rng.shuffle(people)
+        return {"people": people, "count": count}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        set_up_people(phone, params["people"])
+        mark_everything_read(phone)
+        for p in params["people"]:
+            when = phone.now - timedelta(hours=p["hours"])
+            add_sms(phone, p["number"], "Hey, got a minute?", kind=TYPE_SENT, when=when - timedelta(hours=1))
+            add_sms(phone, p["number"], rng_text(False, p["hours"]), when=when, read=not p["unread"])
+        record_baseline(phone)
+
+    def unread(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return sorted((p for p in params["people"] if p["unread"]), key=lambda p: p["hours"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        rows = baseline_rows(phone, self, params, "SELECT recipient_ids, read FROM threads ORDER BY _id")
+        unread = {display_name(phone, a) for a, r in rows if not r}
+        if unread != {p["name"] for p in params["people"] if p["unread"]}:
+            return 0.0
+        read = {display_name(phone, a) for a, r in rows if r}
+        ok = all(answer_matches(answer, n) for n in unread) and not any(answer_matches(answer, n) for n in read)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for p in self.unread(params):
+            def see(p: dict[str, Any] = p) -> Action | None:
+                step = dismiss_popups(phone) or to_list(phone, obs)
+                if step is not None:
+                    return step
+                return None if row_index(phone, obs, p["number"]) is not None else row_scroll(phone, obs, p["number"])
+            step = look_first(phone, f"{self.name}:{p['name']}", see)
+            if step is not None:
+                return step
+        return answer(", ".join(p["name"] for p in self.unread(params)))
+
+
+@register_task
+class QueryChatWithUnsentText(MessagesTemplate):
+    name = "messages_query_chat_with_unsent_text"
+    kind = "query"
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("One of my chats with {name_1}, {name_2} and {name_3} has a text of mine that never went through. "
+                     "Whose chat is it? Answer with the name.")
+    goal_phrasings = ("Which of {name_1}, {name_2} or {name_3} has a message from me marked Not sent in our chat?",
+                      ("Could you find out which conversation, with {name_1}, {name_2} or {name_3}, has one of my "
+                       "texts that failed to send?"),
+                      "Failed text somewhere in my chats with {name_1}, {name_2}, {name_3}: whose chat?")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        people = distinct_people(rng, 3)
+        bad = rng.randrange(3)
+        for i, (p, h) in enumerate(zip(people, rng.sample(range(2, 60), 3))):
+            p.update(failed=i == bad, hours=h, texts=rng.sample(BODIES, 2))
+        return {"people": people, "name_1": people[0]["name"], "name_2": people[1]["name"],
+                "name_3": people[2]["name"]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        set_up_people(phone, params["people"])
+        for p in params["people"]:
+            when = phone.now - timedelta(hours=p["hours"])
+            a, b = p["texts"]
+            # the failed text is not the newest one, so the list's "Not sent" snippet does not give it away
+            add_sms(phone, p["number"], a, kind=TYPE_FAILED if p["failed"] else TYPE_SENT,
+                    when=when - timedelta(minutes=30))
+            add_sms(phone, p["number"], "Hello? Are you there?" if p["failed"] else "Sounds good!",
+                    when=when - timedelta(minutes=10))
+            add_sms(phone, p["number"], b, kind=TYPE_SENT, when=when)
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        (bad,) = [p for p in params["people"] if p["failed"]]
+        before = baseline_rows(phone, self, params, f"SELECT {SMS_COLS} FROM sms ORDER BY _id")
+        failed = {normalize_number(r[2]) for r in before if r[5] == TYPE_FAILED}
+        if [p["name"] for p in params["people"] if normalize_number(p["number"]) in failed] != [bad["name"]]:
+            return 0.0
+        ok = answer_matches(answer, bad["name"]) and \
+            not any(answer_matches(answer, p["name"]) for p in params["people"] if p is not bad)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for i, p in enumerate(params["people"]):  # read the chats in turn until a failed text shows up
+            step = look_first(phone, f"{self.name}:{i}",
+                              lambda p=p: open_chat(phone, obs, p["number"]) or dismiss_popups(phone))
+            if step is not None:
+                return step
+            if p["failed"]:
+                return answer(p["name"])
+        raise TaskError("oracle: no chat has a failed text")
+
+
+@register_task
+class DeleteMyTextsInChat(MessagesTemplate):
+    name = "messages_delete_my_texts_in_chat"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("I regret what I wrote to {name}. Delete every message I sent in our chat, but keep all of "
+                     "{name}'s messages and the conversation itself.")
+    goal_phrasings = (("Take back everything I texted {name}: remove my messages from our conversation and leave "
+                       "theirs."),
+                      "Could you delete all of my own texts in my chat with {name}? Their messages stay.",
+                      "Chat with {name}: my messages go, theirs stay.")
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        a, b = distinct_people(rng, 2)
+        ways = [">", ">", "<", "<", "<"] + ([">"] if rng.random() < 0.5 else [])
+        rng.shuffle(ways)
+        ways[-1] = "<"  # they have the last word
+        return {"first": a["first"], "last": a["last"], "name": a["name"], "number": a["number"],
+                "people_b": b, "lines": [[w, rng.choice(CHATTER) if w == "<" else rng_text(True, k)]
+                                         for k, w in enumerate(ways)]}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        b = params["people_b"]
+        set_up_people(phone, [params, b])
+        start = phone.now - timedelta(hours=6)
+        for k, (way, text) in enumerate(params["lines"]):
+            add_sms(phone, params["number"], text, kind=TYPE_SENT if way == ">" else TYPE_INBOX,
+                    when=start + timedelta(minutes=11 * k))
+        # my texts in another chat stay
+        add_sms(phone, b["number"], "Sounds good", kind=TYPE_SENT, when=start - timedelta(hours=2))
+        add_sms(phone, b["number"], "Great, see you", when=start - timedelta(hours=1))
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        before = baseline_rows(phone, self, params, f"SELECT {SMS_COLS} FROM sms ORDER BY _id")
+        added, removed, changed = sms_diff(phone, self, params)
+        want = {r[0] for r in before if r[5] == TYPE_SENT and
+                normalize_number(r[2]) == normalize_number(params["number"])}
+        return 1.0 if want and not added and not changed and {r[0] for r in removed} == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        mine = [m for m in thread_rows(phone, params["number"]) if m["type"] == TYPE_SENT]
+        if not mine:
+            raise TaskError("oracle: none of my texts left but the task is not done")
+        if not on_thread(phone, params["number"]) and (phone.dialog is not None or phone.menu_open):
+            return BACK
+        m = mine[-1]
+        return delete_sms_row(phone, obs, params["number"], m["_id"], m["body"])

@@ -17,7 +17,7 @@ from typing import Any
 from droidverify.actions.model import Action
 from droidverify.env.records import Observation
 from droidverify.env.sim import storage as st
-from droidverify.env.sim.apps.calendar import add_event, event_by_title, fmt_day
+from droidverify.env.sim.apps.calendar import add_event, event_by_title, events_on, fmt_day
 from droidverify.env.sim.apps.contacts import (
     LAST_NAMES,
     PHONE_TYPES,
@@ -29,6 +29,10 @@ from droidverify.env.sim.apps.contacts import (
 )
 from droidverify.env.sim.apps.expenses import parse_money
 from droidverify.env.sim.apps.messages import TYPE_SENT, add_sms, sent_messages
+from droidverify.env.sim.apps.todo import KEY as TODO
+from droidverify.env.sim.apps.todo import add_task as add_todo
+from droidverify.env.sim.apps.todo import due_ms, list_id, show_completed
+from droidverify.env.sim.apps.todo import tasks as todo_tasks
 from droidverify.env.sim.phone import Phone
 from droidverify.env.sim.storage import ROOT
 from droidverify.env.sim.timeutil import to_ms
@@ -77,9 +81,12 @@ from droidverify.tasks.helpers import (
     click_or_scroll,
     dismiss_popups,
     dollars,
+    find,
     look_first,
     money_matches,
     navigate,
+    open_app,
+    scroll_toward,
     type_into,
 )
 from droidverify.tasks.helpers.clock import edit_draft, labelled, open_alarm_editor, say_time, to_tab
@@ -99,12 +106,31 @@ from droidverify.tasks.notes import (
     notes_named,
     one_note,
     open_note,
+    same_text,
     to_folder,
     write_note,
 )
 from droidverify.tasks.registry import register_task
 from droidverify.tasks.settings import NAMES as DEVICE_NAMES
 from droidverify.tasks.settings import TO_ABOUT
+from droidverify.tasks.todo import (
+    ERRAND_LISTS,
+    NEW_GROCERIES,
+    fill_editor,
+    find_task,
+    in_editor,
+    lists_unchanged,
+    norm,
+    only_change,
+    open_editor,
+    prio,
+    say_day,
+    task_diff,
+    to_list,
+    via_menu,
+)
+from droidverify.tasks.todo import NEW_TITLES as TODO_TITLES
+from droidverify.tasks.todo import PAIRS as TODO_PAIRS
 
 TOMORROW = TODAY + timedelta(days=1)
 
@@ -755,3 +781,644 @@ __all__ = [
     "TextBirthdayToday", "TextEventLocation", "TextHalfOfExpense", "create_alarm", "create_note", "listed_names",
     "look_first",
 ]
+
+
+# ---- round 2: the to-do app (Tasks) and Markor as partners; what is read in one app decides what is
+# done in the other (which items to add, which to tick, text or re-prioritise), partly done goals,
+# the Tasks search screen and its hidden completed tasks, and derived due dates ---------------------
+def todo_search(phone: Phone, obs: Observation, query: str) -> Action | None:
+    """Next step toward the Tasks search screen showing the results for ``query``; None once they show."""
+    scr = phone.screen
+    if phone.foreground != TODO:
+        return open_app(phone, TODO)
+    assert scr is not None
+    if phone.dialog is not None or phone.menu_open:
+        return BACK
+    if scr.name == "search":
+        return None if scr.fields.get("query", "") == query else \
+            type_into(obs, query, resource_id="search_input") or BACK
+    if scr.name == "main" and not scr.state.get("drawer") and scr.state.get("selected") is None:
+        return click(obs, desc="Search") or BACK
+    return BACK
+
+
+def make_task(phone: Phone, obs: Observation, title: str, list_name: str, due: date | None = None) -> Action:
+    """Create the to-do ``title`` in ``list_name`` (due ``due``), or fix an earlier try of that title."""
+    values: dict[str, Any] = {"title": title, "list_name": list_name}
+    if due is not None:
+        values["due"] = due
+    mine = [t for t in todo_tasks(phone) if norm(t["title"]) == norm(title)]
+    if mine:
+        return open_editor(phone, obs, mine[0]) or fill_editor(phone, obs, **values)
+    if in_editor(phone, None):
+        return fill_editor(phone, obs, **values)
+    return to_list(phone, obs, list_name) or click(obs, desc="Create new task") or BACK
+
+
+def one_new_task(phone: Phone, template: TaskTemplate, params: dict[str, Any], title: str, list_name: str,
+                 due: date | None) -> bool:
+    """Exactly one to-do was added, ``title`` in ``list_name``, open, due ``due``; nothing else changed."""
+    added, removed, changed = task_diff(phone, template, params)
+    if removed or changed or len(added) != 1 or not lists_unchanged(phone, template, params):
+        return False
+    row = added[0]
+    return norm(row[2]) == norm(title) and row[1] == list_id(phone, list_name) and row[6] == 0 and \
+        row[4] == (due_ms(due) if due is not None else 0)
+
+
+def checklist_body(title: str, lines: list[list[Any]]) -> str:
+    return f"# {title}\n" + "\n".join(f"- [{'x' if done else ' '}] {item}" for item, done in lines)
+
+
+CHECK_NOTES = ("Weekend chores", "Before the trip", "Moving checklist", "House jobs")
+
+
+@register_task
+class TasksFromNoteOpenItems(TaskTemplate):
+    name = "multi_tasks_from_note_open_items"
+    apps = ("Markor", "Tasks")
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("My Markor note \"{note}\" is a checklist. Put every item I haven't ticked off yet on my "
+                     "{list} list in Tasks, one task each; skip the ticked ones and anything already on that list.")
+    goal_phrasings = (
+        ("Could you go through the checklist in my Markor note \"{note}\" and add the unticked items to my {list} "
+         "list in Tasks? Ticked items are done, and don't add one that's on the list already."),
+        ("I need the open items of my note \"{note}\" as to-dos in the {list} list (one per item; not the "
+         "checked-off ones, and no duplicates of what's there)."),
+        ("Some of the to-dos in my Markor checklist \"{note}\" are already done or already in Tasks. Add the rest "
+         "(the unticked ones missing from my {list} list) to {list}."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        picks = rng.sample(TODO_TITLES, 5)
+        lines = [[t, i >= 3] for i, t in enumerate(picks)]
+        rng.shuffle(lines)
+        return {"note": rng.choice(CHECK_NOTES), "list": rng.choice(ERRAND_LISTS), "lines": lines,
+                "already": picks[0]}
+
+    def wanted(self, params: dict[str, Any]) -> list[str]:
+        return [t for t, done in params["lines"] if not done and t != params["already"]]
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["note"] + ".md", checklist_body(params["note"], params["lines"]))
+        for t, _ in params["lines"]:
+            phone.execute("DELETE FROM todo_tasks WHERE lower(title) = lower(?)", (t,))
+        add_todo(phone, params["list"], params["already"])  # partly done: this one is on the list already
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = task_diff(phone, self, params)
+        lid = list_id(phone, params["list"])
+        ok = not removed and not changed and lists_unchanged(phone, self, params) and \
+            sorted(norm(r[2]) for r in added) == sorted(norm(t) for t in self.wanted(params)) and \
+            all(r[1] == lid and r[6] == 0 for r in added)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = look_first(phone, self.name, lambda: open_note(phone, obs, params["note"]))
+        if step is not None:
+            return step
+        lid = list_id(phone, params["list"])
+        have = {norm(t["title"]) for t in todo_tasks(phone, "t.list_id = ?", (lid,))}
+        missing = [t for t in self.wanted(params) if norm(t) not in have]
+        if not missing:
+            return COMPLETE
+        if in_editor(phone, None):
+            return fill_editor(phone, obs, title=missing[0], list_name=params["list"])
+        return to_list(phone, obs, params["list"]) or click(obs, desc="Create new task") or BACK
+
+
+DONE_NOTES = ("Done today", "Finished this week", "Today's wins")
+
+
+@register_task
+class CompleteTasksListedInNote(TaskTemplate):
+    name = "multi_complete_tasks_listed_in_note"
+    apps = ("Markor", "Tasks")
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("I wrote down what I finished today in my Markor note \"{note}\". Mark those tasks as done "
+                     "in Tasks (they are in different lists, and I may have ticked some already); leave every "
+                     "other task as it is.")
+    goal_phrasings = (
+        ("Could you check off in Tasks everything listed in my note \"{note}\"? The tasks are spread over my "
+         "lists and a few might be done already. Don't touch anything else."),
+        ("Everything in the Markor note \"{note}\" is done. Make sure each of those to-dos is completed in Tasks, "
+         "and only those."),
+        ("Tick off the to-dos named in \"{note}\" (a Markor note); search Tasks for them if you need to. Other "
+         "tasks stay as they are."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        pairs = rng.sample(TODO_PAIRS, 3)
+        items = []
+        for a, b in pairs:
+            if rng.random() < 0.5:
+                a, b = b, a
+            items.append({"title": a, "twin": b, "list": rng.choice(ERRAND_LISTS)})
+        return {"note": rng.choice(DONE_NOTES), "items": items}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for k, it in enumerate(params["items"]):
+            phone.execute("DELETE FROM todo_tasks WHERE title IN (?, ?)", (it["title"], it["twin"]))
+            add_todo(phone, it["list"], it["twin"])  # the look-alike stays open
+            add_todo(phone, it["list"], it["title"], completed=k == 0)  # the first is ticked already
+        body = f"# {params['note']}\n" + "\n".join(f"- {it['title']}" for it in params["items"])
+        write_note(phone, params["note"] + ".md", body)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = task_diff(phone, self, params)
+        want = {it["title"] for it in params["items"][1:]}
+        ok = not added and not removed and lists_unchanged(phone, self, params) and \
+            sorted(old[2] for old, _ in changed) == sorted(want) and \
+            all(old[:6] == new[:6] and new[6] == 1 for old, new in changed)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = look_first(phone, self.name, lambda: open_note(phone, obs, params["note"]))
+        if step is not None:
+            return step
+        titles = [it["title"] for it in params["items"]]
+        left = [t for t in todo_tasks(phone) if t["title"] in titles and not t["completed"]]
+        if not left:
+            return COMPLETE
+        title = left[0]["title"]
+        return todo_search(phone, obs, title) or click_or_scroll(phone, obs, desc=f"Mark {title} as done")
+
+
+SHOP_NOTES = ("Market run", "Pantry restock", "Shopping for Sunday")
+
+
+@register_task
+class QueryNoteItemMissingInTasks(TaskTemplate):
+    name = "multi_query_note_item_missing_in_tasks"
+    apps = ("Markor", "Tasks")
+    kind = "query"
+    complexity = 2
+    optimal_steps = 8
+    goal_template = ("I made a shopping list in my Markor note \"{note}\" and copied it into my Groceries list in "
+                     "Tasks, but I think I missed one. Which item from the note is not on the Groceries list?")
+    goal_phrasings = (
+        ("Compare my Markor note \"{note}\" with the Groceries list in Tasks: which item of the note is missing "
+         "from that list? Answer with the item."),
+        ("One thing in \"{note}\" (Markor) never made it onto my Groceries list in the Tasks app. What is it?"),
+        ("Which of the items written in my note \"{note}\" can't be found in my Tasks Groceries list?"),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        items = rng.sample(NEW_GROCERIES, 4)
+        return {"note": rng.choice(SHOP_NOTES), "items": items, "missing": items[rng.randrange(4)],
+                "elsewhere": rng.choice(ERRAND_LISTS)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["note"] + ".md", f"# {params['note']}\n" + "\n".join(f"- {i}" for i in params["items"]))
+        for item in params["items"]:
+            phone.execute("DELETE FROM todo_tasks WHERE lower(title) = lower(?)", (item,))
+            # the missing one was filed on another list by mistake: a search finds it, the list doesn't have it
+            add_todo(phone, params["elsewhere"] if item == params["missing"] else "Groceries", item)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        others = [i for i in params["items"] if i != params["missing"]]
+        ok = answer_matches(answer, params["missing"]) and not any(answer_matches(answer, i) for i in others)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = look_first(phone, self.name + ":note", lambda: open_note(phone, obs, params["note"])) or \
+            look_first(phone, self.name + ":list", lambda: to_list(phone, obs, "Groceries"))
+        if step is not None:
+            return step
+        return dismiss_popups(phone) or answer(params["missing"])
+
+
+@register_task
+class TaskDueDayBeforeEvent(TaskTemplate):
+    name = "multi_task_due_day_before_event"
+    apps = ("Calendar", "Tasks")
+    complexity = 3
+    optimal_steps = 13
+    goal_template = ("So I'm ready for my next \"{title}\" event, add a task \"{task}\" to my {list} list in Tasks, "
+                     "due the day before that event.")
+    goal_phrasings = (
+        ("Could you look up when my next \"{title}\" is in the calendar and create the to-do \"{task}\" in {list}, "
+         "due one day earlier?"),
+        ("I need a to-do \"{task}\" on my {list} list, due the day before the upcoming \"{title}\" event on my "
+         "calendar."),
+        ("Make sure I prepare: the next \"{title}\" in my calendar needs a task \"{task}\" in {list} (Tasks app) "
+         "that is due the day before it."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title = rng.choice(TITLES)
+        d = TODAY + timedelta(days=rng.randint(3, 16))
+        return {"title": title, "task": f"Get ready for {title}", "list": rng.choice(("Work", "Personal")),
+                "date": d.isoformat(), "later": (d + timedelta(days=rng.randint(5, 12))).isoformat(),
+                "past": (TODAY - timedelta(days=rng.randint(3, 12))).isoformat(), "hour": rng.randint(9, 17)}
+
+    def due(self, params: dict[str, Any]) -> date:
+        return date.fromisoformat(params["date"]) - timedelta(days=1)
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM events WHERE title=?", (params["title"],))
+        # a past and a later occurrence beside the next one: only the next one counts
+        for key in ("past", "later", "date"):
+            s = at(date.fromisoformat(params[key]), params["hour"])
+            add_event(phone, params["title"], s, s + timedelta(hours=1), location=LOCATIONS[2])
+        phone.execute("DELETE FROM todo_tasks WHERE lower(title) = lower(?)", (params["task"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if one_new_task(phone, self, params, params["task"], params["list"], self.due(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = look_first(phone, self.name, lambda: to_search_result(phone, obs, params["title"]))
+        if step is not None:
+            return step
+        return make_task(phone, obs, params["task"], params["list"], self.due(params))
+
+
+REPLIES = ("Yes, that's done!", "Done already, no worries.", "All finished, yes.")
+
+
+@register_task
+class TextOrPrioritizeByTaskState(TaskTemplate):
+    name = "multi_text_or_prioritize_by_task_state"
+    apps = ("Tasks", "Messages")
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("{name} asked whether I've finished \"{title}\". Look it up in Tasks: if it's checked off, "
+                     "text {name} \"{body}\"; if it isn't, don't reply, just set that task's priority to high.")
+    goal_phrasings = (
+        ("Is \"{title}\" done in my Tasks app? If yes, send {name} the text \"{body}\". If not, make the task high "
+         "priority instead and send nothing."),
+        ("{name} wants to know about \"{title}\". When the to-do is completed, reply \"{body}\" by SMS; otherwise "
+         "raise its priority to high (no text)."),
+        ("Depending on whether \"{title}\" is ticked off in Tasks: done means texting {name} \"{body}\", not done "
+         "means setting it to high priority."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        title, twin = rng.choice(TODO_PAIRS)
+        if rng.random() < 0.5:
+            title, twin = twin, title
+        return dict(person_params(rng), title=title, twin=twin, list=rng.choice(ERRAND_LISTS),
+                    done=rng.random() < 0.5, body=rng.choice(REPLIES),
+                    priority=rng.choice(("medium", "low", "none")))
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM todo_tasks WHERE title IN (?, ?)", (params["title"], params["twin"]))
+        p = prio(params["priority"])
+        add_todo(phone, params["list"], params["twin"], priority=p, completed=not params["done"])  # the opposite
+        add_todo(phone, params["list"], params["title"], priority=p, completed=params["done"])
+        fresh_person(phone, params["first"], params["last"], params["number"])
+        record_baseline(phone)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if params["done"]:
+            added, removed, changed = task_diff(phone, self, params)
+            ok = sent_exactly(phone, [(params["number"], params["body"])]) and not (added or removed or changed)
+        else:
+            ok = not sent_messages(phone, after_id=baseline(phone, "sms_id")) and \
+                only_change(phone, self, params, params["title"], priority=0)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = look_first(phone, self.name, lambda: todo_search(phone, obs, params["title"]))
+        if step is not None:
+            return step
+        t = find_task(phone, params["title"])
+        assert t is not None
+        if t["completed"]:
+            return to_thread(phone, obs, params["number"], via_name=params["name"]) or \
+                send_in_thread(phone, obs, params["body"])
+        return open_editor(phone, obs, t) or fill_editor(phone, obs, priority=0)
+
+
+@register_task
+class QueryEventOnTaskDueDay(TaskTemplate):
+    name = "multi_query_event_on_task_due_day"
+    apps = ("Tasks", "Calendar")
+    kind = "query"
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("What's on my calendar on the day my to-do \"{task}\" is due in Tasks? Answer with the "
+                     "event's title.")
+    goal_phrasings = (
+        ("My task \"{task}\" has a due date in the Tasks app. Which event do I have in my calendar that day?"),
+        ("Check when \"{task}\" is due in Tasks, then tell me the title of the calendar event on that date."),
+        ("I want to know what else is happening the day \"{task}\" is due: name the event in my calendar then."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        task, twin = rng.choice(TODO_PAIRS)
+        if rng.random() < 0.5:
+            task, twin = twin, task
+        event, other = rng.sample(TITLES, 2)
+        d = TODAY + timedelta(days=rng.randint(3, 18))
+        return {"task": task, "twin": twin, "list": rng.choice(ERRAND_LISTS), "due": d.isoformat(),
+                "twin_due": (d + timedelta(days=rng.choice((-2, -1, 1, 2)))).isoformat(),
+                "event": event, "other_event": other, "hour": rng.randint(9, 18)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("DELETE FROM todo_tasks WHERE title IN (?, ?)", (params["task"], params["twin"]))
+        add_todo(phone, params["list"], params["twin"], due=date.fromisoformat(params["twin_due"]))
+        add_todo(phone, params["list"], params["task"], due=date.fromisoformat(params["due"]))
+        phone.execute("DELETE FROM events WHERE title IN (?, ?)", (params["event"], params["other_event"]))
+        for key, title in (("due", "event"), ("twin_due", "other_event")):
+            d = date.fromisoformat(params[key])
+            for ev in events_on(phone, d):  # the day holds only the planted event
+                phone.execute("DELETE FROM events WHERE _id=?", (ev["_id"],))
+            s = at(d, params["hour"])
+            add_event(phone, params[title], s, s + timedelta(hours=1), location=LOCATIONS[4])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["event"]) and not answer_matches(answer, params["other_event"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        t = find_task(phone, params["task"])
+        assert t is not None
+        step = look_first(phone, self.name + ":task", lambda: open_editor(phone, obs, t)) or \
+            look_first(phone, self.name + ":day", lambda: to_day(phone, obs, date.fromisoformat(params["due"])))
+        if step is not None:
+            return step
+        return dismiss_popups(phone) or answer(params["event"])
+
+
+@register_task
+class TickNoteItemsDoneInTasks(TaskTemplate):
+    name = "multi_tick_note_items_done_in_tasks"
+    apps = ("Tasks", "Markor")
+    complexity = 3
+    optimal_steps = 11
+    goal_template = ("Bring my Markor checklist \"{note}\" up to date: tick off (\"- [x]\") every item that is "
+                     "already marked done in my {list} list in Tasks, and leave the rest unticked.")
+    goal_phrasings = (
+        ("Some items of my note \"{note}\" are completed in the {list} list in Tasks. Could you mark exactly those "
+         "as checked (\"- [x]\") in the note?"),
+        ("Update the checkboxes in the Markor note \"{note}\" (\"- [x]\" for done) so they match what's completed "
+         "in my Tasks {list} list."),
+        ("My Tasks app knows what's done in {list}; my checklist \"{note}\" doesn't yet. Tick (\"- [x]\") the done "
+         "ones there."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        picks = rng.sample(TODO_TITLES, 4)
+        n_done = rng.randint(1, 2)
+        lines = [[t, i < n_done] for i, t in enumerate(picks)]
+        rng.shuffle(lines)
+        return {"note": rng.choice(CHECK_NOTES), "list": rng.choice(ERRAND_LISTS), "lines": lines}
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return checklist_body(params["note"], params["lines"])
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        write_note(phone, params["note"] + ".md", checklist_body(params["note"], [[t, False] for t, _ in params["lines"]]))
+        for t, done in params["lines"]:
+            phone.execute("DELETE FROM todo_tasks WHERE lower(title) = lower(?)", (t,))
+            add_todo(phone, params["list"], t, completed=done)  # completed tasks are hidden until shown
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        text = one_note(phone, params["note"])
+        added, removed, changed = task_diff(phone, self, params)
+        ok = text is not None and same_text(text.replace("[X]", "[x]"), self.expected(params)) and \
+            not (added or removed or changed)
+        return 1.0 if ok else 0.0
+
+    def seen_done(self, phone: Phone, obs: Observation, params: dict[str, Any]) -> Action | None:
+        if not show_completed(phone):
+            return via_menu(phone, obs, params["list"], "Show completed")
+        step = to_list(phone, obs, params["list"])
+        if step is not None:
+            return step
+        for t, done in params["lines"]:
+            if done and find(obs, desc=f"Mark {t} as not done") is None:
+                return scroll_toward(phone, obs, desc=f"Mark {t} as not done") or BACK
+        return None
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = look_first(phone, self.name, lambda: self.seen_done(phone, obs, params))
+        if step is not None:
+            return step
+        return open_note(phone, obs, params["note"]) or edit_text(phone, obs, self.expected(params))
+
+
+@register_task
+class TaskFromTextRequest(TaskTemplate):
+    name = "multi_task_from_text_request"
+    apps = ("Messages", "Tasks")
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("{name} asked me by text to take care of something for them. Add it to my {list} list in "
+                     "Tasks, titled exactly as they wrote it, due on the day we finally agreed on.")
+    goal_phrasings = (
+        ("Could you read {name}'s texts and put the favour they asked for on my {list} list as a to-do? Use their "
+         "wording for the title and the final date we settled on as the due date."),
+        ("I promised {name} something by SMS. Create it as a task in {list} (their exact words as the title), due "
+         "the day we agreed on in the end."),
+        ("New to-do in {list} from my conversation with {name}: what they asked for, due on the date we ended up "
+         "agreeing on."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        first, final = rng.sample(range(2, 15), 2)
+        return dict(person_params(rng), title=rng.choice(TODO_TITLES), list=rng.choice(ERRAND_LISTS),
+                    first_due=(TODAY + timedelta(days=first)).isoformat(),
+                    due=(TODAY + timedelta(days=final)).isoformat())
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        n = params["number"]
+        fresh_person(phone, params["first"], params["last"], n)
+        first, final = date.fromisoformat(params["first_due"]), date.fromisoformat(params["due"])
+        add_sms(phone, n, f"Could you do me a favour: \"{params['title']}\"? Ideally by {say_day(first)}.",
+                when=phone.now - timedelta(hours=7))
+        add_sms(phone, n, f"Sure, but {say_day(first)} is tight. Would {say_day(final)} work?", kind=TYPE_SENT,
+                when=phone.now - timedelta(hours=6, minutes=40))
+        add_sms(phone, n, f"{say_day(final)} is fine, thanks!", when=phone.now - timedelta(hours=6))
+        phone.execute("DELETE FROM todo_tasks WHERE lower(title) = lower(?)", (params["title"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = one_new_task(phone, self, params, params["title"], params["list"], date.fromisoformat(params["due"]))
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = look_first(phone, self.name, lambda: open_existing(phone, obs, params["number"]))
+        if step is not None:
+            return step
+        return make_task(phone, obs, params["title"], params["list"], date.fromisoformat(params["due"]))
+
+
+WAKE_TIMES = [(h, m) for h in (6, 7, 8) for m in (0, 15, 30, 45)]
+
+
+@register_task
+class AlarmForTaskDueTomorrow(TaskTemplate):
+    name = "multi_alarm_for_task_due_tomorrow"
+    apps = ("Tasks", "Clock")
+    complexity = 3
+    optimal_steps = 11
+    goal_template = ("Only one task in my {list} list in Tasks is due tomorrow. Set an alarm for {time} and label "
+                     "it with that task's title.")
+    goal_phrasings = (
+        ("I keep forgetting things. Find the to-do in {list} that's due tomorrow and add a {time} alarm named after "
+         "it."),
+        ("Could you create a Clock alarm at {time} whose label is the title of tomorrow's due task in my {list} "
+         "list?"),
+        ("Alarm at {time}, labelled with whichever {list} task (Tasks app) is due tomorrow."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (a, b), (c, _) = rng.sample(TODO_PAIRS, 2)
+        if rng.random() < 0.5:
+            a, b = b, a
+        h, m = rng.choice(WAKE_TIMES)
+        return {"list": rng.choice(ERRAND_LISTS), "title": a, "twin": b, "other": c, "hour": h, "minute": m,
+                "time": say_time(h, m), "twin_days": rng.choice((0, 2, 3))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        lid = list_id(phone, params["list"])
+        # seeded tasks due tomorrow would make "only one" false: move them a day later
+        phone.execute("UPDATE todo_tasks SET due=? WHERE due=?", (due_ms(TOMORROW + timedelta(days=1)), due_ms(TOMORROW)))
+        phone.execute("DELETE FROM todo_tasks WHERE title IN (?, ?, ?)",
+                      (params["title"], params["twin"], params["other"]))
+        add_todo(phone, params["list"], params["twin"], due=TODAY + timedelta(days=params["twin_days"]))
+        add_todo(phone, params["list"], params["title"], due=TOMORROW)
+        other = next(n for n in ERRAND_LISTS if list_id(phone, n) != lid)
+        add_todo(phone, other, params["other"], due=TOMORROW)  # due tomorrow, but on another list
+        for t in (params["title"], params["twin"], params["other"]):
+            phone.execute("DELETE FROM alarm_templates WHERE lower(label)=?", (t.lower(),))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = one_alarm_at(phone, params["title"], params["hour"], params["minute"]) and \
+            not labelled(phone, params["twin"]) and not labelled(phone, params["other"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        step = look_first(phone, self.name, lambda: to_list(phone, obs, params["list"]) or (
+            None if find(obs, resource_id="rowBody", text=params["title"]) is not None
+            else click_or_scroll(phone, obs, resource_id="rowBody", text=params["title"])))
+        if step is not None:
+            return step
+        return create_alarm(phone, obs, params["hour"], params["minute"], params["title"])
+
+
+@register_task
+class QueryNumberForPriorityCall(TaskTemplate):
+    name = "multi_query_number_for_priority_call"
+    apps = ("Tasks", "Contacts")
+    kind = "query"
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("My {list} list in Tasks has two \"Call ...\" to-dos. Which number should I dial for the one "
+                     "with high priority? Answer with that person's phone number from Contacts.")
+    goal_phrasings = (
+        ("Of the two call tasks in my {list} list, the high-priority one matters now. What's the phone number of "
+         "the person it names (from my contacts)?"),
+        ("Look at my {list} list in Tasks: who does the high-priority \"Call ...\" task name, and what is their "
+         "number in Contacts?"),
+        ("I need the contact number of the person in my high-priority call task (Tasks, {list} list)."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (a1, a2), (b1, b2) = two_people(rng)
+        return {"list": rng.choice(ERRAND_LISTS), "first": a1, "last": a2, "name": f"{a1} {a2}",
+                "number": random_number(rng), "other_first": b1, "other_last": b2, "other_name": f"{b1} {b2}",
+                "other_number": random_number(rng), "other_priority": rng.choice(("medium", "low"))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for key, p in (("other", params["other_priority"]), ("", "high")):
+            pre = key + "_" if key else ""
+            title = f"Call {params[pre + 'name']}"
+            phone.execute("DELETE FROM todo_tasks WHERE title=?", (title,))
+            add_todo(phone, params["list"], title, priority=prio(p))
+            remove_contacts_with_number(phone, params[pre + "number"])
+            put_contact(phone, params[pre + "first"], params[pre + "last"], number=params[pre + "number"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = number_answer_matches(answer, params["number"]) and \
+            not number_answer_matches(answer, params["other_number"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        title = f"Call {params['name']}"
+        step = look_first(phone, self.name + ":task", lambda: to_list(phone, obs, params["list"]) or (
+            None if find(obs, resource_id="rowBody", text=title) is not None
+            else click_or_scroll(phone, obs, resource_id="rowBody", text=title))) or \
+            to_detail(phone, obs, params["name"])
+        if step is not None:
+            return step
+        return dismiss_popups(phone) or answer(params["number"])
+
+
+BILLS = (("Electricity bill", "Pay electricity bill"), ("Water bill", "Pay water bill"))
+
+
+@register_task
+class CompleteBillTaskWithAmount(TaskTemplate):
+    name = "multi_complete_bill_task_with_amount"
+    apps = ("Expenses", "Tasks")
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("I paid my {bill} and logged it in Expenses. In Tasks, write the amount I paid into the "
+                     "description of \"{task}\" and mark that task as done.")
+    goal_phrasings = (
+        ("The {bill} is paid (it's in my Expenses app). Could you put the amount into the description of my to-do "
+         "\"{task}\" and check it off?"),
+        ("Close out \"{task}\" in Tasks: description = what the {bill} cost according to Expenses, then mark it "
+         "done."),
+        ("Because I've already paid the {bill}, mark \"{task}\" as done in Tasks, with the paid amount from "
+         "Expenses written in its description."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        (expense, task), (other_expense, other_task) = rng.sample(BILLS, 2)
+        cents, other_cents = rng.sample(range(2_000, 16_000), 2)
+        return {"bill": expense.lower(), "expense": expense, "task": task, "cents": cents,
+                "other_expense": other_expense, "other_task": other_task, "other_cents": other_cents,
+                "list": rng.choice(ERRAND_LISTS), "days_ago": rng.randint(1, 4)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        day = (TODAY - timedelta(days=params["days_ago"])).isoformat()
+        plant_expense(phone, params["other_expense"], params["other_cents"], "Bills", day)  # the other bill
+        plant_expense(phone, params["expense"], params["cents"], "Bills", day)
+        phone.execute("DELETE FROM todo_tasks WHERE title IN (?, ?)", (params["task"], params["other_task"]))
+        due = TODAY + timedelta(days=3)
+        add_todo(phone, params["list"], params["other_task"], due=due, priority=1)
+        add_todo(phone, params["list"], params["task"], due=due, priority=1)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = task_diff(phone, self, params)
+        ok = not added and not removed and len(changed) == 1 and lists_unchanged(phone, self, params)
+        if ok:
+            old, new = changed[0]
+            ok = old[2] == params["task"] and old[:3] == new[:3] and old[4:6] == new[4:6] and new[6] == 1 and \
+                money_matches(new[3], params["cents"]) and not money_matches(new[3], params["other_cents"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        row = phone.query_one("SELECT expense_id FROM expense WHERE name=?", (params["expense"],))
+        if row is not None:
+            step = look_first(phone, self.name, lambda: open_expense(phone, obs, row[0], params["expense"]))
+            if step is not None:
+                return step
+        t = find_task(phone, params["task"])
+        assert t is not None
+        if not money_matches(t["notes"], params["cents"]) or money_matches(t["notes"], params["other_cents"]):
+            return open_editor(phone, obs, t) or fill_editor(phone, obs, notes=f"${dollars(params['cents'])}")
+        if t["completed"]:  # an earlier try completed it before the description was right: fixed now
+            return COMPLETE
+        return to_list(phone, obs, t["list"]) or click_or_scroll(phone, obs, desc=f"Mark {t['title']} as done")

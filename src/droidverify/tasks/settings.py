@@ -20,10 +20,12 @@ from droidverify.env.sim.apps.settings import (
     TIMEOUTS,
     _bt_address,
     brightness_pct,
+    search_key,
     set_brightness_pct,
 )
 from droidverify.env.sim.phone import Phone
 from droidverify.env.sim.timeutil import MONTHS
+from droidverify.errors import TaskError
 from droidverify.tasks.base import TaskTemplate
 from droidverify.tasks.helpers import (
     BACK,
@@ -39,6 +41,7 @@ from droidverify.tasks.helpers import (
     diff_rows,
     dismiss_popups,
     find,
+    look_first,
     navigate,
     normalize_answer,
 )
@@ -2734,3 +2737,649 @@ class OnlyOneBluetoothConnected(TaskTemplate):
         if mine["paired"] and not mine["connected"]:
             return _open_bt(phone, obs, mine["_id"]) or click(obs, text="Connect", resource_id="btn_connect") or BACK
         return navigate(phone, obs, APP, TO_CONNECTED) or COMPLETE  # something forgotten: cannot be undone
+
+
+# ---- round 5: the search's result rows, derived targets (a zone, a date, a time, a level), counts across screens,
+# if-type-then-connect-else-forget, reverse look-ups and rankings ----------------------------------------
+def _via_search(phone: Phone, obs: Observation, term: str, title: str, target: str) -> Action | None:
+    """Next action toward screen ``target`` through the Settings search (type ``term``, open the result
+    ``title``); None once on ``target``. Dialogs on ``target`` are left to the caller."""
+    scr = phone.screen
+    if phone.foreground == APP and scr is not None and scr.name == target:
+        return None
+    if phone.foreground == APP and scr is not None and scr.name == "search":
+        if phone.dialog is not None or phone.menu_open:
+            return BACK
+        if search_key(scr.fields.get("query", "")) != search_key(term):
+            i = find(obs, editable=True, resource_id="search_src_text")
+            return BACK if i is None else Action(action_type="input_text", index=i, text=term)
+        return click_or_scroll(phone, obs, text=title, resource_id="search_result")
+    return navigate(phone, obs, APP, TO_SEARCH)
+
+
+def _shown_or_scroll(phone: Phone, obs: Observation, **criteria: Any) -> Action | None:
+    """None when an element matching ``criteria`` is on screen, else a scroll (or click) toward it."""
+    return None if find(obs, **criteria) is not None else click_or_scroll(phone, obs, **criteria)
+
+
+@register_task
+class TimeZoneWhereClockReads(TaskTemplate):
+    name = "settings_time_zone_where_clock_reads"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("My sister just texted that it's {target_text} where she is. Going by this phone's clock and "
+                     "its current time zone, set the phone's time zone by hand to the one where it is "
+                     "{target_text} right now.")
+    goal_phrasings = (
+        ("It's {target_text} right now where I'm flying to. Work out from the phone's own time and time zone "
+         "which zone that is, and pick it manually."),
+        ("Could you switch the phone's time zone (by hand) to whichever zone is at {target_text} at this "
+         "moment, judging by the time and zone the phone shows now?"),
+        ("Time zone wanted: the one where the clock reads {target_text} now (compare with the phone's clock). "
+         "Set it manually."),
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        here, there = rng.sample(TIME_ZONES, 2)
+        shift = _zone_offset(there) - _zone_offset(here)
+        lo, hi = max(60, 60 - shift), min(23 * 60 - 1, 23 * 60 - 1 - shift)  # the same day in both zones
+        local = rng.randrange(lo, hi + 1)
+        target = local + shift
+        return {"here": here, "zone": there, "local": list(divmod(local, 60)),
+                "target_text": _say_hm(*divmod(target, 60)), "auto_zone": rng.choice((0, 1))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        h, m = params["local"]
+        phone.put_setting("global", "auto_time_zone", params["auto_zone"])
+        phone.put_setting("global", "time_zone", params["here"])
+        phone.put_setting("system", "time_12_24", "12")
+        phone.now = phone.now.replace(hour=h, minute=m, second=0)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = {"global/time_zone": params["zone"]}
+        if params["auto_zone"]:
+            want["global/auto_time_zone"] = "0"
+        return 1.0 if _setting_changes(phone, self, params) == want else 0.0
+
+    def _to_datetime(self, phone: Phone, obs: Observation) -> Action | None:
+        return _via_search(phone, obs, "Time zone", "Time zone", "datetime")
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if phone.get_setting("global", "time_zone") == params["zone"] \
+                and _flag(phone, "global", "auto_time_zone", "0"):
+            return COMPLETE
+        step = look_first(phone, "phone time and zone", lambda: self._to_datetime(phone, obs)
+                          or dismiss_popups(phone) or _shown_or_scroll(phone, obs, text="Time zone"))
+        if step is not None:
+            return step
+        if _on_datetime_with(phone, "choice"):
+            return click_in(obs, "dialog", text=params["zone"]) or BACK
+        step = self._to_datetime(phone, obs) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if _flag(phone, "global", "auto_time_zone"):
+            return click_or_scroll(phone, obs, text="Set time zone automatically")
+        return click_or_scroll(phone, obs, text="Time zone")
+
+
+@register_task
+class ConnectOrForgetByType(TaskTemplate):
+    name = "settings_connect_or_forget_by_type"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 6
+    goal_template = ("I don't remember what my saved Bluetooth device \"{device}\" is. If its device type is "
+                     "{kind}, connect it; if it's any other type, forget it.")
+    goal_phrasings = (
+        ("Check the details of \"{device}\" in my Bluetooth devices: a {kind} gets connected, anything else "
+         "gets forgotten."),
+        ("Could you look up what type \"{device}\" is? Connect it if it's a {kind}; otherwise remove it from "
+         "my saved devices."),
+        "\"{device}\": type {kind} -> connect it. Any other type -> forget it. Leave the other devices alone.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        kind = rng.choice(("headphones", "speaker", "watch", "car"))
+        is_kind = rng.choice((0, 1))
+        device = rng.choice(_of_kind(kind) if is_kind else _not_kind(kind))
+        mate = rng.choice([n for n in _of_kind(kind) if n != device])  # a device of that type, not named
+        others = rng.sample([n for n in _not_kind(kind) if n != device], 2)
+        names = [device, mate, *others]
+        rng.shuffle(names)
+        return {"device": device, "kind": kind, "is_kind": is_kind, "names": names,
+                "others_on": rng.choice([[], [others[0]], [mate]])}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "bluetooth_on", 1)
+        _plant_bt(phone, params["names"], tuple(params["others_on"]))
+
+    def _want(self, params: dict[str, Any]) -> dict[str, tuple[int, int]]:
+        return {params["device"]: (1, 1) if params["is_kind"] else (0, 0)}
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        added, removed, changed = _bt_changes(phone, self, params)
+        ok = not added and not removed and _changed_to(changed, self._want(params)) \
+            and not _setting_changes(phone, self, params)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if self.is_successful(phone, params, None):
+            return COMPLETE
+        did = _bt_id(phone, params["device"])
+        dlg = phone.dialog
+        if dlg is not None and dlg.name == "confirm" and phone.foreground == APP \
+                and dlg.data.get("args", {}).get("device_id") == did and not params["is_kind"]:
+            return click_in(obs, "dialog", text="Forget device") or BACK
+        row = phone.query_one("SELECT paired, connected FROM bluetooth_devices WHERE _id=?", (did,))
+        if not row["paired"] or (params["is_kind"] and row["connected"]):
+            return COMPLETE  # done as far as it goes (a forgotten device cannot be paired again here)
+        if not _flag(phone, "global", "bluetooth_on"):  # switched off by mistake
+            return navigate(phone, obs, APP, TO_BLUETOOTH) or dismiss_popups(phone) or \
+                click_or_scroll(phone, obs, text="Use Bluetooth")
+        step = _open_bt(phone, obs, did) or _shown_or_scroll(phone, obs, text="Device type")
+        if step is not None:
+            return step
+        if params["is_kind"]:
+            return click(obs, text="Connect", resource_id="btn_connect") or BACK
+        return click(obs, text="Forget", resource_id="btn_forget") or BACK
+
+
+@register_task
+class BrightnessLikeMediaVolume(TaskTemplate):
+    name = "settings_brightness_like_media_volume"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("Set the screen brightness to the same percentage that my media volume is at, counted "
+                     "out of the media slider's maximum.")
+    goal_phrasings = (
+        "Make the brightness level match the media volume as a share of its maximum (same percent).",
+        ("Could you look at how far up my media volume is, as a percentage of its top level, and set the "
+         "brightness to that percentage?"),
+        "Brightness % = media volume / its maximum, in percent. Change only the brightness.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        fifth = rng.randint(1, 4)  # media 3, 6, 9 or 12 of 15: 20%, 40%, 60% or 80%
+        pct = fifth * 20
+        start = rng.choice([p for p in range(10, 100, 10) if abs(p - pct) in (20, 30, 40)])
+        ring = rng.choice([r for r in range(1, 7) if round(r * 100 / 7) != pct])
+        return {"media": fifth * 3, "percent": pct, "start": start, "ring": ring, "call": rng.randint(1, 4)}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("system", "volume_music", params["media"])
+        phone.put_setting("system", "volume_ring", params["ring"])
+        phone.put_setting("system", "volume_voice", params["call"])
+        set_brightness_pct(phone, params["start"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = brightness_pct(phone) == params["percent"] \
+            and set(_setting_changes(phone, self, params)) == {"system/screen_brightness"}
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if brightness_pct(phone) == params["percent"]:
+            return COMPLETE
+        step = look_first(phone, "media volume", lambda: navigate(phone, obs, APP, TO_SOUND)
+                          or dismiss_popups(phone) or _shown_or_scroll(phone, obs, desc="Media volume"))
+        if step is not None:
+            return step
+        step = navigate(phone, obs, APP, TO_BRIGHTNESS) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        up = brightness_pct(phone) < params["percent"]
+        return click_or_scroll(phone, obs, desc="Increase brightness" if up else "Decrease brightness")
+
+
+# (how long the user needs, the shortest timeout option at least that long)
+TIMEOUT_NEEDS = (("20 seconds", "30 seconds"), ("45 seconds", "1 minute"), ("90 seconds", "2 minutes"),
+                 ("3 minutes", "5 minutes"), ("4 minutes", "5 minutes"), ("7 minutes", "10 minutes"),
+                 ("15 minutes", "30 minutes"), ("20 minutes", "30 minutes"))
+
+
+@register_task
+class TimeoutAtLeast(TaskTemplate):
+    name = "settings_timeout_at_least"
+    apps = ("Settings",)
+    complexity = 2
+    optimal_steps = 7
+    goal_template = ("I follow recipes on my phone and need the screen to stay on for at least {need} without "
+                     "me touching it. Set the screen timeout to the shortest option that is at least that long.")
+    goal_phrasings = (
+        ("The screen must not turn off before {need} of inactivity. Pick the smallest screen timeout choice "
+         "that gives me that much."),
+        ("Could you set the screen timeout to the shortest available option of {need} or more? I need the "
+         "screen on that long."),
+        "Screen timeout: shortest choice >= {need}.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        need, label = rng.choice(TIMEOUT_NEEDS)
+        below = [lbl for lbl, ms in TIMEOUTS if ms < TIMEOUT_MS[label]]
+        start = rng.choice([lbl for lbl, _ in TIMEOUTS if lbl != label])
+        return {"need": need, "label": label, "below": below[-1], "start": start}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("system", "screen_off_timeout", TIMEOUT_MS[params["start"]])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        want = {"system/screen_off_timeout": str(TIMEOUT_MS[params["label"]])}
+        return 1.0 if _setting_changes(phone, self, params) == want else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        if phone.get_int("system", "screen_off_timeout") == TIMEOUT_MS[params["label"]]:
+            return COMPLETE
+        scr, dlg = phone.screen, phone.dialog
+        if dlg is not None and dlg.name == "choice" and phone.foreground == APP and scr is not None \
+                and scr.name == "display":
+            return click_or_scroll(phone, obs, text=params["label"], class_contains="RadioButton")
+        step = _via_search(phone, obs, "Screen timeout", "Screen timeout", "display") or dismiss_popups(phone)
+        return step or click_or_scroll(phone, obs, text="Screen timeout")
+
+
+@register_task
+class DateAfterSecurityUpdate(TaskTemplate):
+    name = "settings_date_after_security_update"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 14
+    goal_template = ("I'm testing an app that warns about old security patches. Turn off automatic date & time "
+                     "and set the phone's date to exactly {days} days after its Android security update date.")
+    goal_phrasings = (
+        ("Set the phone's date by hand to the day that is {days} days after the Android security update "
+         "date shown in About phone (automatic date & time off)."),
+        ("Could you move the phone's date to {days} days past its security update date? Switch off "
+         "automatic time first."),
+        "Phone date = Android security update date + {days} days, set manually.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        patch = date.fromisoformat(rng.choice(PATCH_DATES))
+        days = rng.choice([d for d in (30, 45, 50, 60, 75, 90) if patch + timedelta(days=d) != DEFAULT_DAY])
+        return {"patch": patch.isoformat(), "days": days, "date": (patch + timedelta(days=days)).isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.execute("UPDATE device_info SET value=? WHERE name='security_patch'",
+                      (_date_text(date.fromisoformat(params["patch"])),))
+        phone.put_setting("global", "auto_time", 1)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = phone.now.date().isoformat() == params["date"] \
+            and _setting_changes(phone, self, params) == {"global/auto_time": "0"}
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        want = date.fromisoformat(params["date"])
+        if phone.now.date() == want and _flag(phone, "global", "auto_time", "0"):
+            return COMPLETE
+        step = look_first(phone, "security update date", lambda: navigate(phone, obs, APP, TO_ANDROID_VERSION)
+                          or dismiss_popups(phone) or _shown_or_scroll(phone, obs, text="Android security update"))
+        if step is not None:
+            return step
+        if _on_datetime_with(phone, "date_picker"):
+            return _date_picker_step(phone, obs, want)
+        step = navigate(phone, obs, APP, TO_DATETIME) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if _flag(phone, "global", "auto_time"):
+            return click_or_scroll(phone, obs, text="Set time automatically")
+        return click_or_scroll(phone, obs, text="Date")
+
+
+@register_task
+class SetTimeFromOtherZone(TaskTemplate):
+    name = "settings_set_time_from_other_zone"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 10
+    goal_template = ("This phone's clock is set by hand and it is wrong. It's {ref_text} in {ref_zone} right now: "
+                     "set the phone's time so it is right for the phone's own time zone (keep that time zone and "
+                     "the date).")
+    goal_phrasings = (
+        ("My manual clock is off. The time in {ref_zone} is {ref_text} at the moment; convert that to the time "
+         "zone the phone is set to and set the phone's time to it."),
+        ("Could you correct the phone's time by hand? It is {ref_text} in {ref_zone} now, and the phone should "
+         "show the matching time for its own zone. Don't change the zone or the date."),
+        "Right now: {ref_text} in {ref_zone}. Set the phone's clock to the same moment in its own time zone.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        here, ref_zone = rng.sample(TIME_ZONES, 2)
+        shift = _zone_offset(here) - _zone_offset(ref_zone)  # phone time = reference time + shift
+        lo, hi = max(60, 60 - shift), min(23 * 60 - 1, 23 * 60 - 1 - shift)
+        ref = rng.randrange(lo, hi + 1)
+        target = ref + shift
+        wrong = target + rng.choice([d for d in range(-240, 241, 5) if abs(d) >= 20 and 0 < target + d < 24 * 60])
+        return {"here": here, "ref_zone": ref_zone, "ref_text": _say_hm(*divmod(ref, 60)),
+                "time": list(divmod(target, 60)), "start": list(divmod(wrong, 60))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        h, m = params["start"]
+        phone.put_setting("global", "auto_time", 0)
+        phone.put_setting("global", "auto_time_zone", 0)
+        phone.put_setting("global", "time_zone", params["here"])
+        phone.now = phone.now.replace(hour=h, minute=m, second=0)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        now = phone.now
+        ok = [now.hour, now.minute] == list(params["time"]) and now.date() == DEFAULT_DAY \
+            and not _setting_changes(phone, self, params)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        now = phone.now
+        if [now.hour, now.minute] == list(params["time"]) and now.date() == DEFAULT_DAY \
+                and _flag(phone, "global", "auto_time", "0"):
+            return COMPLETE
+        step = look_first(phone, "phone time zone", lambda: navigate(phone, obs, APP, TO_DATETIME)
+                          or dismiss_popups(phone) or _shown_or_scroll(phone, obs, text="Time zone"))
+        if step is not None:
+            return step
+        if _on_datetime_with(phone, "time_picker"):
+            return _time_picker_step(phone, obs, *params["time"])
+        if _on_datetime_with(phone, "date_picker"):
+            return _date_picker_step(phone, obs, DEFAULT_DAY)
+        step = navigate(phone, obs, APP, TO_DATETIME) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if _flag(phone, "global", "auto_time"):  # switched on by mistake
+            return click_or_scroll(phone, obs, text="Set time automatically")
+        if now.date() != DEFAULT_DAY:
+            return click_or_scroll(phone, obs, text="Date")
+        return click_or_scroll(phone, obs, text="Time")
+
+
+FAST_WORDS, SLOW_WORDS = {"fast", "ahead"}, {"slow", "behind"}
+
+
+@register_task
+class QueryClockOffset(TaskTemplate):
+    name = "settings_query_clock_offset"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 2
+    optimal_steps = 6
+    goal_template = ("It's really {real_text} right now. Is this phone's clock fast or slow, and by how many "
+                     "minutes? (Its time is set by hand.)")
+    goal_phrasings = (
+        "The correct time is {real_text}. By how many minutes is the phone's manually set clock off, and is it ahead or behind?",
+        ("Could you compare the time in the phone's Date & time settings with the real time, {real_text}, and "
+         "tell me how many minutes fast or slow it is?"),
+        "Real time {real_text}. Phone clock: how many minutes fast or slow?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        real = rng.randint(8 * 60, 20 * 60)
+        offset = rng.choice([d for d in range(-55, 56) if abs(d) >= 3])
+        return {"real_text": _say_hm(*divmod(real, 60)), "offset": offset,
+                "phone": list(divmod(real + offset, 60))}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        h, m = params["phone"]
+        phone.put_setting("global", "auto_time", 0)
+        phone.now = phone.now.replace(hour=h, minute=m, second=0)
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return f"{abs(params['offset'])} minutes {'fast' if params['offset'] > 0 else 'slow'}"
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        if answer is None:
+            return 0.0
+        tokens = set(normalize_answer(answer))
+        fast, slow = bool(tokens & FAST_WORDS), bool(tokens & SLOW_WORDS)
+        nums = {n.replace(",", "") for n in NUMBER.findall(answer)}
+        ok = fast != slow and fast == (params["offset"] > 0) and nums == {str(abs(params["offset"]))}
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_DATETIME) or dismiss_popups(phone) or \
+            _shown_or_scroll(phone, obs, text="Time")
+        return step or answer(self.expected(params))
+
+
+VOLUME_KEYS = {"media": "media", "call": "call", "ring": "ring", "notification": "ring", "ringer": "ring",
+               "alarm": "alarm"}
+
+
+def _order_named(text: str) -> list[str]:
+    """The volume sliders an answer names, in the order it first names them."""
+    out: list[str] = []
+    for tok in normalize_answer(text):
+        k = VOLUME_KEYS.get(tok)
+        if k is not None and k not in out:
+            out.append(k)
+    return out
+
+
+@register_task
+class QueryVolumeRanking(TaskTemplate):
+    name = "settings_query_volume_ranking"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 4
+    goal_template = ("Rank my four volume sliders (media, call, ring & notification, alarm) from loudest to "
+                     "quietest, each counted as a share of its own slider's maximum.")
+    goal_phrasings = (
+        ("Order the media, call, ring & notification and alarm volumes from highest to lowest, relative to "
+         "each slider's maximum."),
+        ("Could you list my volume sliders from the one turned up furthest to the one turned down most, as a "
+         "fraction of each one's top level?"),
+        "Volumes, loudest first, by percent of each slider's max: media, call, ring & notification, alarm.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        while True:
+            levels = {k: rng.randint(1, mx - 1) for k, (_, _, mx) in VOLUME_ROWS.items()}
+            share = {k: levels[k] / VOLUME_ROWS[k][2] for k in levels}
+            by_share = sorted(levels, key=lambda k: -share[k])
+            by_level = sorted(levels, key=lambda k: -levels[k])
+            if len(set(share.values())) == 4 and len(set(levels.values())) == 4 and by_share != by_level:
+                return {"levels": levels, "order": by_share, "by_level": by_level}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for k, (_, setting, _) in VOLUME_ROWS.items():
+            phone.put_setting("system", setting, params["levels"][k])
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return ", then ".join(VOLUME_ROWS[k][0] for k in params["order"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer is not None and _order_named(answer) == list(params["order"]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        step = navigate(phone, obs, APP, TO_SOUND) or dismiss_popups(phone) or \
+            _shown_or_scroll(phone, obs, desc="Alarm volume")
+        return step or answer(self.expected(params))
+
+
+KIND_WORDS = {"headphones": "pair of headphones", "speaker": "speaker", "watch": "watch", "car": "car"}
+
+
+@register_task
+class QueryConnectedDeviceIsKind(TaskTemplate):
+    name = "settings_query_connected_device_is_kind"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 5
+    goal_template = "Is the Bluetooth device that's connected to my phone right now a {what}? Answer yes or no."
+    goal_phrasings = (
+        "Whatever is connected over Bluetooth at the moment: is it a {what}? Yes or no.",
+        "Could you check the device type of the Bluetooth device I'm connected to and tell me if it's a {what} (yes or no)?",
+        "Connected Bluetooth device = a {what}? Answer yes or no.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        kind = rng.choice(sorted(KIND_WORDS))
+        yes = rng.choice((0, 1))
+        device = rng.choice(_of_kind(kind) if yes else _not_kind(kind))
+        # a saved but idle look-alike: of that type when the answer is no, of another type when it is yes
+        lookalike = rng.choice([n for n in (_not_kind(kind) if yes else _of_kind(kind)) if n != device])
+        others = rng.sample([n for n in BT_CATALOG if n not in (device, lookalike)], 2)
+        names = [device, lookalike, *others]
+        rng.shuffle(names)
+        return {"what": KIND_WORDS[kind], "kind": kind, "device": device, "names": names, "yes": yes}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        phone.put_setting("global", "bluetooth_on", 1)
+        _plant_bt(phone, params["names"], (params["device"],))
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        said = _yes_no(answer)
+        return 1.0 if said is not None and said == bool(params["yes"]) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        gone = not phone.query_one("SELECT paired FROM bluetooth_devices WHERE name=?", (params["device"],))[0]
+        if gone or not _flag(phone, "global", "bluetooth_on"):  # forgotten or switched off on the way
+            return navigate(phone, obs, APP, TO_CONNECTED) or answer("Yes" if params["yes"] else "No")
+        step = _open_bt(phone, obs, _bt_id(phone, params["device"])) or \
+            _shown_or_scroll(phone, obs, text="Device type")
+        return step or answer("Yes" if params["yes"] else "No")
+
+
+@register_task
+class QueryBluetoothDeviceByAddress(TaskTemplate):
+    name = "settings_query_bluetooth_device_by_address"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 9
+    goal_template = ("A log on my laptop shows a Bluetooth device whose address ends in {suffix}. Which of the "
+                     "devices saved on my phone is that? Answer with its name.")
+    goal_phrasings = (
+        "Which of my saved Bluetooth devices has an address ending in {suffix}? Give its name.",
+        ("Could you check the Bluetooth addresses of my saved devices and tell me which one ends with "
+         "{suffix}?"),
+        "Saved Bluetooth device with address ...{suffix}: what's it called?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        names = rng.sample(sorted(BT_CATALOG), rng.choice((4, 5)))
+        device = rng.choice(names)
+        # set-up plants the devices in this order into an emptied table: ids 1, 2, ...
+        suffix = _bt_address(names.index(device) + 1)[-5:]
+        return {"names": names, "device": device, "suffix": suffix}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        _plant_bt(phone, params["names"])
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = answer_matches(answer, params["device"]) \
+            and not any(answer_matches(answer, n) for n in params["names"] if n != params["device"])
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        # opens the saved devices in list order until the address matches (as a person would)
+        paired = {r[0] for r in phone.query("SELECT name FROM bluetooth_devices WHERE paired=1")}
+        if params["device"] not in paired:  # forgotten on the way: its page is gone, the answer is not
+            return answer(params["device"])
+        for name in sorted(n for n in params["names"] if n in paired):
+            did = _bt_id(phone, name)
+            look = lambda did=did: _open_bt(phone, obs, did) or \
+                _shown_or_scroll(phone, obs, text="Device's Bluetooth address")
+            if name != params["device"]:
+                step = look_first(phone, f"address of device {did}", look)
+                if step is not None:
+                    return step
+                continue
+            return look() or answer(params["device"])
+        raise TaskError(f"no saved device {params['device']!r}")
+
+
+@register_task
+class DateToNextWeekday(TaskTemplate):
+    name = "settings_date_to_next_weekday"
+    apps = ("Settings",)
+    complexity = 3
+    optimal_steps = 8
+    goal_template = ("This phone's date is set by hand and I want to try what an app does on {weekday}s. Move the "
+                     "phone's date forward to the next {weekday} after the date it shows now; keep everything else.")
+    goal_phrasings = (
+        ("Set the phone's manual date to the first {weekday} that comes after its current date (leave automatic "
+         "time off)."),
+        "Could you move the phone's date ahead to the coming {weekday}, counting from the date it is set to?",
+        "Phone date -> the next {weekday} after the one shown in Date & time. Nothing else changes.",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        # at least a week away from the real date, so "the next one after today" is another day
+        start = DEFAULT_DAY + timedelta(days=rng.choice([d for d in range(-30, 31) if abs(d) >= 7]))
+        ahead = rng.randint(1, 6)
+        target = start + timedelta(days=ahead)
+        return {"start": start.isoformat(), "weekday": WEEKDAYS[target.weekday()], "date": target.isoformat()}
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        d = date.fromisoformat(params["start"])
+        phone.put_setting("global", "auto_time", 0)
+        phone.now = phone.now.replace(year=d.year, month=d.month, day=d.day)
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        ok = phone.now.date().isoformat() == params["date"] and not _setting_changes(phone, self, params)
+        return 1.0 if ok else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        want = date.fromisoformat(params["date"])
+        if phone.now.date() == want and _flag(phone, "global", "auto_time", "0"):
+            return COMPLETE
+        step = look_first(phone, "phone date", lambda: navigate(phone, obs, APP, TO_DATETIME)
+                          or dismiss_popups(phone) or _shown_or_scroll(phone, obs, text="Date"))
+        if step is not None:
+            return step
+        if _on_datetime_with(phone, "date_picker"):
+            return _date_picker_step(phone, obs, want)
+        step = navigate(phone, obs, APP, TO_DATETIME) or dismiss_popups(phone)
+        if step is not None:
+            return step
+        if _flag(phone, "global", "auto_time"):  # switched on by mistake
+            return click_or_scroll(phone, obs, text="Set time automatically")
+        return click_or_scroll(phone, obs, text="Date")
+
+
+@register_task
+class QuerySwitchesOnCount(TaskTemplate):
+    name = "settings_query_switches_on_count"
+    apps = ("Settings",)
+    kind = "query"
+    complexity = 3
+    optimal_steps = 12
+    goal_template = ("Of these four, how many are switched on right now: {first}, {second}, {third} and {fourth}? "
+                     "Answer with a number.")
+    goal_phrasings = (
+        "Count how many of {first}, {second}, {third} and {fourth} are turned on at the moment.",
+        ("Could you check {first}, {second}, {third} and {fourth} in Settings and tell me how many of them are "
+         "on?"),
+        "On right now, out of {first} / {second} / {third} / {fourth}: how many?",
+    )
+
+    def generate_params(self, rng: random.Random) -> dict[str, Any]:
+        picks = sorted(rng.sample(range(len(MAKE_SURE)), 4))  # in the order of MAKE_SURE: screen by screen
+        order = picks[:]
+        rng.shuffle(order)
+        count = rng.randint(1, 3)
+        on = sorted(rng.sample(picks, count))
+        p: dict[str, Any] = {"switches": picks, "on": on, "count": count}
+        for slot, i in zip(("first", "second", "third", "fourth"), order):
+            p[slot] = MAKE_SURE[i][0]
+        return p
+
+    def setup(self, phone: Phone, params: dict[str, Any]) -> None:
+        for i in params["switches"]:
+            _, _, table, setting, on_value, off_value, _ = MAKE_SURE[i]
+            phone.put_setting(table, setting, on_value if i in params["on"] else off_value)
+
+    def expected(self, params: dict[str, Any]) -> str:
+        return str(params["count"])  # as set up: a switch flipped afterwards does not change the answer
+
+    def is_successful(self, phone: Phone, params: dict[str, Any], answer: str | None) -> float:
+        return 1.0 if answer is not None and _only_number(answer, self.expected(params)) else 0.0
+
+    def oracle_action(self, phone: Phone, params: dict[str, Any], obs: Observation) -> Action:
+        for i in params["switches"]:  # each switch's own screen, once
+            _, row, _, _, _, _, path = MAKE_SURE[i]
+            step = look_first(phone, f"switch {row}", lambda path=path, row=row: navigate(phone, obs, APP, path)
+                              or dismiss_popups(phone) or _shown_or_scroll(phone, obs, text=row))
+            if step is not None:
+                return step
+        return answer(self.expected(params))
