@@ -28,6 +28,38 @@ def run_oracle(task: Task, seed: int, *, limit: int | None = None) -> tuple[SimE
                          f"(at {env.phone.location})")
 
 
+def oracle_path(name: str, seed: int) -> list[tuple[str, Action]]:
+    """(the goal and every text on screen, the oracle's action) per step of the oracle's solving path."""
+    from droidverify.tasks import registry
+
+    task = registry.get_template(name).instantiate(seed)
+    env = SimEnv(task, seed)
+    obs = env.reset()
+    steps = []
+    for _ in range(task.max_steps):
+        a = task.oracle_action(env.phone, obs)
+        shown = " | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements)
+        steps.append((task.goal + " | " + shown, a))
+        if a.action_type == "status":
+            break
+        obs = env.step(a)
+        if a.action_type == "answer":
+            break
+    assert env.is_successful() == 1.0, (name, seed)
+    return steps
+
+
+def unread_values(name: str, seed: int) -> list[str]:
+    """Texts the oracle types or answers that no earlier screen (nor the goal) showed."""
+    seen: list[str] = []
+    out = []
+    for shown, a in oracle_path(name, seed):
+        seen.append(shown.lower())
+        if a.action_type in ("input_text", "answer") and a.text and not any(a.text.lower() in t for t in seen):
+            out.append(a.text)
+    return out
+
+
 def fresh(task: Task, seed: int = 0) -> SimEnv:
     env = SimEnv(task, seed)
     env.reset()

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from simhelpers import fresh
+from simhelpers import fresh, unread_values
 
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv
@@ -1290,33 +1290,13 @@ def test_round4_queries_reject_naming_every_candidate() -> None:
     assert task.is_successful(env.phone, "yes or no") == 0.0
 
 
-def _r4_unread(name: str, seed: int) -> list[str]:
-    """Texts the oracle types or answers that no earlier screen (nor the goal) showed."""
-    task = registry.get_template(name).instantiate(seed)
-    env = SimEnv(task, seed)
-    obs = env.reset()
-    seen, out = [task.goal.lower()], []
-    for _ in range(task.max_steps):
-        a = task.oracle_action(env.phone, obs)
-        seen.append(" | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements).lower())
-        if a.action_type in ("input_text", "answer") and a.text and not any(a.text.lower() in s for s in seen):
-            out.append(a.text)
-        if a.action_type == "status":
-            break
-        obs = env.step(a)
-        if a.action_type == "answer":
-            break
-    assert env.is_successful() == 1.0, (name, seed)
-    return out
-
-
 @pytest.mark.parametrize("name", ["contacts_share_contact_by_text", "contacts_text_contact_found_by_email",
                                   "contacts_finish_interrupted_new_contact", "contacts_star_number_ending_in",
                                   "contacts_delete_blank_entries_among", "contacts_unstar_favorites_without_number",
                                   "contacts_query_label_of_number"])
 def test_round4_oracle_types_only_what_it_was_shown(name: str) -> None:
     for seed in (0, 1, 2, 1000):
-        assert _r4_unread(name, seed) == [], (name, seed)
+        assert unread_values(name, seed) == [], (name, seed)
 
 
 @pytest.mark.parametrize("name", ROUND4)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 import pytest
-from simhelpers import fresh
+from simhelpers import fresh, unread_values
 
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv
@@ -1309,41 +1309,12 @@ def test_most_frequent_answer_is_unique_and_twin_times_differ() -> None:
         assert len({(e["name"], e["amount_cents"], e["category"], e["note"]) for e in rows}) == 1, seed
 
 
-def _oracle_path5(name: str, seed: int) -> list[tuple[str, Action, object]]:
-    task = registry.get_template(name).instantiate(seed)
-    env = SimEnv(task, seed)
-    obs = env.reset()
-    steps = []
-    for _ in range(task.max_steps):
-        a = task.oracle_action(env.phone, obs)
-        shown = " | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements)
-        steps.append((task.goal + " | " + shown, a, env.phone.screen))
-        if a.action_type == "status":
-            break
-        obs = env.step(a)
-        if a.action_type == "answer":
-            break
-    assert env.is_successful() == 1.0, (name, seed)
-    return steps
-
-
-def _unread5(name: str, seed: int) -> list[str]:
-    """Texts the oracle types or answers that no earlier screen (nor the goal) showed."""
-    seen: list[str] = []
-    out = []
-    for shown, a, _ in _oracle_path5(name, seed):
-        seen.append(shown.lower())
-        if a.action_type in ("input_text", "answer") and a.text and not any(a.text.lower() in s for s in seen):
-            out.append(a.text)
-    return out
-
-
 @pytest.mark.parametrize("name", ["expenses_schedule_next_month_bill", "expenses_make_sure_today_logged", "expenses_add_for_yesterday",
                                   "expenses_query_named_by_note", "expenses_query_most_frequent",
                                   "expenses_query_next_month_logged"])
 def test_fifth_batch_oracles_type_only_what_they_were_shown(name: str) -> None:
     for seed in (0, 1, 2, 1000):
-        assert _unread5(name, seed) == [], (name, seed)
+        assert unread_values(name, seed) == [], (name, seed)
 
 
 def test_fifth_batch_paths_use_new_controls() -> None:

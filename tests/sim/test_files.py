@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import pytest
-from simhelpers import fresh, run_oracle
+from simhelpers import fresh, oracle_path, run_oracle, unread_values
 
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv, storage
@@ -1216,44 +1216,16 @@ def test_round5_set_ups_leave_one_answer_and_hide_it_in_a_long_list() -> None:
         assert len(_entries(env.phone, f"Download/{task.params['sub']}")) >= 11
 
 
-def _oracle_path(name: str, seed: int) -> list[tuple[str, Action]]:
-    task = registry.get_template(name).instantiate(seed)
-    env = SimEnv(task, seed)
-    obs = env.reset()
-    steps = []
-    for _ in range(task.max_steps):
-        a = task.oracle_action(env.phone, obs)
-        steps.append((task.goal + " | " + " | ".join(f"{e.text or ''} {e.content_description or ''}"
-                                                    for e in obs.elements), a))
-        if a.action_type == "answer":
-            env.step(a)
-        if a.action_type in ("status", "answer"):
-            break
-        obs = env.step(a)
-    assert env.is_successful() == 1.0, (name, seed)
-    return steps
-
-
-def _unread(name: str, seed: int) -> list[str]:
-    seen: list[str] = []
-    out = []
-    for shown, a in _oracle_path(name, seed):
-        seen.append(shown.lower())
-        if a.action_type in ("input_text", "answer") and a.text and not any(a.text.lower() in s for s in seen):
-            out.append(a.text)
-    return out
-
-
 @pytest.mark.parametrize("name", ["files_query_saved_same_day", "files_query_folder_of_largest_match",
                                   "files_query_same_size_pair", "files_ensure_folders_exist"])
 def test_round5_oracle_types_or_answers_only_what_it_was_shown(name: str) -> None:
     for seed in (0, 1, 2, 1000):
         if name == "files_query_same_size_pair":  # answers "a and b": each name was shown
             task = registry.get_template(name).instantiate(seed)
-            shown = " ".join(s.lower() for s, _ in _oracle_path(name, seed))
+            shown = " ".join(s.lower() for s, _ in oracle_path(name, seed))
             assert all(n.lower() in shown for n in task.params["pair"]), seed
             continue
-        assert _unread(name, seed) == [], (name, seed)
+        assert unread_values(name, seed) == [], (name, seed)
 
 
 def test_round5_oracles_use_the_new_controls() -> None:

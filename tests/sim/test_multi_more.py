@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from simhelpers import fresh
+from simhelpers import fresh, unread_values
 
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv
@@ -364,35 +364,6 @@ def test_round2_more_near_misses() -> None:
 
 
 # ---- the oracle reads before it types, and finishes after detours -----------------------------------
-def _path(name: str, seed: int) -> list[tuple[str, Action]]:
-    task = registry.get_template(name).instantiate(seed)
-    env = SimEnv(task, seed)
-    obs = env.reset()
-    steps = []
-    for _ in range(task.max_steps):
-        a = task.oracle_action(env.phone, obs)
-        steps.append((task.goal + " | " + " | ".join(f"{e.text or ''} {e.content_description or ''}"
-                                                      for e in obs.elements), a))
-        if a.action_type == "answer":
-            env.step(a)
-        if a.action_type in ("status", "answer"):
-            break
-        obs = env.step(a)
-    assert env.is_successful() == 1.0, (name, seed)
-    return steps
-
-
-def _unread(name: str, seed: int) -> list[str]:
-    """Texts the oracle types or answers that no earlier screen (nor the goal) showed."""
-    seen: list[str] = []
-    out = []
-    for shown, a in _path(name, seed):
-        seen.append(shown.lower())
-        if a.action_type in ("input_text", "answer") and a.text and not any(a.text.lower() in s for s in seen):
-            out.append(a.text)
-    return out
-
-
 @pytest.mark.parametrize("name", ["multi_tasks_from_note_open_items", "multi_complete_tasks_listed_in_note",
                                   "multi_query_note_item_missing_in_tasks", "multi_text_or_prioritize_by_task_state",
                                   "multi_query_event_on_task_due_day", "multi_task_from_text_request",
@@ -400,7 +371,7 @@ def _unread(name: str, seed: int) -> list[str]:
                                   "multi_complete_bill_task_with_amount"])
 def test_round2_oracle_types_only_what_it_was_shown(name: str) -> None:
     for seed in (0, 1, 2, 1000):
-        assert _unread(name, seed) == [], (name, seed)
+        assert unread_values(name, seed) == [], (name, seed)
 
 
 def _detour_todo_search(env: SimEnv) -> None:
