@@ -58,7 +58,8 @@ def _values(expanded, kind: str, index: int | None) -> list[str]:
     return out
 
 
-def run_split(split: str, seeds: list[int], apps: list[str], limit: int, memory_name: str = "diff") -> dict[str, Tally]:
+def run_split(split: str, seeds: list[int], apps: list[str], limit: int, memory_name: str = "diff",
+              derived: bool = False) -> dict[str, Tally]:
     from droidverify.actions.model import Action
     from droidverify.agents.verifier.candidates import extract_candidates
     from droidverify.agents.verifier.memory import make_memory
@@ -91,7 +92,8 @@ def run_split(split: str, seeds: list[int], apps: list[str], limit: int, memory_
                 want = oracle.app_name if oracle.action_type == "open_app" else oracle.text
                 got = {}
                 for label, mem in (("mem", mem_text), ("nomem", "")):
-                    expanded = expand_candidates(cands, obs.elements, task.goal, mem, apps, limit=limit)
+                    expanded = expand_candidates(cands, obs.elements, task.goal, mem, apps, limit=limit,
+                                                 derived=derived)
                     got[label] = _values(expanded, oracle.action_type, oracle.index)
                 vals = got["mem"]
                 t.steps += 1
@@ -128,17 +130,20 @@ def main() -> None:
     ap.add_argument("--examples", type=int, default=10, help="uncovered examples listed per split")
     ap.add_argument("--memory", default="diff", help="the working memory values may come from: diff (the shipped "
                     "verifier's) or notes (diff plus the rows that name the goal's words)")
+    ap.add_argument("--derived", action="store_true", help="also the values computed from those read "
+                    "(agents/verifier/derived.py: what checkpoints of feature version 6 choose among)")
     args = ap.parse_args()
     seeds = parse_seeds(args.seeds)
     apps = sim_apps()
-    print(f"proposal coverage, oracle paths, seeds {args.seeds}, limit {args.limit}, apps {len(apps)}\n")
+    print(f"proposal coverage, oracle paths, seeds {args.seeds}, limit {args.limit}, apps {len(apps)}, "
+          f"derived values {'on' if args.derived else 'off'}\n")
     print("| split | action | labelled steps | covered | coverage | case-insensitive | no memory "
           "| mean proposals | mean rank when covered |")
     print("|---|---|---|---|---|---|---|---|---|")
     missed: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     t0 = time.perf_counter()
     for split in [s.strip() for s in args.splits.split(",") if s.strip()]:
-        tallies = run_split(split, seeds, apps, args.limit, args.memory)
+        tallies = run_split(split, seeds, apps, args.limit, args.memory, args.derived)
         for kind in KINDS:
             t = tallies[kind]
             pct = 100 * t.covered / t.steps if t.steps else 0.0

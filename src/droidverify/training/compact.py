@@ -37,6 +37,7 @@ from droidverify.agents.verifier.compact.features import (
     numeric_names,
     step_view,
     type_kinds,
+    uses_derived,
 )
 from droidverify.env.records import Observation
 from droidverify.errors import TrainingDataError, TrainingError
@@ -206,9 +207,11 @@ def _same_value(kind: str, value: str | None, want: str) -> bool:
     return value == want
 
 
-def expand_record(rec: VerifierStepRecord, apps: Sequence[str] | None, content: str = "select"
-                  ) -> tuple[list[Any], list[Action], set[int], int | None]:
-    """(elements, expanded candidates, correct expanded indices, expanded positive) of a record."""
+def expand_record(rec: VerifierStepRecord, apps: Sequence[str] | None, content: str = "select",
+                  derived: bool = False) -> tuple[list[Any], list[Action], set[int], int | None]:
+    """(elements, expanded candidates, correct expanded indices, expanded positive) of a record;
+    ``derived``: derived values among the proposals, as checkpoints of feature version 6 and later
+    (``features.uses_derived``) see them."""
     from droidverify.agents.verifier.proposals import expand_candidates
 
     if rec.xml is None:
@@ -218,7 +221,7 @@ def expand_record(rec: VerifierStepRecord, apps: Sequence[str] | None, content: 
     cands = [Action.model_validate_json(c) for c in rec.candidates]
     if content != "select":
         return elements, cands, set(rec.correct), rec.positive
-    expanded = expand_candidates(cands, elements, rec.goal, rec.memory, apps)
+    expanded = expand_candidates(cands, elements, rec.goal, rec.memory, apps, derived=derived)
     where = {a.to_json(): j for j, a in enumerate(expanded)}
     original = set(rec.candidates)
     correct: set[int] = set()
@@ -246,7 +249,7 @@ def expand_record(rec: VerifierStepRecord, apps: Sequence[str] | None, content: 
 
 def record_example(rec: VerifierStepRecord, apps: Sequence[str] | None, content: str = "select",
                    feature_version: int = FEATURE_VERSION) -> Example:
-    elements, cands, correct, positive = expand_record(rec, apps, content)
+    elements, cands, correct, positive = expand_record(rec, apps, content, uses_derived(feature_version))
     descriptions = [describe_action(c, elements) for c in cands]
     view = step_view(rec.goal, rec.memory, elements, cands, descriptions, version=feature_version)
     kind = Action.model_validate_json(rec.candidates[rec.positive]).action_type

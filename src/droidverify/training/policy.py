@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from droidverify.actions.model import Action
+from droidverify.agents.verifier.compact.features import uses_derived
 from droidverify.errors import TrainingError
 from droidverify.training.compact import CompactConfig, CompactTrainer, Example, expand_record
 from droidverify.training.records import VerifierStepRecord, iter_records
@@ -167,7 +168,8 @@ class PolicyTrainer(CompactTrainer):
 
     def _row(self, rec: VerifierStepRecord, ex: Example) -> list[float]:
         assert self.table is not None and ex.positive is not None and rec.xml is not None
-        _, cands, _, _ = expand_record(rec, self.config.apps, self.config.content)
+        _, cands, _, _ = expand_record(rec, self.config.apps, self.config.content,
+                                       uses_derived(self.config.feature_version))
         if [c.to_json() for c in cands] != list(ex.candidate_json):
             raise TrainingError(f"record {rec.record_id}: candidates differ between preparations")
         row = [float(x) for x in self.table(rec.xml, cands, ex.positive)]

@@ -399,10 +399,13 @@ class VerifierAgent:
         proposed value (the trainer expands recorded steps with the same function)."""
         if self.content != "select":
             return prepared
+        from droidverify.agents.verifier.compact.features import uses_derived
         from droidverify.agents.verifier.proposals import expand_candidates
 
         elements = prepared.observation.elements
-        cands = expand_candidates(prepared.candidates, elements, self.goal, prepared.memory_text, self.apps)
+        version = getattr(self.scorer, "feature_version", None)
+        cands = expand_candidates(prepared.candidates, elements, self.goal, prepared.memory_text, self.apps,
+                                  derived=version is not None and uses_derived(version))
         prepared.candidates = cands
         prepared.descriptions = [describe_action(c, elements) for c in cands]
         return prepared

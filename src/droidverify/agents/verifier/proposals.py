@@ -30,6 +30,7 @@ from droidverify.agents.screen import (
     sanitize_screen_text,
     strip_special_tokens,
 )
+from droidverify.agents.verifier.derived import Derived, derivations, derive_values
 from droidverify.env.apps import resolve_app
 from droidverify.errors import UnknownAppError
 from droidverify.ui.element import UIElement
@@ -919,6 +920,8 @@ def expand_candidates(
     apps: Sequence[str] | None,
     *,
     limit: int = 16,
+    derived: bool = False,
+    derived_limit: int = 8,
 ) -> list[Action]:
     """``candidates`` with each placeholder replaced, in place, by concrete candidates.
 
@@ -927,7 +930,11 @@ def expand_candidates(
     table): opening it changes nothing, and the oracle never chose it. ``input_text`` placeholder
     on element ``i`` -> one ``input_text`` per value :func:`propose_values` proposes for
     ``elements[i]``. ``answer`` placeholder -> one ``answer`` per proposed value. A placeholder
-    with no proposal stays (the caller falls back to generation). Other candidates are unchanged;
+    with no proposal stays (the caller falls back to generation). ``derived``: after each
+    placeholder's ``limit`` proposals, up to ``derived_limit`` values computed from the ones read
+    (:func:`~droidverify.agents.verifier.derived.derive_values`: minutes and days between, a time or
+    date moved by the goal's duration, percentages, sums; a checkpoint of feature version 6 or
+    later is trained with them). Other candidates are unchanged;
     the order is otherwise preserved and no action appears twice (by ``Action.to_json()``). Pure
     and deterministic: training and inference get the same list for the same input.
     """
@@ -935,6 +942,18 @@ def expand_candidates(
     seen: set[str] = set()
     answer_cache: list[str] | None = None
     field_cache: dict[int, list[str]] = {}
+    found: list[Derived] | None = None
+
+    def computed(kind: str, field: UIElement | None, have: list[str]) -> list[str]:
+        nonlocal found
+        if not derived:
+            return have
+        if found is None:
+            found = derivations(goal, elements, memory)
+        extra = [d.value for d in derive_values(kind, goal, elements, memory, field=field, found=found,
+                                                limit=derived_limit + len(have))
+                 if d.value not in have]
+        return have + extra[:derived_limit]
 
     def add(action: Action) -> None:
         key = action.to_json()
@@ -955,14 +974,16 @@ def expand_candidates(
                 new = [a for a in (_with_value(cand, app_name=n) for n in names) if a]
         elif cand.action_type == "answer":
             if answer_cache is None:
-                answer_cache = propose_values("answer", goal, elements, memory, limit=limit)
+                answer_cache = computed("answer", None,
+                                        propose_values("answer", goal, elements, memory, limit=limit))
             new = [a for a in (_with_value(cand, text=v) for v in answer_cache) if a]
         else:  # input_text
             i = cand.index
             key = i if i is not None else -1
             if key not in field_cache:
                 field = elements[i] if i is not None and 0 <= i < len(elements) else None
-                field_cache[key] = propose_values("input_text", goal, elements, memory, field=field, limit=limit)
+                field_cache[key] = computed("input_text", field, propose_values(
+                    "input_text", goal, elements, memory, field=field, limit=limit))
             new = [a for a in (_with_value(cand, text=v) for v in field_cache[key]) if a]
         for a in new or [cand]:
             add(a)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from droidverify.actions.model import Action
 from droidverify.agents.screen import needs_completion, sanitize_screen_text
+from droidverify.agents.verifier.derived import derivations
 from droidverify.agents.verifier.proposals import answer_fit
 from droidverify.ui.element import UIElement
 
@@ -23,8 +24,10 @@ from droidverify.ui.element import UIElement
 # value fits the question (its shape, the label it was read after, an option the question names).
 # The default stays 4: on the same records and seed, version 5 doubled answer-step top-1 (5 -> 9 of 60
 # validation steps) but solved 60 against 70 of 696 validation episodes (docs/training.md, session 25).
+# 6: 4 (not 5) plus values computed from the ones read (agents/verifier/derived.py) among the candidates,
+# each with its account as context and three numbers (derived, operands the goal names, rank).
 FEATURE_VERSION = 4
-SUPPORTED_FEATURE_VERSIONS = (3, 4, 5)  # older checkpoints keep running on the features they learned
+SUPPORTED_FEATURE_VERSIONS = (3, 4, 5, 6)  # older checkpoints keep running on the features they learned
 
 # The action kinds the scorer tells apart; anything else maps to "other".
 KINDS = ("click", "long_press", "input_text", "clear_text", "scroll_up", "scroll_down", "scroll_left",
@@ -62,8 +65,19 @@ NUMERIC_NAMES_V5: tuple[str, ...] = (
     "answer_kind_fit", "answer_after_label", "answer_is_option", "answer_only_in_goal", "answer_only_in_memory",
     "answer_only_low",
 )
+NUMERIC_NAMES_V6: tuple[str, ...] = (  # 4's, not 5's: 5's answer-fit numbers cost success (session 25)
+    *NUMERIC_NAMES_V4,
+    "value_derived", "derived_named", "derived_rank",
+)
 NUMERIC_NAMES = NUMERIC_NAMES_V4  # the default version's
-_NUMERIC_BY_VERSION = {3: NUMERIC_NAMES_V3, 4: NUMERIC_NAMES_V4, 5: NUMERIC_NAMES_V5}
+DERIVED_FROM_VERSION = 6  # checkpoints of this version and later also choose among derived values
+
+
+def uses_derived(version: int) -> bool:
+    """Whether a checkpoint of feature ``version`` was trained with derived values among its
+    candidates (``expand_candidates(derived=True)``): training and inference must expand alike."""
+    return int(version) >= DERIVED_FROM_VERSION
+_NUMERIC_BY_VERSION = {3: NUMERIC_NAMES_V3, 4: NUMERIC_NAMES_V4, 5: NUMERIC_NAMES_V5, 6: NUMERIC_NAMES_V6}
 _QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "how", "is", "are", "does",
                              "do", "did", "was", "were"})
 # field words -> the value shapes they take (language-light: a digit pattern, an @, a time)
@@ -85,7 +99,8 @@ def type_kinds(version: int = FEATURE_VERSION) -> int:
 
 
 def numeric_names(version: int = FEATURE_VERSION) -> tuple[str, ...]:
-    """The per-candidate numbers of a feature version (each version extends the one before)."""
+    """The per-candidate numbers of a feature version (each extends the one before, except 6, which
+    extends 4)."""
     try:
         return _NUMERIC_BY_VERSION[version]
     except KeyError:
@@ -310,8 +325,12 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
     ]
     seen_targets: dict[tuple[str, int | None], int] = {}
     fits: dict[str, tuple[float, ...]] = {}
-    if version >= 5 and any(c.action_type == "answer" for c in candidates):
+    if version == 5 and any(c.action_type == "answer" for c in candidates):
         fits = answer_fit(goal, elements, memory_text)  # the proposer's own reading of each value
+    derived: dict[str, tuple[int, str, int]] = {}  # value -> (rank, how, operands the goal names)
+    if version >= 6 and any(c.action_type in ("answer", "input_text") for c in candidates):
+        for rank, d in enumerate(derivations(goal, elements, memory_text)):
+            derived.setdefault(d.value, (rank, d.how, d.named))
     for i, action in enumerate(candidates):
         kind = _kind(action)
         el = elements[action.index] if action.index is not None and 0 <= action.index < len(elements) else None
@@ -388,9 +407,22 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
                 is_question,
                 *form_level,
             ]
-            if version >= 5:
+            if version == 5:
                 fit = fits.get(value.strip()) if action.action_type == "answer" else None
                 nums += list(fit) if fit is not None else [0.0] * 6
+            if version >= 6:
+                # a value computed from others (agents/verifier/derived.py): its account is its context
+                # (the operands and the rows they were read in), so the goal can be matched against it
+                dv = derived.get(value.strip()) if action.action_type in ("answer", "input_text") else None
+                if dv is not None:
+                    rank_d, how, named = dv
+                    if action.action_type == "answer" and _value_source(value_low, elements) is None:
+                        context = sanitize_screen_text(how, max_len=160)
+                    elif action.action_type == "input_text":
+                        context = " | ".join(t for t in (context, sanitize_screen_text(how, max_len=120)) if t)
+                    nums += [1.0, min(named, 3) / 3.0, 1.0 / (1 + rank_d)]
+                else:
+                    nums += [0.0, 0.0, 0.0]
         nums = nums[:n_numeric]
         view.candidates.append(CandidateView(text=candidate_text(action, elements), context=context,
                                              value=sanitize_screen_text(value, max_len=120), numeric=nums))
