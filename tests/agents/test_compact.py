@@ -350,3 +350,28 @@ def test_features_of_version_5_say_how_an_answer_fits_the_question():
     assert all(_num5(other, i, n) == 0.0 for i in range(2) for n in numeric_names(5)[len(numeric_names(4)):])
     v4 = step_view("What is Sakura Williams's phone number?", "", els, cands, version=4)
     assert [c.numeric for c in v4.candidates] == [c.numeric[:len(numeric_names(4))] for c in phone.candidates]
+
+
+def test_a_version_6_checkpoint_chooses_among_derived_values_and_a_version_4_one_never_sees_them(tmp_path):
+    """The agent expands a step as its checkpoint was trained: derived values only for version 6,
+    after a save and load too."""
+    from agent_doubles import el, make_obs
+
+    goal = "How many minutes are there between 8:15 AM and 9:40 AM? Answer in minutes."
+    obs = make_obs([el("Alarm"), el("8:15 AM", top=100), el("9:40 AM", top=200)])
+    def saved_and_loaded(version: int) -> CompactScorer:
+        torch.manual_seed(0)
+        net = CompactNet(NetConfig(emb_dim=32, n_numeric=len(numeric_names(version)), d_model=32, layers=1, heads=4,
+                                   ff=64, dropout=0.0))
+        scorer = CompactScorer(net, hash_encoder(32), meta={"feature_version": version})
+        return CompactScorer.load(scorer.save(tmp_path / f"v{version}"), hash_encoder(32))
+
+    offered = {}
+    for name, scorer in (("v4", saved_and_loaded(4)), ("v6", saved_and_loaded(6))):
+        agent = VerifierAgent(None, scorer=scorer, apps=sim_apps())
+        agent.reset(goal)
+        info = agent.act(obs, []).info
+        offered[name] = {a.text for a in (Action.model_validate_json(c["action"]) for c in info["candidates"])
+                         if a.action_type == "answer"}
+    assert "85 minutes" in offered["v6"] and "85 minutes" not in offered["v4"]
+    assert offered["v4"] <= offered["v6"]

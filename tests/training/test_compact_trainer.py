@@ -391,3 +391,23 @@ def test_verifiers_trained_apart_join_into_an_ensemble_only_when_trained_alike(t
     (out / "verifier.json").write_text(json.dumps({**meta, "members": 0}))
     with pytest.raises(CheckpointError, match="members must be"):
         CompactScorer.load(out, hash_encoder())
+
+
+def test_a_derived_answer_is_labelled_right_only_where_derived_values_are_proposed():
+    """The oracle answers the minutes between two alarms, a value no screen shows: a version-4 record
+    has no right answer candidate (uncovered), a version-6 record labels the derived value right."""
+    from droidverify.training.compact import record_example
+
+    task = registry.get_template("clock_query_minutes_between_alarms").instantiate(0)
+    recs = [r for r in collect([task], split_of=registry.split_of, apps=sim_apps())
+            if Action.model_validate_json(r.oracle_action).action_type == "answer"]
+    assert recs, "the oracle answers"
+    for rec in recs:
+        want = Action.model_validate_json(rec.oracle_action).text
+        _, plain, correct, _ = expand_record(rec, sim_apps())
+        assert not any(plain[j].action_type == "answer" for j in correct), "not proposed without derivation"
+        _, cands, correct, positive = expand_record(rec, sim_apps(), derived=True)
+        assert positive is not None and cands[positive].action_type == "answer"
+        assert cands[positive].text == want
+        ex = record_example(rec, sim_apps(), feature_version=6)
+        assert ex.positive is not None and ex.candidate_json[ex.positive] == cands[positive].to_json()

@@ -71,6 +71,7 @@ _CUE_MINUS = re.compile(r"\btake (?:that |it )?out\b|\blower\b|\bminus\b|\bless\
 _CUE_SIZE = re.compile(r"\bspace\b|\b[kMG]B\b|\bsize\b", re.IGNORECASE)
 _CUE_INCLUSIVE = re.compile(r"\bboth\b|\binclud|\binclusive\b|\bcounting\b", re.IGNORECASE)
 _CUE_HOURS = re.compile(r"\bhours?\b", re.IGNORECASE)
+_CUES = (_CUE_MINUTES, _CUE_DAYS, _CUE_PERCENT, _CUE_SUM, _CUE_SPLIT, _CUE_MINUS, _CUE_SIZE)
 _CUE_REST = re.compile(r"\bfree\b|\bleft\b|\bremaining\b|\bunused\b|\bavailable\b", re.IGNORECASE)
 _CUE_NOW = re.compile(r"\bnow\b|\buntil\b|\bleft\b|\bago\b|\bcurrent", re.IGNORECASE)
 _AMOUNT_FIELD = re.compile(r"amount|price|cost|total|sum", re.IGNORECASE)
@@ -315,8 +316,8 @@ def derivations(goal: str, elements: Sequence[UIElement], memory: str = "") -> l
     goal = _clean(goal, _MAX_GOAL)
     memory = memory[:_MAX_MEMORY] if isinstance(memory, str) else ""
     elements = [e for e in list(elements or [])[:_MAX_ELEMENTS] if isinstance(e, UIElement)]
-    if not goal:
-        return []
+    if not goal or not (any(rx.search(goal) for rx in _CUES) or _durations(goal)):
+        return []  # nothing to compute: most goals, and the screen need not be read at all
     r = _Reader(goal, elements, memory)
     names = _goal_names(goal)
     out: list[Derived] = []

@@ -22,11 +22,12 @@ from droidverify.ui.element import UIElement
 # (an answer's row on screen, the goal words before a typed value against the field, its proposal
 # rank), whether the goal asks a question, which fields already hold goal values; 5: how an answer's
 # value fits the question (its shape, the label it was read after, an option the question names).
-# The default stays 4: on the same records and seed, version 5 doubled answer-step top-1 (5 -> 9 of 60
+# Version 5 is opt-in: on the same records and seed, it doubled answer-step top-1 (5 -> 9 of 60
 # validation steps) but solved 60 against 70 of 696 validation episodes (docs/training.md, session 25).
-# 6: 4 (not 5) plus values computed from the ones read (agents/verifier/derived.py) among the candidates,
-# each with its account as context and three numbers (derived, operands the goal names, rank).
-FEATURE_VERSION = 4
+# 6 (the default since 2026-11-28, session 27): 4 (not 5) plus values computed from the ones read
+# (agents/verifier/derived.py) among the candidates, each with its account as context and three numbers
+# (derived, operands the goal names, rank); docs/training.md, "Session 27".
+FEATURE_VERSION = 6
 SUPPORTED_FEATURE_VERSIONS = (3, 4, 5, 6)  # older checkpoints keep running on the features they learned
 
 # The action kinds the scorer tells apart; anything else maps to "other".
@@ -69,7 +70,7 @@ NUMERIC_NAMES_V6: tuple[str, ...] = (  # 4's, not 5's: 5's answer-fit numbers co
     *NUMERIC_NAMES_V4,
     "value_derived", "derived_named", "derived_rank",
 )
-NUMERIC_NAMES = NUMERIC_NAMES_V4  # the default version's
+NUMERIC_NAMES = NUMERIC_NAMES_V6  # the default version's
 DERIVED_FROM_VERSION = 6  # checkpoints of this version and later also choose among derived values
 
 
