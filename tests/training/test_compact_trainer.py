@@ -43,14 +43,19 @@ def test_a_typed_value_label_moves_to_the_candidate_carrying_it(records):
         assert cands[positive].action_type == "input_text" and cands[positive].text == rec.completion.target
 
 
-def test_an_answer_label_covers_every_proposal_that_says_the_same():
-    """The oracle answers "Off"; the screen's "off" (and any spelling the checker reads alike) is right
-    too, so the proposals that say it are all labelled right, none trained as a wrong answer."""
-    task = registry.get_template("settings_query_switch_state").instantiate(0)
+def _answer_records(template: str) -> list:
+    """The records of a template's oracle episode (seed 0) whose label is an answer (at least one)."""
+    task = registry.get_template(template).instantiate(0)
     recs = [r for r in collect([task], split_of=registry.split_of, apps=sim_apps())
             if Action.model_validate_json(r.oracle_action).action_type == "answer"]
     assert recs, "the oracle answers"
-    for rec in recs:
+    return recs
+
+
+def test_an_answer_label_covers_every_proposal_that_says_the_same():
+    """The oracle answers "Off"; the screen's "off" (and any spelling the checker reads alike) is right
+    too, so the proposals that say it are all labelled right, none trained as a wrong answer."""
+    for rec in _answer_records("settings_query_switch_state"):
         want = Action.model_validate_json(rec.oracle_action).text
         _, cands, correct, positive = expand_record(rec, sim_apps())
         same = {j for j, c in enumerate(cands) if c.action_type == "answer" and c.text is not None
@@ -398,11 +403,7 @@ def test_a_derived_answer_is_labelled_right_only_where_derived_values_are_propos
     has no right answer candidate (uncovered), a version-6 record labels the derived value right."""
     from droidverify.training.compact import record_example
 
-    task = registry.get_template("clock_query_minutes_between_alarms").instantiate(0)
-    recs = [r for r in collect([task], split_of=registry.split_of, apps=sim_apps())
-            if Action.model_validate_json(r.oracle_action).action_type == "answer"]
-    assert recs, "the oracle answers"
-    for rec in recs:
+    for rec in _answer_records("clock_query_minutes_between_alarms"):
         want = Action.model_validate_json(rec.oracle_action).text
         _, plain, correct, _ = expand_record(rec, sim_apps())
         assert not any(plain[j].action_type == "answer" for j in correct), "not proposed without derivation"
