@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -28,8 +29,19 @@ def run_oracle(task: Task, seed: int, *, limit: int | None = None) -> tuple[SimE
                          f"(at {env.phone.location})")
 
 
-def oracle_path(name: str, seed: int) -> list[tuple[str, Action]]:
-    """(the goal and every text on screen, the oracle's action) per step of the oracle's solving path."""
+@dataclass
+class OracleStep:
+    """One step of an oracle's solving path: the goal and every text on screen, the action, where it was."""
+
+    shown: str
+    action: Action
+    location: str
+    screen: object
+
+
+def oracle_trace(name: str, seed: int, *, step_answer: bool = True) -> list[OracleStep]:
+    """The oracle's solving path of template ``name`` at ``seed``, asserted successful at its end;
+    ``step_answer=False`` stops before an answer is submitted (for operations read along the way)."""
     from droidverify.tasks import registry
 
     task = registry.get_template(name).instantiate(seed)
@@ -39,14 +51,19 @@ def oracle_path(name: str, seed: int) -> list[tuple[str, Action]]:
     for _ in range(task.max_steps):
         a = task.oracle_action(env.phone, obs)
         shown = " | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements)
-        steps.append((task.goal + " | " + shown, a))
-        if a.action_type == "status":
+        steps.append(OracleStep(task.goal + " | " + shown, a, env.phone.location, env.phone.screen))
+        if a.action_type == "status" or (a.action_type == "answer" and not step_answer):
             break
         obs = env.step(a)
         if a.action_type == "answer":
             break
     assert env.is_successful() == 1.0, (name, seed)
     return steps
+
+
+def oracle_path(name: str, seed: int) -> list[tuple[str, Action]]:
+    """(the goal and every text on screen, the oracle's action) per step of the oracle's solving path."""
+    return [(s.shown, s.action) for s in oracle_trace(name, seed)]
 
 
 def unread_values(name: str, seed: int) -> list[str]:

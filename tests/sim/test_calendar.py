@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 import pytest
-from simhelpers import act, fresh, run_oracle
+from simhelpers import act, fresh, oracle_trace, run_oracle
 
 from droidverify.env.sim import SimEnv
 from droidverify.env.sim.apps.calendar import add_event, event_by_title, events_on
@@ -801,19 +801,7 @@ def test_copy_event_oracle_with_same_day_extras() -> None:
 # ---- oracles read a value on screen before they type it ----------------------------------------------
 def _oracle_path(name: str, seed: int) -> list[tuple[str, object, SimEnv]]:
     """(the goal and every text on screen, the oracle's action, the screen) per step of its solving path."""
-    task = registry.get_template(name).instantiate(seed)
-    env = SimEnv(task, seed)
-    obs = env.reset()
-    steps = []
-    for _ in range(task.max_steps):
-        a = task.oracle_action(env.phone, obs)
-        shown = " | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements)
-        steps.append((shown, a, env.phone.screen))
-        if a.action_type in ("status", "answer"):
-            break
-        obs = env.step(a)
-    assert env.is_successful() == 1.0, (name, seed)
-    return [(task.goal + " | " + s, a, scr) for s, a, scr in steps]
+    return [(s.shown, s.action, s.screen) for s in oracle_trace(name, seed, step_answer=False)]
 
 
 def _unread(name: str, seed: int) -> list[str]:

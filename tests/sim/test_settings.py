@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 
 import pytest
-from simhelpers import fresh, run_oracle
+from simhelpers import fresh, oracle_trace, run_oracle
 
 from droidverify.actions.model import Action
 from droidverify.env.sim import SimEnv
@@ -1010,21 +1010,7 @@ def test_round5_query_checker_success_and_near_misses(name: str) -> None:
 
 def _path(name: str, seed: int) -> list[tuple[str, Action, str]]:
     """(the goal and every text on screen, the oracle's action, the location) per step of its solving path."""
-    task = registry.get_template(name).instantiate(seed)
-    env = SimEnv(task, seed)
-    obs = env.reset()
-    steps = []
-    for _ in range(task.max_steps):
-        a = task.oracle_action(env.phone, obs)
-        shown = " | ".join(f"{e.text or ''} {e.content_description or ''}" for e in obs.elements)
-        steps.append((task.goal + " | " + shown, a, env.phone.location))
-        if a.action_type == "status":
-            break
-        obs = env.step(a)
-        if a.action_type == "answer":
-            break
-    assert env.is_successful() == 1.0, (name, seed)
-    return steps
+    return [(s.shown, s.action, s.location) for s in oracle_trace(name, seed)]
 
 
 @pytest.mark.parametrize("name", ["settings_time_zone_where_clock_reads", "settings_timeout_at_least",
