@@ -25,6 +25,10 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from droidverify.agents.screen import sanitize_screen_text
+from droidverify.agents.verifier.patterns import HOUR_AMPM_RE as _HOUR_AMPM_RE
+from droidverify.agents.verifier.patterns import MONTH_RE as _MONTH_RE
+from droidverify.agents.verifier.patterns import MONTHS as _MONTHS
+from droidverify.agents.verifier.patterns import TIME_RE as _TIME_RE
 from droidverify.ui.element import UIElement
 
 __all__ = ["DERIVED_KINDS", "Derived", "derivations", "derive_values"]
@@ -36,13 +40,6 @@ _MAX_ELEMENTS = 400
 _MAX_OPERANDS = 14  # per kind of operand: 14 times give 91 pairs, few enough to compute every step
 _MAX_TEXT = 300
 
-_AMPM = r"\s?(?:([AaPp])[Mm]\b|([AaPp])\.[Mm]\.)"
-_TIME_RE = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?!\d|:\d)(?:" + _AMPM + ")?")
-_HOUR_AMPM_RE = re.compile(r"(?<![\d:.])(\d{1,2})" + _AMPM)
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december")
-_MONTH_RE = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
-             r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
 _DATE_MD_RE = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE)
 _DATE_DM_RE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}})\b)?",
                          re.IGNORECASE)
@@ -119,7 +116,7 @@ def _minutes(m: re.Match[str]) -> int | None:
 
 def _month(name: str) -> int:
     key = name.rstrip(".").lower()[:3]
-    return next(i for i, m in enumerate(_MONTHS, 1) if m.startswith(key))
+    return next(i for i, m in enumerate(_MONTHS, 1) if m.lower().startswith(key))
 
 
 def _date(year: int, month: int, day: int) -> _dt.date | None:
@@ -142,7 +139,7 @@ def _fmt_time(minutes: int) -> str:
 
 
 def _fmt_date(d: _dt.date, with_year: bool) -> str:
-    name = _MONTHS[d.month - 1].capitalize()
+    name = _MONTHS[d.month - 1]
     return f"{name} {d.day}, {d.year}" if with_year else f"{name} {d.day}"
 
 
@@ -193,8 +190,6 @@ class _Reader:
         for rx in (_TIME_RE, _HOUR_AMPM_RE):
             for m in rx.finditer(text):
                 if any(a <= m.start() < b for a, b in spans):
-                    continue
-                if rx is _HOUR_AMPM_RE and not (m.group(2) or m.group(3)):
                     continue
                 v = _minutes(m)
                 if v is not None:
@@ -310,9 +305,24 @@ def _label(op: _Operand) -> str:
     return f"{op.text} ({op.row[:60]})"
 
 
+# The step last computed: expansion and the compact scorer's features ask for the same step in turn
+# (the same elements list object, an Observation's cached one), so the second call is a lookup.
+_last: tuple[str, object, Sequence[UIElement], tuple[Derived, ...]] | None = None
+
+
 def derivations(goal: str, elements: Sequence[UIElement], memory: str = "") -> list[Derived]:
     """Every value the goal's cues ask to compute on this step, most relevant first within each
     kind of computation; at most a few dozen. ``[]`` when the goal cues nothing."""
+    global _last
+    last = _last
+    if last is not None and last[2] is elements and last[0] == goal and last[1] == memory:
+        return list(last[3])
+    found = _derivations(goal, elements, memory)
+    _last = (goal, memory, elements, tuple(found))
+    return found
+
+
+def _derivations(goal: str, elements: Sequence[UIElement], memory: str) -> list[Derived]:
     goal = _clean(goal, _MAX_GOAL)
     memory = memory[:_MAX_MEMORY] if isinstance(memory, str) else ""
     elements = [e for e in list(elements or [])[:_MAX_ELEMENTS] if isinstance(e, UIElement)]
@@ -378,7 +388,7 @@ def derivations(goal: str, elements: Sequence[UIElement], memory: str = "") -> l
                     add(_fmt_date(d2, False), "date", how, named)
                     add(_fmt_date(d2, True), "date", how, named)
                     add(str(d2.day), "day", how, named)
-                    add(_MONTHS[d2.month - 1].capitalize(), "month", how, named)
+                    add(_MONTHS[d2.month - 1], "month", how, named)
     # percentages: a share of one number in another, or a percent the goal gives of an amount
     if _CUE_PERCENT.search(goal):
         nums = [o for o in r.numbers if o.row != "goal"] + r.amounts + r.sizes

@@ -31,6 +31,10 @@ from droidverify.agents.screen import (
     strip_special_tokens,
 )
 from droidverify.agents.verifier.derived import Derived, derivations, derive_values
+from droidverify.agents.verifier.patterns import HOUR_AMPM_RE as _HOUR_AMPM_RE
+from droidverify.agents.verifier.patterns import MONTH_RE as _MONTH_RE
+from droidverify.agents.verifier.patterns import MONTHS as _MONTHS
+from droidverify.agents.verifier.patterns import TIME_RE as _TIME_RE
 from droidverify.env.apps import resolve_app
 from droidverify.errors import UnknownAppError
 from droidverify.ui.element import UIElement
@@ -79,10 +83,6 @@ def _cap(text: str | None, n: int) -> str:
 # ---------------------------------------------------------------------------------------------
 # Patterns (all linear-time: no nested quantifiers over the same characters)
 
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-           "October", "November", "December")
-_MONTH_RE = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
-             r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
 _WEEKDAY_RE = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*\.?"
 _ORD = r"(?:st|nd|rd|th)?"
 
@@ -95,9 +95,6 @@ _QUOTE_RES = (
     # so "Don't forget" inside '...' is one value and "Bob's" opens nothing
     re.compile(r"(?<![\w'])'([^'\n]{1,300}?)'(?!\w)"),
 )
-_AMPM = r"\s?(?:([AaPp])[Mm]\b|([AaPp])\.[Mm]\.)"  # "PM", "pm", "p.m." (a sentence's full stop is not part of it)
-_TIME_RE = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?!\d|:\d)(?:" + _AMPM + ")?")
-_HOUR_AMPM_RE = re.compile(r"(?<![\d:.])(\d{1,2})" + _AMPM)
 _DATE_MD_RE = re.compile(
     rf"(?:({_WEEKDAY_RE}),?\s+)?\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}})\b)?")
 _DATE_DM_RE = re.compile(

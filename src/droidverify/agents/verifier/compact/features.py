@@ -382,6 +382,7 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
                                  for r in (action.evidences or ()))
         else:
             context = _row_context(el, rows) if el is not None else ""
+        src: UIElement | None = None
         if version >= 4:
             if action.action_type == "answer" and el is None:  # the row the answer is read from
                 src = _value_source(value_low, elements)
@@ -417,7 +418,7 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
                 dv = derived.get(value.strip()) if action.action_type in ("answer", "input_text") else None
                 if dv is not None:
                     rank_d, how, named = dv
-                    if action.action_type == "answer" and _value_source(value_low, elements) is None:
+                    if action.action_type == "answer" and el is None and src is None:  # shown nowhere
                         context = sanitize_screen_text(how, max_len=160)
                     elif action.action_type == "input_text":
                         context = " | ".join(t for t in (context, sanitize_screen_text(how, max_len=120)) if t)
