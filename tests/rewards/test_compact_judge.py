@@ -17,11 +17,16 @@ from droidverify.rewards.compact_judge import (
     SETTINGS,
     TOKEN_NUMERIC,
     CompactJudge,
+    ELEMENT_NUMERIC_3,
     CompactJudgeModel,
     JudgeNetConfig,
+    batch_tensors,
     build_net,
+    claim_off,
+    digit_off,
     goal_slots,
     goal_values,
+    near_only,
     passive_view,
     shipped_judge_path,
     trajectory_view,
@@ -83,6 +88,89 @@ def test_the_passive_view_carries_a_wrong_value_typed(items) -> None:
     g_wrong = dict(zip(GLOBAL_NUMERIC, wrong.numeric, strict=True))
     assert g_right["typed_near_goal"] == 0.0 and g_wrong["typed_near_goal"] == 1.0
     assert g_right["typed_from_goal"] > g_wrong["typed_from_goal"]
+
+
+def test_values_one_digit_off_are_told_from_other_values() -> None:
+    """A wrong value saved or an answer misread is most often one digit off the right one (the
+    labelled set's own near misses are made that way): a minute, a cent, a year. Single digits are
+    not compared (any two would count) and the right value shown as well clears the flag."""
+    for a, b in (("11:55", "11:56"), ("70.9", "70.0"), ("2024", "2025"), ("1272", "1273")):
+        assert digit_off(a, b) and digit_off(b, a)
+    for a, b in (("4", "5"), ("11:55", "11:55"), ("11:55", "1:55"), ("45", "54"), ("498", "4980")):
+        assert not digit_off(a, b), (a, b)
+    slots = goal_slots('Set "Walk the dog" to 11:55 AM, repeat 12 times.')
+    assert [(s.kind, s.text) for s in slots] == [("quoted", "walk the dog"), ("time", "11:55 am"), ("number", "12")]
+    slots = [slots[1], slots[0], slots[2]]  # time, name, number
+    assert near_only(slots, {"11:56"}, [False, False, False]) == [True, False, False]
+    assert near_only(slots, {"11:56", "13"}, [False, True, False]) == [True, False, True]
+    assert near_only(slots, {"11:56", "11:55"}, [False, False, False]) == [False, False, False]  # shown too
+    assert near_only(slots, {"11:56"}, [True, False, False]) == [False, False, False]
+    assert claim_off({"498"}, {"497", "2024"}) and not claim_off({"498"}, {"498", "497"})
+    assert not claim_off(set(), {"497"}) and not claim_off({"498"}, {"398 kb"})
+
+
+def test_the_passive_view_flags_values_one_digit_off(items) -> None:
+    """A form saved one digit off the goal (a contact's number) and an answer one digit off what the
+    final screen shows raise version 3's numbers; the right value does not."""
+    import copy
+    import re
+
+    by = {(it.template, it.variant): it for it in items}
+
+    def numbers(traj):
+        v = passive_view(traj)
+        g = dict(zip(GLOBAL_NUMERIC, v.numeric, strict=True))
+        toks = {n: any(t.numeric[TOKEN_NUMERIC.index(n)] for t in v.tokens) for n in ELEMENT_NUMERIC_3}
+        return g, toks
+
+    right, right_tok = numbers(by[("contacts_add_contact", "oracle")].trajectory)
+    wrong, wrong_tok = numbers(by[("contacts_add_contact", "wrong_value")].trajectory)
+    assert right["slot_near_in_row"] == 0.0 and wrong["slot_near_in_row"] == 1.0
+    assert not right_tok["near_slot"] and wrong_tok["near_slot"]
+    assert right["claim_near_screen"] == -1.0  # no answer: not asked
+    # an answer a digit off a number the final screen shows, and the number itself
+    oracle = by[("contacts_add_contact", "oracle")].trajectory
+    shown = sorted(n for e in oracle.final_observation.elements
+                   for n in re.findall(r"\d{3,}", e.text or ""))[-1]
+    for answer, flagged in ((shown[:-1] + str((int(shown[-1]) + 1) % 10), True), (shown, False)):
+        traj = copy.deepcopy(oracle)
+        traj.answer = f"It is {answer}"
+        g, toks = numbers(traj)
+        assert (g["claim_near_screen"], toks["claim_near"]) == (float(flagged), flagged), answer
+
+
+def test_a_judge_of_an_earlier_feature_version_reads_its_own_numbers(tmp_path, items) -> None:
+    """Feature versions only add names: a judge trained before reads its columns by name and judges
+    as it did; a file naming numbers this code does not compute, or not matching its network, is refused."""
+    import torch
+
+    old_tokens = [n for n in TOKEN_NUMERIC if n not in ELEMENT_NUMERIC_3]
+    old_globals = GLOBAL_NUMERIC[:GLOBAL_NUMERIC.index("claim_near_screen")]
+    torch.manual_seed(5)
+    net = build_net(JudgeNetConfig(emb_dim=32, d_model=16, heads=2, ff=32, n_token_numeric=len(old_tokens),
+                                   n_global=len(old_globals)))
+    meta = {"feature_version": 2, "token_numeric": old_tokens, "global_numeric": list(old_globals)}
+    model = CompactJudgeModel(net, hash_encoder(), thresholds={"passive": 0.5}, meta=meta)
+    views = [passive_view(it.trajectory) for it in items[:8]]
+    inputs = batch_tensors(views, hash_encoder())
+    keep = [TOKEN_NUMERIC.index(n) for n in old_tokens]
+    inputs["tok_num"], inputs["glob"] = inputs["tok_num"][:, :, keep], inputs["glob"][:, :len(old_globals)]
+    with torch.inference_mode():
+        want = torch.sigmoid(net(**inputs)).tolist()
+    assert model.p_success(views) == pytest.approx(want, abs=1e-6)
+    model.save(tmp_path / "old")
+    saved = json.loads((tmp_path / "old" / "judge.json").read_text())
+    assert saved["feature_version"] == 2 and saved["token_numeric"] == old_tokens
+    loaded = CompactJudge.load(tmp_path / "old", "passive", encoder=hash_encoder())
+    assert loaded.models["passive"].p_success(views) == model.p_success(views)
+    assert loaded.version.startswith("compact-f2-passive@")
+    for change in ({"token_numeric": [*old_tokens, "mood"]}, {"feature_version": 99}, {"feature_version": 1}):
+        (tmp_path / "old" / "judge.json").write_text(json.dumps({**saved, **change}))
+        with pytest.raises(CheckpointError, match="feature version"):
+            CompactJudge.load(tmp_path / "old", encoder=hash_encoder())
+    (tmp_path / "old" / "judge.json").write_text(json.dumps({**saved, "global_numeric": list(GLOBAL_NUMERIC)}))
+    with pytest.raises(CheckpointError, match="episode numbers"):
+        CompactJudge.load(tmp_path / "old", encoder=hash_encoder())
 
 
 def test_views_read_what_each_setting_may_see(items) -> None:

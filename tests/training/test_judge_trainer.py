@@ -96,6 +96,14 @@ def test_train_export_and_resume(tmp_path, sets) -> None:
     # a rerun with other settings is refused
     with pytest.raises(TrainingError, match="other settings"):
         JudgeTrainer(config(tmp_path, sets, setting="both", d_model=32, heads=2), encoder=hash_encoder()).train()
+    # a checkpoint of another feature version (here: written before version 3 said which) is refused
+    import torch
+
+    state = torch.load(out / "checkpoint.pt", weights_only=False)
+    del state["feature_version"]
+    torch.save(state, out / "checkpoint.pt")
+    with pytest.raises(TrainingError, match="feature version 2"):
+        JudgeTrainer(config(tmp_path, sets, setting="both", epochs=4), encoder=hash_encoder()).train()
     (out / "checkpoint.pt").write_bytes(b"junk")
     with pytest.raises(CheckpointError):
         JudgeTrainer(config(tmp_path, sets, setting="both"), encoder=hash_encoder()).train()

@@ -57,7 +57,11 @@ from droidverify.ui.element import UIElement
 
 FORMAT = "droidverify-compact-judge"
 FORMAT_VERSION = 1
-FEATURE_VERSION = 2  # 2: typed values against the values the goal gives (exact / one edit off)
+# 2: typed values against the values the goal gives (exact / one edit off); 3: values one digit off
+# the goal's or the answer's (near_slot, claim_near, claim_near_screen, slot_near_in_row). A version
+# only adds names: a checkpoint reads the columns it was trained on by name, so older judges still load.
+FEATURE_VERSION = 3
+OLDEST_FEATURE_VERSION = 2  # the oldest whose numbers this code still computes as they were (checked)
 SETTINGS = ("passive", "evidence")  # the papers' settings (an LLM judge has these two)
 CHOICES = (*SETTINGS, "auto")  # what a caller may ask for; auto: evidence iff the episode submits
 # The compact judge's own third setting: the whole episode (every action, every screen), read
@@ -79,18 +83,26 @@ GOAL, CLAIM, ACTION, ELEMENT = 0, 1, 2, 3  # token types
 ACTION_KINDS = ("click", "long_press", "input_text", "clear_text", "scroll", "open_app", "navigate_back",
                 "navigate_home", "answer", "wait", "other")
 TERMINATIONS = ("complete", "infeasible", "submit", "step_limit", "other")
-TOKEN_NUMERIC: tuple[str, ...] = (
-    # elements
+ELEMENT_NUMERIC: tuple[str, ...] = (
     "checkable", "checked", "selected", "editable", "field_filled", "clickable", "scrollable", "focused",
     "password", "y_center", "x_center", "area",
     "slot_frac", "slot_any", "quoted_hit", "time_hit", "number_hit", "name_hit", "equals_slot",
     # exhibit_share: evidence, the share of exhibits showing it; trajectory, minus the share of
     # screens showing it for an element that is not on the final screen (0 on the final screen)
     "row_slot_frac", "in_claim", "claim_number_hit", "exhibit_share",
-    # actions
+)
+ACTION_NUMERIC: tuple[str, ...] = (
     *(f"act_{k}" for k in ACTION_KINDS), "recency", "act_error", "typed_slot_frac", "typed_equals_slot",
     "typed_from_goal", "typed_near_goal",
 )
+# version 3, elements: shows a goal number or time one digit off and not the goal's own; shows a
+# number one digit off the answer's (a wrong value saved, an answer misread)
+ELEMENT_NUMERIC_3: tuple[str, ...] = ("near_slot", "claim_near")
+TOKEN_NUMERIC: tuple[str, ...] = (*ELEMENT_NUMERIC, *ACTION_NUMERIC, *ELEMENT_NUMERIC_3)
+# what tells an element's relation to this goal and answer (a distractor from another task has none)
+GOAL_RELATIVE: tuple[str, ...] = (*ELEMENT_NUMERIC[ELEMENT_NUMERIC.index("slot_frac"):
+                                                  ELEMENT_NUMERIC.index("claim_number_hit") + 1],
+                                  *ELEMENT_NUMERIC_3)
 GLOBAL_NUMERIC: tuple[str, ...] = (
     "setting_evidence", "declared_done", *(f"end_{t}" for t in TERMINATIONS),
     "answer_given", "answer_numeric", "claim_given", "steps", "errors",
@@ -99,6 +111,9 @@ GLOBAL_NUMERIC: tuple[str, ...] = (
     "claim_on_screen", "claim_numbers_on_screen",
     "slots_typed", "typed_equals_slot", "typed_from_goal", "typed_near_goal", "filled_fields", "on_launcher", "elements",
     "exhibits", "no_exhibits", "many_exhibits",
+    # version 3: the answer's number is not shown but one a digit off it is; a goal number or time
+    # shown only one digit off, in a row that shows another of the goal's values (the edited item)
+    "claim_near_screen", "slot_near_in_row",
 )
 
 # ---------------------------------------------------------------------------------- goal slots
@@ -172,6 +187,35 @@ def near_hit(slot: Slot, text: str, numbers: set[str]) -> bool:
         return any(len(n) == len(want) and sum(a != b for a, b in zip(n, want, strict=True)) == 1 for n in numbers)
     k = max(3, math.ceil(0.7 * len(slot.text)))
     return len(slot.text) > 3 and (slot.text[:k] in text or slot.text[-k:] in text)
+
+
+def digit_off(a: str, b: str) -> bool:
+    """Two numbers as written (``11:55``, ``70.9``) of the same length, at least two characters,
+    that differ in exactly one character: a minute, a cent or a year off. Single digits are left out:
+    any two of them would count."""
+    return len(a) == len(b) >= 2 and sum(x != y for x, y in zip(a, b, strict=True)) == 1
+
+
+def _slot_digits(slot: Slot) -> str | None:
+    """The digits a number or time slot is compared by (``11:55 am`` -> ``11:55``), None for other kinds."""
+    if slot.kind not in ("number", "time"):
+        return None
+    m = _NUMBER_RE.search(slot.text)
+    return m.group() if m else None
+
+
+def near_only(slots: Sequence[Slot], numbers: set[str], hits: Sequence[bool]) -> list[bool]:
+    """Which number or time slots a string shows one digit off and not as the goal writes them."""
+    out = []
+    for slot, hit in zip(slots, hits, strict=True):
+        want = _slot_digits(slot)
+        out.append(bool(want) and not hit and want not in numbers and any(digit_off(n, want) for n in numbers))
+    return out
+
+
+def claim_off(claim_numbers: set[str], numbers: set[str]) -> bool:
+    """``numbers`` hold one a digit off a number of the answer that they do not hold themselves."""
+    return any(c not in numbers and any(digit_off(n, c) for n in numbers) for c in claim_numbers)
 
 
 @functools.lru_cache(maxsize=256)
@@ -339,7 +383,8 @@ def _element_numeric(seen: _Seen, slots: Sequence[Slot], claim_low: str, claim_n
         (sum(a or b for a, b in zip(hits, row_hits, strict=True)) / len(slots)) if slots else 0.0,
         float(len(label) > 1 and label in claim_low), float(bool(claim_numbers & seen.numbers)), share,
     ]
-    return nums + [0.0] * (len(TOKEN_NUMERIC) - len(nums))
+    extra = [float(any(near_only(slots, seen.numbers, hits))), float(claim_off(claim_numbers, seen.numbers))]
+    return nums + [0.0] * len(ACTION_NUMERIC) + extra
 
 
 def _action_kind(action: Action) -> str:
@@ -355,7 +400,7 @@ def _action_numeric(action: Action, recency: float, error: bool, slots: Sequence
     tail = [*(float(kind == k) for k in ACTION_KINDS), recency, float(error),
             sum(hits) / len(slots) if slots and typed else 0.0, float(bool(typed) and any(s.text == typed for s in slots)),
             float(exact), float(near)]
-    return [0.0] * (len(TOKEN_NUMERIC) - len(tail)) + tail
+    return [0.0] * len(ELEMENT_NUMERIC) + tail + [0.0] * len(ELEMENT_NUMERIC_3)
 
 
 def _priority(token: Token) -> tuple[float, str, tuple[float, ...]]:
@@ -372,6 +417,7 @@ def _screen_numbers(screen: Sequence[_Seen], slots: Sequence[Slot], claim: str) 
     static = [False] * n
     fields = [False] * n
     near = [False] * n
+    near_in_row = [False] * n  # one digit off, in a row showing another slot
     best_row = 0.0
     claim_low = _norm(claim)
     claim_shown = False
@@ -380,6 +426,10 @@ def _screen_numbers(screen: Sequence[_Seen], slots: Sequence[Slot], claim: str) 
         near = [a or near_hit(sl, s.low, s.numbers) for a, sl in zip(near, slots, strict=True)]
         claim_shown |= bool(claim_low) and claim_low in s.low
         row_hits = slot_hits(slots, s.row, numbers_in(s.row)) if s.row else [False] * n
+        off = near_only(slots, s.numbers, hits)
+        for i, o in enumerate(off):
+            if o and any(h for j, h in enumerate(row_hits) if j != i):
+                near_in_row[i] = True
         for i, hit in enumerate(hits):
             shown[i] |= hit
             if s.el.is_editable:
@@ -394,6 +444,8 @@ def _screen_numbers(screen: Sequence[_Seen], slots: Sequence[Slot], claim: str) 
     for s in screen:
         all_numbers |= s.numbers
     claim_numbers = numbers_in(claim)
+    numeric_slots = [i for i, sl in enumerate(slots) if _slot_digits(sl)]
+    long_claim = {c for c in claim_numbers if len(c) >= 2}
     return {
         "slots_on_screen": sum(shown) / n if n else -1.0,
         "quoted_on_screen": sum(shown[i] for i in quoted) / len(quoted) if quoted else -1.0,
@@ -408,6 +460,8 @@ def _screen_numbers(screen: Sequence[_Seen], slots: Sequence[Slot], claim: str) 
                                  for s in screen), 5) / 5.0,
         "on_launcher": float(any("launcher" in (s.el.package_name or "").lower() for s in screen[:3])),
         "elements": min(len(screen), 200) / 100.0,
+        "claim_near_screen": float(claim_off(long_claim, all_numbers)) if long_claim else -1.0,
+        "slot_near_in_row": float(any(near_in_row[i] and not shown[i] for i in numeric_slots)) if numeric_slots else -1.0,
     }
 
 
@@ -693,8 +747,20 @@ def build_ensemble(nets: Sequence[Any]) -> Any:
     return JudgeEnsemble()
 
 
-def batch_tensors(views: Sequence[JudgeView], encoder: TextEncoder) -> dict[str, Any]:
-    """Pad views into the network's inputs, embedding every string through ``encoder``."""
+def feature_columns(token_names: Sequence[str], global_names: Sequence[str]) -> tuple[list[int], list[int]]:
+    """Where a checkpoint's feature names sit in what this code computes (``CheckpointError`` for a
+    name it does not compute)."""
+    missing = [n for n in token_names if n not in TOKEN_NUMERIC] + [n for n in global_names if n not in GLOBAL_NUMERIC]
+    if missing:
+        raise CheckpointError(f"the judge reads features this droidverify does not compute: {missing[:5]}; "
+                              f"retrain it (feature version {FEATURE_VERSION})")
+    return [TOKEN_NUMERIC.index(n) for n in token_names], [GLOBAL_NUMERIC.index(n) for n in global_names]
+
+
+def batch_tensors(views: Sequence[JudgeView], encoder: TextEncoder,
+                  columns: tuple[Sequence[int], Sequence[int]] | None = None) -> dict[str, Any]:
+    """Pad views into the network's inputs, embedding every string through ``encoder``; ``columns``
+    (token, global) keeps the numbers a checkpoint of an older feature version reads (all: None)."""
     import numpy as np
     import torch
 
@@ -723,9 +789,11 @@ def batch_tensors(views: Sequence[JudgeView], encoder: TextEncoder) -> dict[str,
             mask[i, :k] = True
         pos += k
         glob[i] = v.numeric
+    if columns is not None:
+        num, glob = num[:, :, list(columns[0])], glob[:, list(columns[1])]
     n = torch.from_numpy
-    return {"goal": n(goal), "claim": n(claim), "tok": n(tok), "tok_kind": n(kind), "tok_num": n(num),
-            "tok_mask": n(mask), "glob": n(glob)}
+    return {"goal": n(goal), "claim": n(claim), "tok": n(tok), "tok_kind": n(kind),
+            "tok_num": n(np.ascontiguousarray(num)), "tok_mask": n(mask), "glob": n(np.ascontiguousarray(glob))}
 
 
 # ---------------------------------------------------------------------------------- on disk
@@ -752,6 +820,18 @@ class CompactJudgeModel:
         self.encoder = encoder or TextEncoder()
         self.meta = meta or {}
         self.path = path
+        # the numbers the network was trained on, by name (a new network: all this code computes)
+        self.feature_version = int(self.meta.get("feature_version", FEATURE_VERSION))
+        self.token_names = tuple(self.meta.get("token_numeric", TOKEN_NUMERIC))
+        self.global_names = tuple(self.meta.get("global_numeric", GLOBAL_NUMERIC))
+        cols = feature_columns(self.token_names, self.global_names)
+        everything = self.token_names == TOKEN_NUMERIC and self.global_names == GLOBAL_NUMERIC
+        self.columns = None if everything else cols
+        width = (getattr(self.net.cfg, "n_token_numeric", len(self.token_names)),
+                 getattr(self.net.cfg, "n_global", len(self.global_names)))
+        if width != (len(self.token_names), len(self.global_names)):
+            raise CheckpointError(f"the judge network reads {width[0]} token and {width[1]} episode numbers, "
+                                  f"its file names {len(self.token_names)} and {len(self.global_names)}")
 
     @property
     def settings(self) -> tuple[str, ...]:
@@ -765,7 +845,7 @@ class CompactJudgeModel:
         out: list[float] = []
         with torch.inference_mode():
             for start in range(0, len(views), batch):
-                logits = self.net(**batch_tensors(views[start:start + batch], self.encoder))
+                logits = self.net(**batch_tensors(views[start:start + batch], self.encoder, self.columns))
                 out.extend(torch.sigmoid(logits).tolist())
         return out
 
@@ -788,8 +868,8 @@ class CompactJudgeModel:
         tmp.mkdir(parents=True)
         save_file({k: v.detach().contiguous() for k, v in self.net.state_dict().items()}, str(tmp / WEIGHTS_FILE))
         meta = {"format": FORMAT, "version": FORMAT_VERSION, "settings": list(self.settings),
-                "thresholds": self.thresholds, "feature_version": FEATURE_VERSION,
-                "token_numeric": list(TOKEN_NUMERIC), "global_numeric": list(GLOBAL_NUMERIC),
+                "thresholds": self.thresholds, "feature_version": self.feature_version,
+                "token_numeric": list(self.token_names), "global_numeric": list(self.global_names),
                 "encoder": EMBEDDER_NAME, "encoder_dtype": getattr(self.encoder, "dtype", "float32"),
                 "net": self.net.cfg.to_dict(), "train_config": train_config or {}, **(extra or {})}
         members = len(getattr(self.net, "members", ()))
@@ -836,10 +916,13 @@ def read_judge_meta(directory: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"cannot read {path}: {exc}") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("version") != FORMAT_VERSION:
         raise CheckpointError(f"{path}: not a compact judge file (format {FORMAT} version {FORMAT_VERSION})")
-    if meta.get("feature_version") != FEATURE_VERSION or meta.get("token_numeric") != list(TOKEN_NUMERIC) \
-            or meta.get("global_numeric") != list(GLOBAL_NUMERIC):
-        raise CheckpointError(f"{directory} was trained on feature version {meta.get('feature_version')}; "
-                              f"this droidverify computes version {FEATURE_VERSION}: retrain it")
+    version, tokens, globals_ = meta.get("feature_version"), meta.get("token_numeric"), meta.get("global_numeric")
+    if isinstance(version, bool) or not isinstance(version, int) or not OLDEST_FEATURE_VERSION <= version <= FEATURE_VERSION \
+            or not isinstance(tokens, list) or not isinstance(globals_, list) \
+            or any(n not in TOKEN_NUMERIC for n in tokens) or any(n not in GLOBAL_NUMERIC for n in globals_):
+        raise CheckpointError(f"{directory} was trained on feature version {version!r}; "
+                              f"this droidverify computes versions {OLDEST_FEATURE_VERSION} to {FEATURE_VERSION}: "
+                              "retrain it")
     if meta.get("encoder") != EMBEDDER_NAME:
         raise CheckpointError(f"{directory} was trained on the {meta.get('encoder')!r} encoder, not {EMBEDDER_NAME!r}")
     members = meta.get("members", 1)
@@ -915,7 +998,8 @@ class CompactJudge:
         self.models = {s: models[s] for s in need}
         self.setting = setting
         parts = [f"{s}:{m.digest()}" for s, m in self.models.items()]
-        self.version = f"compact-f{FEATURE_VERSION}-{setting}@" + ",".join(parts)
+        versions = sorted({m.feature_version for m in self.models.values()})
+        self.version = f"compact-f{'+'.join(map(str, versions))}-{setting}@" + ",".join(parts)
 
     @classmethod
     def load(cls, path: str | Path | None = None, setting: str = "auto", *,

@@ -421,12 +421,11 @@ class JudgeTrainer:
         another template's screens, their goal-slot numbers cleared (they show none of this goal)."""
         import dataclasses
 
-        from droidverify.rewards.compact_judge import ELEMENT, TOKEN_NUMERIC, Token
+        from droidverify.rewards.compact_judge import ELEMENT, GOAL_RELATIVE, TOKEN_NUMERIC, Token
 
         if not hasattr(self, "_foreign"):
             self._foreign = [(e.template, t) for e in self.train_examples for t in e.view.tokens if t.kind == ELEMENT]
-            first, last = TOKEN_NUMERIC.index("slot_frac"), TOKEN_NUMERIC.index("claim_number_hit")
-            self._clear = range(first, last + 1)
+            self._clear = {TOKEN_NUMERIC.index(n) for n in GOAL_RELATIVE}
         out = []
         for e in examples:
             view = e.view
@@ -674,8 +673,10 @@ class JudgeTrainer:
         import torch
 
         tmp = path.with_name(path.name + ".tmp")
+        from droidverify.rewards.compact_judge import FEATURE_VERSION
+
         torch.save({"net": self.net.state_dict(), "opt": self.opt.state_dict(), "epoch": self.epoch,
-                    "step": self.step, "config": self.config.to_dict()}, tmp)
+                    "step": self.step, "config": self.config.to_dict(), "feature_version": FEATURE_VERSION}, tmp)
         tmp.replace(path)
 
     def load_checkpoint(self, path: Path) -> None:
@@ -691,6 +692,12 @@ class JudgeTrainer:
 
             raise CheckpointError(f"cannot read the checkpoint {path} ({type(exc).__name__}: {exc}); delete it "
                                   "to start over") from None
+        from droidverify.rewards.compact_judge import FEATURE_VERSION
+
+        written = state.get("feature_version", 2)  # checkpoints before version 3 did not say
+        if written != FEATURE_VERSION:
+            raise TrainingError(f"{path} was written on judge feature version {written}; this droidverify "
+                                f"computes version {FEATURE_VERSION}: use another output directory")
         ignore = ("max_minutes", "epochs", "output_dir", "threads", "hostile_items", "eval_file")
         saved = {k: v for k, v in config.items() if k not in ignore}
         mine = {k: v for k, v in self.config.to_dict().items() if k in saved}
