@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/judged_retries.py [--split validation] [--seeds 0] [--attempts 3]
 [--judge rule] [--judge-model SPEC] [--max-tasks N] [--max-steps N] [--temperature T [--top-k K]]
-[--agent-seed S] [--workers N] [--keep DIR]``.
+[--retry-temperature T] [--agent-seed S] [--workers N] [--keep DIR]``.
 
 The default verifier agent (the shipped compact verifier: no language model) plays every template of
 the split x ``--seeds`` twice in this one run: once without retries (K = 1) and once with
@@ -16,7 +16,8 @@ outcome), attempts used, the false-success rate (last attempts the judge called 
 checker result is a failure, over the judged last attempts) and the ratio of success@K to the
 success of the K = 1 run measured here. The compact verifier takes the argmax (``--temperature
 0``): it replays a failed attempt action for action on the deterministic simulator, so without
-``--temperature`` the retries cost attempts and cannot change an outcome.
+``--temperature`` (or ``--retry-temperature``: the first attempt by argmax, the retries drawn) the
+retries cost attempts and cannot change an outcome.
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ def main() -> None:
     ap.add_argument("--temperature", type=float, default=0.0, help="draw actions from softmax(scores / T) "
                     "(0: argmax, the default agent)")
     ap.add_argument("--top-k", type=int, default=None)
+    ap.add_argument("--retry-temperature", type=float, default=None,
+                    help="draw the retries at T (the first attempt as --temperature says)")
     ap.add_argument("--agent-seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--keep", default=None, help="keep the two run directories under DIR")
@@ -94,11 +97,13 @@ def main() -> None:
     pairs = [(t, s) for t in templates for s in parse_seeds(args.seeds)]
     verifier = resolve_verifier("compact", None)
     factory = AgentSpec("verifier", model=None, memory="diff", seed=args.agent_seed, apps=installed_app_names("sim"),
-                        verifier=verifier, temperature=args.temperature, top_k=args.top_k)
+                        verifier=verifier, temperature=args.temperature, top_k=args.top_k,
+                        retry_temperature=args.retry_temperature)
     judge = JudgeSpec(args.judge, model=args.judge_model)
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dv-retries-"))
     print(f"{len(pairs)} episodes ({len(templates)} {args.split} templates x seeds {args.seeds}); agent: verifier "
-          f"(compact, temperature {args.temperature:g}{f', top-k {args.top_k}' if args.top_k else ''}); "
+          f"(compact, temperature {args.temperature:g}{f', top-k {args.top_k}' if args.top_k else ''}"
+          f"{f', retries at {args.retry_temperature:g}' if args.retry_temperature else ''}); "
           f"judge {judge.name} ({judge.version})")
     keys = [episode_id(t.name, s) for t, s in pairs]
     rows: list[tuple[int, RunSummary, RetryStats, float]] = []

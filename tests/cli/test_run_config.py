@@ -60,13 +60,26 @@ def test_the_config_takes_exactly_the_commands_options_with_its_defaults() -> No
     ({"agent": "verifier", "finish_check": "rule"}, "unknown --finish-check 'rule'"),
     ({"agent": "verifier", "finish_check_model": "x"}, "give --finish-check METHOD"),
     ({"agent": "oracle", "temperature": 0.5}, "--temperature/--top-k"),
-    ({"agent": "verifier", "top_k": 2}, "--temperature/--top-k: top_k= needs temperature > 0"),
+    ({"agent": "verifier", "top_k": 2}, "--temperature/--top-k/--retry-temperature: top_k= needs temperature > 0"),
+    ({"agent": "verifier", "retry_temperature": 1.0}, "give --attempts K > 1"),
+    ({"agent": "verifier", "retry_temperature": 0.0, "attempts": 2}, "retry_temperature must be a finite number > 0"),
+    ({"agent": "random", "retry_temperature": 1.0, "attempts": 2}, "apply only to the verifier agent"),
     ({"agent": "oracle", "max_steps": "3"}, "--max-steps"),  # a type error is a config error too
     ({"agent": "oracle", "bogus": 1}, "--bogus"),
 ])
 def test_each_option_combination_that_cannot_run_is_a_config_error(options: dict, match: str) -> None:
     with pytest.raises(RunConfigError, match=match):
         RunConfig.of(**options)
+
+
+def test_a_retry_temperature_reaches_the_agent_and_the_run_json(tmp_path: Path) -> None:
+    run = RunConfig.of(agent="verifier", tasks="clock_create_alarm", attempts=3, retry_temperature=1.5,
+                       top_k=3, out=str(tmp_path / "r"))
+    resolved = run.resolve()
+    assert resolved.agent.retry_temperature == 1.5 and resolved.agent.temperature == 0.0
+    assert resolved.run_json["retry_temperature"] == 1.5  # resuming with another one is refused
+    plain = RunConfig.of(agent="verifier", tasks="clock_create_alarm", out=str(tmp_path / "p")).resolve()
+    assert "retry_temperature" not in plain.run_json  # a run without it writes the run.json it always did
 
 
 def test_retries_without_a_named_judge_are_judged_by_the_trained_default() -> None:

@@ -27,7 +27,7 @@ from droidverify.actions.model import Action
 from droidverify.agents.base import AgentOutput
 from droidverify.agents.oracle import OracleAgent
 from droidverify.agents.random import RandomAgent
-from droidverify.errors import DeviceLostError, LLMUnavailableError, RunError
+from droidverify.errors import DeviceLostError, DroidVerifyError, LLMUnavailableError, RunError
 from droidverify.rewards.base import Judgement, trajectory_id
 from droidverify.rewards.rule import RuleJudge
 from droidverify.rewards.store import JUDGEMENTS_FILE, read_judgements
@@ -240,6 +240,13 @@ def test_each_retry_draws_with_a_seed_derived_from_the_agent_seed_and_the_attemp
     drawing, argmax = VerifierAgent(None, temperature=2.0, sample_seed=5), VerifierAgent(None, sample_seed=5)
     assert seed_attempt(drawing, 1) == attempt_seed(5, 1) == drawing.sample_seed
     assert seed_attempt(argmax, 1) is None and argmax.sample_seed == 5  # the argmax draws nothing
+    # --retry-temperature: the first attempt takes the argmax, each retry draws at that temperature
+    first, retry = (VerifierAgent(None, sample_seed=5, retry_temperature=1.5) for _ in range(2))
+    assert seed_attempt(first, 0) is None and first.temperature == 0.0 and first.sample_seed == 5
+    assert seed_attempt(retry, 2) == attempt_seed(5, 2) == retry.sample_seed and retry.temperature == 1.5
+    for bad in (0, -1.0, float("nan"), True, "1"):
+        with pytest.raises(DroidVerifyError, match="retry_temperature"):
+            VerifierAgent(None, retry_temperature=bad)
 
 
 def test_resume_after_a_crash_between_attempts_continues_at_the_next_attempt(tmp_path: Path) -> None:

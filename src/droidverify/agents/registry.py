@@ -115,6 +115,7 @@ class AgentSpec:
     avoid_repeats: bool = False  # verifier agent: never repeat an action on a screen it was taken on
     temperature: float = 0.0  # verifier agent: > 0 draws the action from softmax(scores / T), seeded by seed
     top_k: int | None = None  # verifier agent: draw among the k best only
+    retry_temperature: float | None = None  # verifier agent: the temperature of judged retries
     content: str | None = None  # verifier agent: llm | select (None: the backbone's default)
     # verifier agent: a picklable (goal, history, observation, action) -> (accept, detail) asked before
     # status complete (``rewards.finish_check.JudgeFinishCheck``); None: completion is not checked
@@ -201,14 +202,16 @@ class AgentSpec:
             llm, scorer = self._loaded
             return VerifierAgent(llm, scorer=scorer, memory=self.memory, content=scorer.content, apps=self.apps,
                                  avoid_repeats=self.avoid_repeats, temperature=self.temperature,
-                                 top_k=self.top_k, sample_seed=self.seed, finish_check=self.finish_check)
+                                 top_k=self.top_k, sample_seed=self.seed, finish_check=self.finish_check,
+                                 retry_temperature=self.retry_temperature)
         llm, head = self._llm()
         if self.agent == "verifier":
             from droidverify.agents.verifier import VerifierAgent
 
             return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head, content=self.content,
                                  avoid_repeats=self.avoid_repeats, temperature=self.temperature,
-                                 top_k=self.top_k, sample_seed=self.seed, finish_check=self.finish_check)
+                                 top_k=self.top_k, sample_seed=self.seed, finish_check=self.finish_check,
+                                 retry_temperature=self.retry_temperature)
         if self.agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
             from droidverify.agents.selfverify import SelfVerifyingAgent
 
@@ -255,14 +258,20 @@ def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", se
                      temperature=temperature, top_k=top_k, content=content)()
 
 
-def check_sampling(agent: str, temperature: float, top_k: int | None) -> None:
-    """Raise :class:`RunError` unless ``temperature``/``top_k`` are valid for ``agent``."""
+def check_sampling(agent: str, temperature: float, top_k: int | None,
+                   retry_temperature: float | None = None) -> None:
+    """Raise :class:`RunError` unless ``temperature``/``top_k``/``retry_temperature`` are valid for ``agent``."""
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
             or not math.isfinite(temperature) or temperature < 0:
         raise RunError(f"temperature must be a finite number >= 0, got {temperature!r}")
+    if retry_temperature is not None and (isinstance(retry_temperature, bool)
+                                          or not isinstance(retry_temperature, (int, float))
+                                          or not math.isfinite(retry_temperature) or retry_temperature <= 0):
+        raise RunError(f"retry_temperature must be a finite number > 0, got {retry_temperature!r}")
     if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
         raise RunError(f"top_k must be an integer >= 1, got {top_k!r}")
-    if (temperature > 0 or top_k is not None) and agent != "verifier":
-        raise RunError("temperature= and top_k= apply only to the verifier agent")
-    if top_k is not None and temperature <= 0:
-        raise RunError("top_k= needs temperature > 0 (without it the agent takes the argmax)")
+    if (temperature > 0 or top_k is not None or retry_temperature is not None) and agent != "verifier":
+        raise RunError("temperature=, top_k= and retry_temperature= apply only to the verifier agent")
+    if top_k is not None and temperature <= 0 and retry_temperature is None:
+        raise RunError("top_k= needs temperature > 0 or retry_temperature (without either the agent takes "
+                       "the argmax)")

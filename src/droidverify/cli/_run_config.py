@@ -57,6 +57,7 @@ class RunConfig(BaseModel):
     avoid_repeats: bool = False
     temperature: float = 0.0
     top_k: int | None = None
+    retry_temperature: float | None = None
     workers: str | None = None
     ray: str | None = None
     judge: str | None = None
@@ -154,9 +155,11 @@ class RunConfig(BaseModel):
                 raise RunConfigError(f"unknown --finish-check {self.finish_check!r}; use one of "
                                      f"{', '.join(CHECK_METHODS)}")
         try:
-            catalogue.check_sampling(agent, self.temperature, self.top_k)
+            catalogue.check_sampling(agent, self.temperature, self.top_k, self.retry_temperature)
         except RunError as e:
-            raise RunConfigError(f"--temperature/--top-k: {e}") from None
+            raise RunConfigError(f"--temperature/--top-k/--retry-temperature: {e}") from None
+        if self.retry_temperature is not None and self.attempts < 2:
+            raise RunConfigError("--retry-temperature is the temperature of judged retries: give --attempts K > 1")
         return self
 
     def _check_judge(self) -> None:
@@ -255,6 +258,8 @@ class RunConfig(BaseModel):
                   "temperature": self.temperature, "top_k": self.top_k, "content": self.content}
         if self.attempts > 1:  # only then: a run without retries writes the run.json it always did
             config["attempts"] = self.attempts
+        if self.retry_temperature is not None:
+            config["retry_temperature"] = self.retry_temperature
         finish_check = None
         if self.finish_check is not None:
             from droidverify.rewards.finish_check import JudgeFinishCheck
@@ -268,7 +273,7 @@ class RunConfig(BaseModel):
         agent = AgentSpec(self.agent, model=self.model, memory=memory, seed=self.agent_seed, apps=apps,
                           dtype=self.dtype, verifier=verifier_dir, device=self.device,
                           avoid_repeats=self.avoid_repeats, temperature=self.temperature, top_k=self.top_k,
-                          content=self.content, finish_check=finish_check)
+                          retry_temperature=self.retry_temperature, content=self.content, finish_check=finish_check)
         out = Path(self.out) if self.out is not None else (default_out or Path("runs") / self.agent)
         return ResolvedRun(config=self, out_dir=out, pairs=[(t, s) for t in templates for s in seeds],
                            agent=agent, env=EnvSpec(self.env, self.serial, self.screenshots), judge=judge,

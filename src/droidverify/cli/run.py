@@ -100,6 +100,10 @@ def run_command(
                                                "(0 = argmax; draws seeded by --agent-seed and the goal).")] = 0.0,
     top_k: Annotated[int | None, typer.Option("--top-k", help="--agent verifier with --temperature: draw "
                                               "among the K best candidates only.")] = None,
+    retry_temperature: Annotated[float | None, typer.Option("--retry-temperature", metavar="T", help="--agent "
+                                                            "verifier with --attempts: draw the retries at T "
+                                                            "(the first attempt as --temperature says, the "
+                                                            "argmax by default).")] = None,
     workers: Annotated[str | None, typer.Option("--workers", help="Episodes at once: N worker processes "
                                                 "(default 1: in this process; 'auto': one per core); "
                                                 "with --ray N actors (default: one per cluster CPU). A "

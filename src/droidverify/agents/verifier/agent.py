@@ -213,6 +213,7 @@ class VerifierAgent:
         temperature: float = 0.0,
         top_k: int | None = None,
         sample_seed: int = 0,
+        retry_temperature: float | None = None,
         scorer: Any = None,
         content: str | None = None,
         finish: str | None = None,
@@ -225,6 +226,11 @@ class VerifierAgent:
             raise DroidVerifyError(f"VerifierAgent: temperature must be a finite number >= 0, got {temperature!r}")
         if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
             raise DroidVerifyError(f"VerifierAgent: top_k must be an integer >= 1 or None, got {top_k!r}")
+        if retry_temperature is not None and not (isinstance(retry_temperature, (int, float))
+                                                  and not isinstance(retry_temperature, bool)
+                                                  and math.isfinite(retry_temperature) and retry_temperature > 0):
+            raise DroidVerifyError("VerifierAgent: retry_temperature must be a finite number > 0 or None, "
+                                   f"got {retry_temperature!r}")
         # a compact policy trained to end by submitting proof says so in its checkpoint
         finish = finish or (getattr(scorer, "meta", None) or {}).get("finish") or "status"
         if finish not in FINISH_MODES:
@@ -253,6 +259,9 @@ class VerifierAgent:
         self.temperature = float(temperature)
         self.top_k = top_k
         self.sample_seed = sample_seed
+        # the temperature of judged retries (the runner sets it on attempts after the first): a
+        # first attempt by argmax, retries that explore
+        self.retry_temperature = float(retry_temperature) if retry_temperature is not None else None
         self.goal = ""
         self._taken: dict[str, set[str]] = {}  # screen description -> actions taken on it (JSON)
         self._rng = random.Random(f"{sample_seed}:")
