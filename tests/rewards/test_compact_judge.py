@@ -13,11 +13,11 @@ from typer.testing import CliRunner
 from droidverify.errors import CheckpointError, JudgeInputError
 from droidverify.rewards.compact_judge import (
     ELEMENT,
+    ELEMENT_NUMERIC_3,
     GLOBAL_NUMERIC,
     SETTINGS,
     TOKEN_NUMERIC,
     CompactJudge,
-    ELEMENT_NUMERIC_3,
     CompactJudgeModel,
     JudgeNetConfig,
     batch_tensors,
@@ -130,8 +130,7 @@ def test_the_passive_view_flags_values_one_digit_off(items) -> None:
     assert right["claim_near_screen"] == -1.0  # no answer: not asked
     # an answer a digit off a number the final screen shows, and the number itself
     oracle = by[("contacts_add_contact", "oracle")].trajectory
-    shown = sorted(n for e in oracle.final_observation.elements
-                   for n in re.findall(r"\d{3,}", e.text or ""))[-1]
+    shown = max(n for e in oracle.final_observation.elements for n in re.findall(r"\d{3,}", e.text or ""))
     for answer, flagged in ((shown[:-1] + str((int(shown[-1]) + 1) % 10), True), (shown, False)):
         traj = copy.deepcopy(oracle)
         traj.answer = f"It is {answer}"
