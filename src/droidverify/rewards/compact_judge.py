@@ -182,18 +182,21 @@ def near_hit(slot: Slot, text: str, numbers: set[str]) -> bool:
     that differs in one digit, or a string whose first or last 70% (at least 3 characters) appears. A screen that
     shows only such near values shows a wrong value (a typo, another item), not the goal's."""
     if slot.kind in ("number", "time"):
-        digits = _NUMBER_RE.search(slot.text)  # a time's digits: "11:55 am" -> "11:55"
-        want = digits.group() if digits else slot.text
-        return any(len(n) == len(want) and sum(a != b for a, b in zip(n, want, strict=True)) == 1 for n in numbers)
+        want = _slot_digits(slot) or slot.text
+        return any(_one_char_apart(n, want) for n in numbers)
     k = max(3, math.ceil(0.7 * len(slot.text)))
     return len(slot.text) > 3 and (slot.text[:k] in text or slot.text[-k:] in text)
+
+
+def _one_char_apart(a: str, b: str) -> bool:
+    return len(a) == len(b) and sum(x != y for x, y in zip(a, b, strict=True)) == 1
 
 
 def digit_off(a: str, b: str) -> bool:
     """Two numbers as written (``11:55``, ``70.9``) of the same length, at least two characters,
     that differ in exactly one character: a minute, a cent or a year off. Single digits are left out:
     any two of them would count."""
-    return len(a) == len(b) >= 2 and sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    return len(a) >= 2 and _one_char_apart(a, b)
 
 
 def _slot_digits(slot: Slot) -> str | None:
@@ -918,11 +921,11 @@ def read_judge_meta(directory: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"{path}: not a compact judge file (format {FORMAT} version {FORMAT_VERSION})")
     version, tokens, globals_ = meta.get("feature_version"), meta.get("token_numeric"), meta.get("global_numeric")
     if isinstance(version, bool) or not isinstance(version, int) or not OLDEST_FEATURE_VERSION <= version <= FEATURE_VERSION \
-            or not isinstance(tokens, list) or not isinstance(globals_, list) \
-            or any(n not in TOKEN_NUMERIC for n in tokens) or any(n not in GLOBAL_NUMERIC for n in globals_):
+            or not isinstance(tokens, list) or not isinstance(globals_, list):
         raise CheckpointError(f"{directory} was trained on feature version {version!r}; "
                               f"this droidverify computes versions {OLDEST_FEATURE_VERSION} to {FEATURE_VERSION}: "
                               "retrain it")
+    feature_columns(tokens, globals_)  # every name one this code computes
     if meta.get("encoder") != EMBEDDER_NAME:
         raise CheckpointError(f"{directory} was trained on the {meta.get('encoder')!r} encoder, not {EMBEDDER_NAME!r}")
     members = meta.get("members", 1)

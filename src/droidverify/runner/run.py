@@ -286,9 +286,9 @@ def seed_attempt(agent: Agent, attempt: int) -> int | None:
     seed (an argmax or LLM agent replays its first attempt unless the model itself samples). An
     agent with a ``temperature`` of 0 takes the argmax: its seed draws nothing and is left alone,
     unless it has a ``retry_temperature`` (``--retry-temperature``): a retry then draws at that."""
-    retry_t = getattr(agent, "retry_temperature", None)
-    if attempt > 0 and isinstance(retry_t, int | float) and not isinstance(retry_t, bool) and retry_t > 0:
-        agent.temperature = float(retry_t)  # type: ignore[attr-defined]
+    retry_t = getattr(agent, "retry_temperature", None)  # validated when the agent was built
+    if attempt > 0 and retry_t is not None:
+        agent.temperature = retry_t  # type: ignore[attr-defined]
     temperature = getattr(agent, "temperature", None)
     if attempt == 0 or (isinstance(temperature, int | float) and temperature <= 0):
         return None

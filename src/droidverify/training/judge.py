@@ -32,7 +32,7 @@ from typing import Any
 from droidverify.env.records import Trajectory
 from droidverify.errors import JudgeInputError, LabelledSetError, TrainingDataError, TrainingError
 from droidverify.rewards.base import Judgement
-from droidverify.rewards.compact_judge import COMPACT_SETTINGS, SETTINGS, JudgeView, view_of
+from droidverify.rewards.compact_judge import COMPACT_SETTINGS, FEATURE_VERSION, SETTINGS, JudgeView, view_of
 from droidverify.training.compact import relative_path
 
 TRAIN_SETTINGS = (*SETTINGS, "both")  # both: passive and evidence, one network
@@ -673,8 +673,6 @@ class JudgeTrainer:
         import torch
 
         tmp = path.with_name(path.name + ".tmp")
-        from droidverify.rewards.compact_judge import FEATURE_VERSION
-
         torch.save({"net": self.net.state_dict(), "opt": self.opt.state_dict(), "epoch": self.epoch,
                     "step": self.step, "config": self.config.to_dict(), "feature_version": FEATURE_VERSION}, tmp)
         tmp.replace(path)
@@ -692,8 +690,6 @@ class JudgeTrainer:
 
             raise CheckpointError(f"cannot read the checkpoint {path} ({type(exc).__name__}: {exc}); delete it "
                                   "to start over") from None
-        from droidverify.rewards.compact_judge import FEATURE_VERSION
-
         written = state.get("feature_version", 2)  # checkpoints before version 3 did not say
         if written != FEATURE_VERSION:
             raise TrainingError(f"{path} was written on judge feature version {written}; this droidverify "
