@@ -33,30 +33,16 @@ from typing import Any
 
 from droidverify.env.records import Trajectory, is_success
 from droidverify.rewards.compact_judge import load_judge_models, setting_for, view_of
+from droidverify.rewards.confidence import step_confidence
 from droidverify.rewards.metrics import roc_auc
 from droidverify.runner.store import load_trajectories
 
 SIGNALS = ("log P(episode)", "mean P(played)", "min P(played)", "-mean entropy", "P(final action)")
 
 
-def played_probabilities(traj: Trajectory) -> list[tuple[float, float]] | None:
-    """(P(the action played), normalised entropy) per step, from the recorded candidate scores;
-    None when a step has none (not a verifier agent's episode)."""
-    out = []
-    for step in traj.steps:
-        info = step.agent_info or {}
-        cands = info.get("candidates") or []
-        chosen = info.get("chosen")
-        if not cands or not isinstance(chosen, int) or not 0 <= chosen < len(cands):
-            return None
-        scores = [float(c["score"]) for c in cands]
-        top = max(scores)
-        weights = [math.exp(s - top) for s in scores]
-        total = sum(weights)
-        probs = [w / total for w in weights]
-        entropy = -sum(p * math.log(p) for p in probs if p > 0) / math.log(max(len(probs), 2))
-        out.append((probs[chosen], entropy))
-    return out or None
+# (P(the action played), normalised entropy) per step; None without recorded scores. The library's
+# confidence judge (``--judge confidence``) reads episodes the same way.
+played_probabilities = step_confidence
 
 
 def signals(traj: Trajectory) -> dict[str, float] | None:

@@ -174,6 +174,9 @@ class RunConfig(BaseModel):
             return
         if self.judge not in METHODS:
             raise RunConfigError(f"unknown --judge {self.judge!r}; use one of {', '.join(METHODS)}")
+        if self.judge == "confidence" and self.agent != "verifier":
+            raise RunConfigError("--judge confidence reads the verifier agent's own candidate scores: it judges "
+                                 "--agent verifier only")
         if self.judge != "prore" and (self.probes is not None or self.probe_steps is not None
                                       or self.evaluator is not None):
             raise RunConfigError("--probes, --probe-steps and --evaluator apply only to --judge prore")
@@ -202,7 +205,7 @@ class RunConfig(BaseModel):
 
         if self.judge is None:
             return None
-        fallback = None if self.judge in ("compact", "lora") else self.model
+        fallback = None if self.judge in ("compact", "lora", "confidence") else self.model
         return JudgeSpec(self.judge, model=self.judge_model if self.judge_model is not None else fallback,
                          probes=self.probes or 2, probe_steps=self.probe_steps or 6,
                          evaluator=self.evaluator or "generator", env=self.env)
@@ -248,6 +251,9 @@ class RunConfig(BaseModel):
         memory = memory or "diff"
         from droidverify.agents.verifier.trained import verifier_digest
 
+        if judge is not None and judge.method == "confidence":
+            _check_confidence_judge(judge.model, verifier_digest(verifier_dir) if verifier_dir else None)
+
         apps = catalogue.installed_app_names(self.env)
         config = {"agent": self.agent, "model": self.model, "dtype": self.dtype, "apps": apps, "memory": memory,
                   "env": self.env, "serial": self.serial, "seeds": seeds, "tasks": [t.name for t in templates],
@@ -291,6 +297,18 @@ class ResolvedRun:
     env: EnvSpec
     judge: Any  # a JudgeSpec, or None
     run_json: dict[str, Any]  # run.json's "config" (resume compares it)
+
+
+def _check_confidence_judge(calibration: str | None, digest: str | None) -> None:
+    """The confidence judge's calibration must be the run's verifier's (its scores mean nothing for
+    another checkpoint): :class:`RunConfigError` naming both, before any episode is played."""
+    from droidverify.errors import DroidVerifyError
+    from droidverify.rewards.confidence import ConfidenceJudge
+
+    try:
+        ConfidenceJudge.load(calibration).check_verifier(digest)
+    except DroidVerifyError as e:
+        raise RunConfigError(f"--judge confidence: {e}") from None
 
 
 def _judge_config(spec: Any) -> dict[str, Any] | None:

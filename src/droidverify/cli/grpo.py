@@ -16,12 +16,14 @@ import typer
 from droidverify.agents.registry import SAMPLING_AGENTS
 from droidverify.cli._common import TASKS_MODULE_HELP, cli_errors, fail, load_task_modules, parse_seeds
 from droidverify.cli.run import _RunCommand  # a bare --ray (no ADDRESS) as in `droidverify run`
+from droidverify.rewards.confidence import NOT_A_REWARD
 from droidverify.rewards.registry import METHODS
 
 AGENTS = SAMPLING_AGENTS
 # auto, then every judge of the registry but the compact one (a GRPO reward from a compact judge is
-# the SmartSnap reward's default judge, not a method of its own here)
-REWARD_CHOICES = ("auto", *(m for m in METHODS if m != "compact"))
+# the SmartSnap reward's default judge, not a method of its own here) and those that read the
+# policy's own scores (rewards.confidence.NOT_A_REWARD: a policy rewarded for its confidence games it)
+REWARD_CHOICES = ("auto", *(m for m in METHODS if m != "compact" and m not in NOT_A_REWARD))
 
 
 def grpo_rollouts_command(
@@ -71,6 +73,9 @@ def grpo_rollouts_command(
     GRPO trainer consumes; it trains nothing."""
     if agent not in AGENTS:
         fail(f"--agent must be one of {', '.join(AGENTS)} (GRPO needs a sampling agent), got {agent!r}")
+    if reward in NOT_A_REWARD:
+        fail(f"--reward {reward} reads the policy's own scores: a policy rewarded for its confidence learns to be "
+             "confident, not to succeed; use a judge of the episode (rule, smartsnap, ...)")
     if reward not in REWARD_CHOICES:
         fail(f"--reward must be one of {', '.join(REWARD_CHOICES)}, got {reward!r}")
     load_task_modules(tasks_module)

@@ -175,8 +175,18 @@ def judge_command(
         fail(f"unknown --verdict {verdict!r}; use one of {', '.join(VERDICTS)}")
     if setting is not None and setting not in COMPACT_SETTINGS:
         fail(f"unknown --setting {setting!r}; use one of {', '.join(COMPACT_SETTINGS)}")
-    if (judge_model is not None or setting is not None) and method not in ("compact", "lora"):
-        fail("--judge-model and --setting apply only to --method compact and --method lora")
+    if setting is not None and method not in ("compact", "lora"):
+        fail("--setting applies only to --method compact and --method lora")
+    if judge_model is not None and method not in ("compact", "lora", "confidence"):
+        fail("--judge-model applies only to --method compact, lora and confidence")
+    if method == "confidence":
+        if model is not None or judge_file is not None or verdict is not None:
+            fail("--method confidence reads the verifier agent's own scores: its calibration is --judge-model "
+                 "(default: the shipped verifier's), not --model, --judge-file or --verdict")
+        if not source.is_dir():
+            fail(f"--method confidence judges a run directory of `droidverify run --agent verifier` (the agent's "
+                 f"candidate scores are in its steps); {source} is not one")
+        model = str(judge_model) if judge_model is not None else None
     base_model = None
     if method == "lora":
         if judge_file is not None or verdict == "text":
@@ -244,6 +254,8 @@ def judge_command(
         if not trajs:
             fail(f"{source} holds no finished episode")
         check_task_names(trajs, method)
+        if method == "confidence":
+            _check_confidence_source(model, source)
         spec = JudgeSpec(method, model=model, votes=votes if votes is not None else 3,
                          max_tokens=max_tokens if max_tokens is not None else 256,
                          probes=probes if probes is not None else 2,
@@ -285,6 +297,23 @@ def judge_command(
             build_report(source)
         except (DroidVerifyError, OSError) as e:
             typer.echo(f"warning: report not rebuilt: {e}", err=True)
+
+
+def _check_confidence_source(calibration: str | None, run_dir: Path) -> None:
+    """The run's verifier must be the one the calibration was fitted on (run.json names its digest)."""
+    import json
+
+    from droidverify.rewards.confidence import ConfidenceJudge
+
+    judge = ConfidenceJudge.load(calibration)
+    try:
+        config = json.loads((run_dir / "run.json").read_text()).get("config", {})
+    except (OSError, ValueError, AttributeError) as e:
+        fail(f"{run_dir}/run.json: unreadable ({e}); the confidence judge needs the run's verifier digest")
+    if config.get("agent") != "verifier":
+        fail(f"{run_dir} is a run of --agent {config.get('agent')!r}; the confidence judge reads the verifier "
+             "agent's own scores")
+    judge.check_verifier(config.get("verifier_digest"))
 
 
 def judge_model_name(model: str | None) -> str:
@@ -390,6 +419,76 @@ def calibrate_command(
     Console().print(table)
 
 
+def calibrate_confidence_command(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories of `droidverify run --agent verifier` on "
+                                               "TRAIN templates, all with one verifier.")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the calibration (a .json file, or a "
+                                      "directory for confidence.json).")],
+    signal: Annotated[str, typer.Option("--signal", help="What the agent's confidence is read as: "
+                                        "log_p_episode (default: the sum of log P(the action played)) | "
+                                        "mean_log_p | mean_p_played | min_p_played | certainty (1 - mean "
+                                        "normalised entropy).")] = "log_p_episode",
+    max_false_success: Annotated[float | None, typer.Option("--max-false-success", metavar="RATE",
+                                                            help="Choose the lowest threshold that accepts at "
+                                                            "most RATE of the runs' failed episodes (default: "
+                                                            "the F1-best threshold).", min=0, max=1)] = None,
+    tasks_module: Annotated[list[str] | None, typer.Option("--tasks-module", metavar="MODULE",
+                                                           help=TASKS_MODULE_HELP)] = None,
+) -> None:
+    """Fit the confidence judge (`--judge confidence`): the threshold on the verifier agent's own
+    confidence that separates its successes from its failures on TRAIN templates (checker-labelled),
+    stored with the verifier's digest. Runs of validation or test templates are refused: thresholds
+    are never set on the data they are measured on."""
+    import json
+
+    from droidverify.rewards.confidence import SIGNALS, fit_calibration
+    from droidverify.runner.store import load_trajectories
+    from droidverify.tasks import registry
+
+    if signal not in SIGNALS:
+        fail(f"unknown --signal {signal!r}; use one of {', '.join(SIGNALS)}")
+    load_task_modules(tasks_module)
+    with cli_errors():
+        digests: set[str | None] = set()
+        trajs: list[Any] = []
+        for run in runs:
+            try:
+                config = json.loads((run / "run.json").read_text()).get("config", {})
+            except (OSError, ValueError, AttributeError) as e:
+                fail(f"{run}: not a readable run directory ({e})")
+            if config.get("agent") != "verifier":
+                fail(f"{run} is a run of --agent {config.get('agent')!r}; calibrate on --agent verifier runs")
+            held_out = sorted({t for t in config.get("tasks", []) if registry.split_of(t) != "train"})
+            if held_out:
+                fail(f"{run} plays {len(held_out)} templates that are not train templates ({', '.join(held_out[:3])}"
+                     f"{' ...' if len(held_out) > 3 else ''}); calibrate on train templates only (validation and "
+                     "test are for measuring the judge)")
+            digests.add(config.get("verifier_digest"))
+            trajs += load_trajectories(run)
+        if len(digests) != 1:
+            fail(f"the runs were played by {len(digests)} different verifiers; a calibration is one verifier's")
+        digest = next(iter(digests))
+        args = ["droidverify", "judge", "calibrate-confidence", *map(str, runs), "--out", str(out)]
+        if signal != "log_p_episode":
+            args += ["--signal", signal]
+        if max_false_success is not None:
+            args += ["--max-false-success", f"{max_false_success:g}"]
+        cal = fit_calibration(trajs, signal=signal, max_false_success=max_false_success, verifier_digest=digest,
+                              source={"runs": [str(r) for r in runs], "split": "train",
+                                      "command": shlex.join(args)})
+        path = cal.save(out)
+    f = cal.fitted_on
+    table = Table(title=f"confidence judge ({cal.signal}, rule {cal.rule}) fitted on {f['declared_done']} "
+                        f"declared-done episodes of {len(runs)} train run(s) ({f['successes']} successes) -> {path}")
+    for col in ("threshold", "ROC AUC", "F1", "precision", "recall", "false-success rate", "not declared done"):
+        table.add_column(col, justify="right")
+    auc = f.get("roc_auc_declared_done")
+    table.add_row(f"{cal.threshold:.6g}", f"{auc:.3f}" if auc is not None else "-", f"{f['f1']:.3f}",
+                  f"{f['precision']:.3f}", f"{f['recall']:.3f}", f"{f['false_success_rate']:.3f}",
+                  str(f["episodes"] - f["declared_done"]))
+    Console().print(table)
+
+
 class _JudgeGroup(TyperGroup):
     """``judge``'s subcommands; arguments that name none go to the default command (``episodes``),
     so ``droidverify judge [OPTIONS] SOURCE`` works as before the group existed."""
@@ -441,5 +540,8 @@ def register(app: typer.Typer) -> None:
                              "SOURCE`).")(judge_command)
     group.command("calibrate", short_help="Choose a scored judge's threshold on a train labelled set; "
                                           "write a judge file.")(calibrate_command)
+    group.command("calibrate-confidence",
+                  short_help="Fit the confidence judge's threshold on verifier runs of train templates; "
+                             "write its calibration.")(calibrate_confidence_command)
     app.add_typer(group, name="judge")
     app.command("labelled-set")(labelled_set_command)

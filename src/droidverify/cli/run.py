@@ -117,10 +117,14 @@ def run_command(
                                               help="Judge every episode right after it ends, where it ran: "
                                               f"{' | '.join(JUDGE_METHODS)} -> RUN_DIR/judgements.jsonl "
                                               "(prore probes the live environment; compact: the shipped "
-                                              f"trained judge). --attempts without --judge: {DEFAULT_JUDGE}.")
+                                              "trained judge; confidence: --agent verifier's own scores "
+                                              "against a threshold fitted on train templates). --attempts "
+                                              f"without --judge: {DEFAULT_JUDGE}.")
                         ] = None,
     judge_model: Annotated[str | None, typer.Option("--judge-model", help="The judge's LLM (default: "
-                                                    "--model).")] = None,
+                                                    "--model); compact / lora: its directory; confidence: a "
+                                                    "calibration file (`droidverify judge calibrate-confidence`; "
+                                                    "default: the shipped verifier's).")] = None,
     probes: Annotated[int | None, typer.Option("--probes", help="--judge prore: probing goals "
                                                "(default 2).", min=1, max=5)] = None,
     probe_steps: Annotated[int | None, typer.Option("--probe-steps", help="--judge prore: evaluator "

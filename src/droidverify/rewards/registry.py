@@ -27,7 +27,8 @@ _JUDGE_CLASSES = {"rule": ("droidverify.rewards.rule", "RuleJudge"),
                   "prore": ("droidverify.rewards.prore", "ProReJudge"),
                   "see": ("droidverify.rewards.see", "SEEJudge"),
                   "compact": ("droidverify.rewards.compact_judge", "CompactJudge"),
-                  "lora": ("droidverify.rewards.llm_judge", "LLMJudge")}
+                  "lora": ("droidverify.rewards.llm_judge", "LLMJudge"),
+                  "confidence": ("droidverify.rewards.confidence", "ConfidenceJudge")}
 METHODS = tuple(_JUDGE_CLASSES)
 # The judge asked for by default (``run --attempts K`` without ``--judge``; GRPO rollouts judge with
 # the compact evidence judge too): the trained one, the only judge here that decides on this CPU.
@@ -103,7 +104,9 @@ def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, p
     trained judge's directory (None: the shipped judges), ``setting`` what it reads (passive,
     evidence, or auto: evidence for episodes that end in submit); no language model is loaded.
     ``lora``: ``model`` is a trained LLM judge's directory (``training.llm_judge``; None: the shipped one), loaded on
-    ``base_model`` (None: the model it was trained on), with the same ``setting`` choices."""
+    ``base_model`` (None: the model it was trained on), with the same ``setting`` choices.
+    ``confidence``: ``model`` is a calibration file of the verifier agent's own confidence
+    (``rewards.confidence``; None: the shipped verifier's); it judges verifier-agent episodes only."""
     check_verdict_options(method, verdict, threshold)  # before loading a model
     if method == "prore":
         check_evaluator(evaluator)
@@ -119,6 +122,10 @@ def make_judge(method: str, *, model: str | None, votes: int, max_tokens: int, p
         from droidverify.rewards.llm_judge import LLMJudge
 
         return LLMJudge.load(_lora_dir(model), setting, model=base_model)
+    if method == "confidence":
+        from droidverify.rewards.confidence import ConfidenceJudge
+
+        return ConfidenceJudge.load(model)
     if method == "see" and world_model == "learned":  # SEE's learned world model: no LLM to load
         from droidverify.rewards.see import SEEJudge, SemanticEstimator
 
@@ -166,7 +173,8 @@ class JudgeSpec:
     ``evaluator`` and ``env``: ProRe's evaluator agent and where it probes (:func:`make_judge`).
     ``verdict``, ``threshold``, ``expect_model``: scored verdicts and a judge file's model check.
     ``compact``: ``model`` is the trained judge's directory (None: shipped), ``setting`` its setting.
-    ``lora``: ``model`` is the trained LLM judge's directory, ``base_model`` its base LLM."""
+    ``lora``: ``model`` is the trained LLM judge's directory, ``base_model`` its base LLM.
+    ``confidence``: ``model`` is the calibration file (None: the shipped one)."""
 
     method: str
     model: str | None = None
@@ -213,6 +221,8 @@ class JudgeSpec:
             return str(self._cls().load(self.model, self.setting).version)
         if self.method == "lora":
             return str(self._cls().version_of(_lora_dir(self.model), self.setting))
+        if self.method == "confidence":  # names its signal, threshold and verifier: read the file
+            return str(self._cls().load(self.model).version)
         if self.verdict == "score":
             from droidverify.rewards.scoring import scored_version
 
@@ -221,7 +231,7 @@ class JudgeSpec:
 
     @property
     def loads_local_model(self) -> bool:
-        return self.method != "rule" and not is_remote(self.model)
+        return self.method not in ("rule", "confidence") and not is_remote(self.model)
 
     def __call__(self) -> Any:
         return make_judge(self.method, model=self.model, votes=self.votes, max_tokens=self.max_tokens,

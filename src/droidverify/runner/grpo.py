@@ -30,6 +30,7 @@ from droidverify.env.records import Trajectory
 from droidverify.errors import JudgeInputError, RunError
 from droidverify.llm.registry import is_remote, load_model
 from droidverify.rewards.base import Judgement, Tally, trajectory_id
+from droidverify.rewards.confidence import NOT_A_REWARD
 from droidverify.tasks.base import Task
 from droidverify.training.grpo import REWARDS, GRPOConfig, GRPOMember
 
@@ -138,6 +139,10 @@ class GRPOPlayer:
         if self.judge is not None:
             from droidverify.runner.judging import judge_identity
 
+            if getattr(self.judge, "method", getattr(self.judge, "name", None)) in NOT_A_REWARD:
+                raise RunError("the confidence judge reads the policy's own scores: a policy rewarded for its "
+                               "confidence learns to be confident, not to succeed; judge GRPO rollouts by the "
+                               "episode (rule, smartsnap, ...)")
             judge_identity(self.judge)  # a judge without name/version fails here, not in a worker
 
     @property
