@@ -148,6 +148,13 @@ def test_format_failures_hostile_screens_and_bad_input(tmp_path, sets, tiny_mode
     assert (j.outcome, j.reward, j.components["format_ok"]) == ("failure", -1.0, False)
     with pytest.raises(JudgeInputError, match="not for passive"):
         LLMJudge.load(out, "passive", model=str(tiny_model_dir), dtype="float32")
+    # auto on a judge trained for one setting: what it cannot read is undecided, named; never a guess
+    auto = LLMJudge.load(out, "auto", model=str(tiny_model_dir), dtype="float32")
+    plain = next(i.trajectory for i in items if i.trajectory.steps and i.trajectory.steps[-1].action is not None
+                 and i.trajectory.steps[-1].action.action_type != "submit")
+    j = auto.judge(plain)
+    assert j.outcome == "undecided" and "evidence setting only" in j.error
+    assert auto.judge(submitted).components["setting"] == "evidence"
     with pytest.raises(TrainingDataError, match="'validation' labelled set"):
         LLMJudgeTrainer(config(tmp_path / "x", (sets[1], sets[1]), tiny_model_dir))
     with pytest.raises(CheckpointError, match="not a trained LLM judge"):
@@ -198,3 +205,6 @@ def test_the_shipped_llm_judge_is_small_readable_and_named_by_its_version() -> N
     assert prov["metrics"]["eval"]["passive"]["n"] == 200
     spec = JudgeSpec("lora", setting="passive")  # no directory: the shipped judge, read without a model
     assert spec.version == LLMJudge.version_of(path, "passive")
+    # `run --judge lora` builds it with the auto setting: a passive-only judge takes it (submit
+    # episodes read passively), it is not refused
+    assert JudgeSpec("lora").version == LLMJudge.version_of(path, "auto") != spec.version

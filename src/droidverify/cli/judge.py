@@ -1,4 +1,5 @@
-"""``droidverify judge``, ``droidverify judge calibrate`` and ``droidverify labelled-set``.
+"""``droidverify judge``, ``droidverify judge calibrate``, ``droidverify judge calibrate-confidence`` and
+``droidverify labelled-set``.
 
 ``droidverify judge [OPTIONS] SOURCE`` judges episodes (the ``judge`` group's default command, so
 a run directory or set file literally named ``calibrate`` must be written ``./calibrate``).
@@ -533,8 +534,9 @@ def labelled_set_command(
 
 def register(app: typer.Typer) -> None:
     group = typer.Typer(cls=_JudgeGroup, no_args_is_help=True,
-                        help="Judge episodes (`droidverify judge [OPTIONS] SOURCE`), or calibrate a scored "
-                             "judge (`droidverify judge calibrate`).")
+                        help="Judge episodes (`droidverify judge [OPTIONS] SOURCE`), calibrate a scored "
+                             "judge (`droidverify judge calibrate`) or the verifier's confidence judge "
+                             "(`droidverify judge calibrate-confidence`).")
     group.command(_JudgeGroup.default_command,
                   short_help="Judge every episode of SOURCE (the default: `droidverify judge [OPTIONS] "
                              "SOURCE`).")(judge_command)

@@ -9,7 +9,8 @@ What each setting reads is its paper's: ``passive`` the whole episode as the pas
 renders it (``prompts.passive.build_score_messages``); ``evidence`` only the submit message and the
 exhibits it cites (``prompts.evidence.build_score_messages`` with the verdict question of the first
 vote). SmartSnap's format rules come first: a malformed submission is a failure with reward -1,
-without scoring. ``auto`` picks ``evidence`` for an episode that ends in ``submit``. Screen text is
+without scoring. ``auto`` picks ``evidence`` for an episode that ends in ``submit`` (``passive`` when the
+judge was trained for passive alone, as the shipped one is). Screen text is
 untrusted: it only ever sits inside the episode turn, and the scored position follows the judge's
 own fixed question.
 
@@ -146,6 +147,13 @@ def _version(digest: str, setting: str, thresholds: dict[str, float]) -> str:
     return f"lora-{digest}-{setting}:" + ",".join(f"{s}@t={t:.6g}" for s, t in thresholds.items())
 
 
+def _needed(setting: str, thresholds: dict[str, Any]) -> tuple[str, ...]:
+    """The settings a judge built for ``setting`` needs thresholds of: ``auto`` takes whichever of
+    passive and evidence the judge was trained for (a judge trained for passive alone reads submit
+    episodes passively)."""
+    return tuple(s for s in SETTINGS if s in thresholds) if setting == "auto" else (setting,)
+
+
 class LLMJudge:
     """A trained LLM judge as a ``Judge``. Reward: 1 success, 0 failure, -1 for a submission that
     breaks SmartSnap's format rules (evidence setting); ``undecided`` only when the scoring call
@@ -158,11 +166,11 @@ class LLMJudge:
                  digest: str = "memory") -> None:
         if setting not in CHOICES:
             raise JudgeInputError(f"unknown judge setting {setting!r}; use one of {', '.join(CHOICES)}")
-        need = SETTINGS if setting == "auto" else (setting,)
+        need = _needed(setting, thresholds)
         missing = [s for s in need if s not in thresholds]
-        if missing:
-            raise JudgeInputError(f"this LLM judge was trained for {', '.join(thresholds)}, not for "
-                                  f"{' or '.join(missing)}; pick --setting {' or '.join(thresholds)}")
+        if missing or not need:
+            raise JudgeInputError(f"this LLM judge was trained for {', '.join(thresholds) or 'no setting'}, not for "
+                                  f"{' or '.join(missing or SETTINGS)}; pick --setting {' or '.join(thresholds)}")
         self.llm, self.head, self.setting = llm, head, setting
         self.thresholds = {s: float(thresholds[s]) for s in need}
         self.max_screen_chars, self.max_chars = max_screen_chars, max_chars
@@ -173,7 +181,7 @@ class LLMJudge:
     def version_of(directory: str | Path, setting: str = "auto") -> str:
         """The version a judge loaded from ``directory`` will have, without loading its model."""
         meta = read_llm_judge_meta(directory)
-        need = SETTINGS if setting == "auto" else (setting,)
+        need = _needed(setting, meta["thresholds"])
         return _version(judge_digest(directory), setting, {s: meta["thresholds"][s] for s in need
                                                            if s in meta["thresholds"]})
 
@@ -204,6 +212,16 @@ class LLMJudge:
         tally = Tally()
         eid = trajectory_id(trajectory)
         setting = setting_for(trajectory, self.setting)
+        if setting not in self.thresholds and self.setting == "auto":
+            # auto on a judge trained for one setting: a submit episode is read passively (the passive
+            # view shows its message); an evidence-only judge cannot read an episode without a submit
+            if setting == "evidence":
+                setting = "passive"
+            else:
+                return tally.judgement(episode_id=eid, judge=self.name, version=self.version, outcome="undecided",
+                                       reward=0.0, components={"setting": setting},
+                                       error="this LLM judge was trained for the evidence setting only, and the "
+                                             "episode does not end in submit")
         threshold = self.thresholds[setting]
         base: dict[str, Any] = {"setting": setting, "threshold": threshold}
         if not (trajectory.goal or "").strip() or not trajectory.steps:
