@@ -8,7 +8,10 @@ The default verifier agent (the shipped compact verifier: no language model) pla
 the split x ``--seeds`` twice in this one run: once without retries (K = 1) and once with
 ``run_many(judge=..., attempts=K)``, each into a fresh run directory. The rule judge (default) is
 the task's checker: a perfect judge, so its row is the upper bound of what retries can give. The
-other methods (``--judge passive|smartsnap|prore|see``) need a model (``--judge-model``, default the
+trained judges need no argument (``--judge compact``, ``lora``: the shipped ones; ``--judge-model
+DIR`` another) and ``--judge confidence`` reads the verifier's own scores (``--judge-model FILE``: a
+calibration of ``droidverify judge calibrate-confidence``; default the shipped verifier's). The LLM
+methods (``--judge passive|smartsnap|prore|see``) need a model (``--judge-model``, default the
 bundled one) and are slow on a CPU; they are selectable, not run by default.
 
 Columns: success@1 (each episode scored by its first attempt), success@K (by its last: the run's
@@ -78,7 +81,9 @@ def main() -> None:
     ap.add_argument("--attempts", type=int, default=3, help="K of the retried run (compared with K = 1)")
     ap.add_argument("--judge", default="rule", choices=METHODS,
                     help="the judge that decides the retries (rule: the checker, the upper bound)")
-    ap.add_argument("--judge-model", default=None, help="the judge's LLM (model-based judges; default: bundled)")
+    ap.add_argument("--judge-model", default=None,
+                    help="LLM judges: the judge's LLM (default: bundled); compact, lora: a trained judge directory; "
+                         "confidence: a calibration file (default: the shipped one)")
     ap.add_argument("--max-tasks", type=int, default=None, help="only the first N templates of the split")
     ap.add_argument("--max-steps", type=int, default=None, help="step limit (default: each task's)")
     ap.add_argument("--temperature", type=float, default=0.0, help="draw actions from softmax(scores / T) "

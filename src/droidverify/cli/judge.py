@@ -421,8 +421,8 @@ def calibrate_command(
 
 
 def calibrate_confidence_command(
-    runs: Annotated[list[Path], typer.Argument(help="Run directories of `droidverify run --agent verifier` on "
-                                               "TRAIN templates, all with one verifier.")],
+    runs: Annotated[list[Path], typer.Argument(metavar="RUN_DIR...", help="Run directories of `droidverify run "
+                                               "--agent verifier` on TRAIN templates, all with one verifier.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the calibration (a .json file, or a "
                                       "directory for confidence.json).")],
     signal: Annotated[str, typer.Option("--signal", help="What the agent's confidence is read as: "
