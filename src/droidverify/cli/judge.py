@@ -300,21 +300,28 @@ def judge_command(
             typer.echo(f"warning: report not rebuilt: {e}", err=True)
 
 
-def _check_confidence_source(calibration: str | None, run_dir: Path) -> None:
-    """The run's verifier must be the one the calibration was fitted on (run.json names its digest)."""
+def _verifier_run_config(run_dir: Path) -> dict[str, Any]:
+    """``run.json``'s configuration of a verifier-agent run (the confidence judge reads that agent's
+    own scores and its verifier's digest); exit 2 naming the run otherwise."""
     import json
 
+    from droidverify.runner.store import RUN_FILE
+
+    try:
+        config = json.loads((run_dir / RUN_FILE).read_text()).get("config", {})
+    except (OSError, ValueError, AttributeError) as e:
+        fail(f"{run_dir}: not a readable run directory ({e})")
+    if not isinstance(config, dict) or config.get("agent") != "verifier":
+        agent = config.get("agent") if isinstance(config, dict) else None
+        fail(f"{run_dir} is a run of --agent {agent!r}; the confidence judge reads --agent verifier runs")
+    return config
+
+
+def _check_confidence_source(calibration: str | None, run_dir: Path) -> None:
+    """The run's verifier must be the one the calibration was fitted on (run.json names its digest)."""
     from droidverify.rewards.confidence import ConfidenceJudge
 
-    judge = ConfidenceJudge.load(calibration)
-    try:
-        config = json.loads((run_dir / "run.json").read_text()).get("config", {})
-    except (OSError, ValueError, AttributeError) as e:
-        fail(f"{run_dir}/run.json: unreadable ({e}); the confidence judge needs the run's verifier digest")
-    if config.get("agent") != "verifier":
-        fail(f"{run_dir} is a run of --agent {config.get('agent')!r}; the confidence judge reads the verifier "
-             "agent's own scores")
-    judge.check_verifier(config.get("verifier_digest"))
+    ConfidenceJudge.load(calibration).check_verifier(_verifier_run_config(run_dir).get("verifier_digest"))
 
 
 def judge_model_name(model: str | None) -> str:
@@ -440,8 +447,6 @@ def calibrate_confidence_command(
     confidence that separates its successes from its failures on TRAIN templates (checker-labelled),
     stored with the verifier's digest. Runs of validation or test templates are refused: thresholds
     are never set on the data they are measured on."""
-    import json
-
     from droidverify.rewards.confidence import SIGNALS, fit_calibration
     from droidverify.runner.store import load_trajectories
     from droidverify.tasks import registry
@@ -453,12 +458,7 @@ def calibrate_confidence_command(
         digests: set[str | None] = set()
         trajs: list[Any] = []
         for run in runs:
-            try:
-                config = json.loads((run / "run.json").read_text()).get("config", {})
-            except (OSError, ValueError, AttributeError) as e:
-                fail(f"{run}: not a readable run directory ({e})")
-            if config.get("agent") != "verifier":
-                fail(f"{run} is a run of --agent {config.get('agent')!r}; calibrate on --agent verifier runs")
+            config = _verifier_run_config(run)
             held_out = sorted({t for t in config.get("tasks", []) if registry.split_of(t) != "train"})
             if held_out:
                 fail(f"{run} plays {len(held_out)} templates that are not train templates ({', '.join(held_out[:3])}"

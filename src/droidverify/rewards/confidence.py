@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from droidverify.agents.base import CandidateRecord
 from droidverify.env.records import Trajectory
 from droidverify.errors import CheckpointError, JudgeInputError
 from droidverify.rewards.base import Judgement, Tally, trajectory_id
@@ -52,17 +53,11 @@ def step_confidence(traj: Trajectory) -> list[tuple[float, float]] | None:
     None when a step has none or they are malformed (not a verifier agent's episode)."""
     out: list[tuple[float, float]] = []
     for step in traj.steps:
-        info = step.agent_info if isinstance(step.agent_info, dict) else {}
-        cands = info.get("candidates")
-        chosen = info.get("chosen")
-        if not isinstance(cands, list) or not cands or isinstance(chosen, bool) or not isinstance(chosen, int) \
+        cands = CandidateRecord.list_from(step.agent_info)  # untrusted: a bad score reads as None
+        chosen = step.agent_info.get("chosen") if isinstance(step.agent_info, dict) else None
+        scores = [c.score for c in cands if c.score is not None]
+        if not cands or len(scores) != len(cands) or isinstance(chosen, bool) or not isinstance(chosen, int) \
                 or not 0 <= chosen < len(cands):
-            return None
-        try:
-            scores = [float(c["score"]) for c in cands]
-        except (KeyError, TypeError, ValueError):
-            return None
-        if not all(math.isfinite(s) for s in scores):
             return None
         top = max(scores)
         weights = [math.exp(s - top) for s in scores]
@@ -209,19 +204,21 @@ def fit_calibration(trajectories: Sequence[Trajectory], *, signal: str = DEFAULT
     from droidverify.env.records import is_success
     from droidverify.rewards.metrics import roc_auc
 
-    values, labels, skipped = [], [], 0
+    values, labels, skipped, undeclared = [], [], 0, 0
     for t in trajectories:
-        sig = episode_signals(t) if t.success is not None else None
-        if sig is None or not t.declared_done:
-            skipped += sig is None and t.success is not None
+        if t.success is None:
             continue
-        values.append(sig[signal])
-        labels.append(is_success(t.success))
+        sig = episode_signals(t)
+        if sig is None:
+            skipped += 1
+        elif not t.declared_done:
+            undeclared += 1
+        else:
+            values.append(sig[signal])
+            labels.append(is_success(t.success))
     if not values:
         raise JudgeInputError("no episode with recorded candidate scores and a checker result: nothing to fit "
                               "(were these verifier-agent runs?)")
-    undeclared = sum(1 for t in trajectories if t.success is not None and not t.declared_done
-                     and episode_signals(t) is not None)
     # the rates are over every scored episode: those not declared done are failures the judge rejects
     row = fit_threshold(values, labels, max_false_success, rejected_failures=undeclared)
     fitted = {**(source or {}), "episodes": len(values) + undeclared, "declared_done": len(values),
