@@ -120,6 +120,9 @@ class AgentSpec:
     # verifier agent: a picklable (goal, history, observation, action) -> (accept, detail) asked before
     # status complete (``rewards.finish_check.JudgeFinishCheck``); None: completion is not checked
     finish_check: Any = None
+    # generator / smartsnap agent: a trained LLM policy directory (``train llm-policy`` export), merged
+    # into the loaded model; None: the model as it is
+    policy: Path | None = None
     _loaded: tuple[Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -155,6 +158,9 @@ class AgentSpec:
         if self.agent == "verifier" and self.verifier is not None:
             raise RunError("a verifier agent with a trained verifier changes its model in place; it "
                            "cannot share an LLM (leave it to load its own)")
+        if self.policy is not None:
+            raise RunError("an agent with a trained policy changes its model in place; it cannot share "
+                           "an LLM (leave it to load its own)")
         spec = replace(self)
         spec._loaded = (llm, None)
         return spec
@@ -167,16 +173,27 @@ class AgentSpec:
                 # a verifier trained on one memory's prompts runs with that memory (before a model loads)
                 check_settings(self.verifier, memory=self.memory)
 
+            if self.policy is not None:
+                from droidverify.agents.trained_policy import check_policy
+
+                check_policy(self.policy, agent=self.agent, memory=self.memory)  # before a model loads
             llm = load_model(self.model, dtype=self.dtype, device=self.device)
-            head = None
+            # second slot: the trained verifier's score head, or the trained policy's metadata
+            extra = None
             if self.agent == "verifier" and self.verifier is not None and not self.compact:
                 from droidverify.agents.verifier.trained import apply_verifier
 
-                head = apply_verifier(llm, self.verifier)
-            self._loaded = (llm, head)
+                extra = apply_verifier(llm, self.verifier)
+            elif self.policy is not None:
+                from droidverify.agents.trained_policy import apply_policy
+
+                extra = apply_policy(llm, self.policy)
+            self._loaded = (llm, extra)
         return self._loaded
 
     def __call__(self) -> Any:
+        if self.policy is not None and self.agent not in SAMPLING_AGENTS:
+            raise RunError(f"a trained LLM policy plays --agent {' or '.join(SAMPLING_AGENTS)}, not {self.agent}")
         if self.agent == "oracle":
             from droidverify.agents.oracle import OracleAgent
 
@@ -215,10 +232,14 @@ class AgentSpec:
         if self.agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
             from droidverify.agents.selfverify import SelfVerifyingAgent
 
-            return SelfVerifyingAgent(llm, memory=self.memory)
+            return SelfVerifyingAgent(llm, memory=self.memory, **self._policy_prompt(head))
         from droidverify.agents.generator import GeneratorAgent
 
-        return GeneratorAgent(llm, memory=self.memory)
+        return GeneratorAgent(llm, memory=self.memory, **self._policy_prompt(head))
+
+    def _policy_prompt(self, meta: Any) -> dict[str, Any]:
+        """A trained policy's agent describes the screen as the policy was trained to read it."""
+        return {"description": meta["ui_style"]} if self.policy is not None else {}
 
 
 def check_choice(what: str, value: object, allowed: tuple[str, ...]) -> None:
@@ -229,11 +250,13 @@ def check_choice(what: str, value: object, allowed: tuple[str, ...]) -> None:
 def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", seed: int = 0,
                apps: list[str] | None = None, dtype: str = "auto", verifier: str | Path | None = None,
                device: str = "cpu", env: str = "sim", avoid_repeats: bool = False,
-               temperature: float = 0.0, top_k: int | None = None, content: str | None = None) -> Agent:
+               temperature: float = 0.0, top_k: int | None = None, content: str | None = None,
+               policy: str | Path | None = None) -> Agent:
     """One agent as ``droidverify run --agent AGENT`` builds it (same options, same defaults).
 
     ``apps`` defaults to every app of ``env`` (what the agent may open); ``verifier`` as
-    ``--verifier`` (None: the shipped verifier for the bundled model). Bad choices raise
+    ``--verifier`` (None: the shipped verifier for the bundled model); ``policy`` as ``--policy`` (a
+    trained LLM policy of the generator or smartsnap agent, merged into ``model``). Bad choices raise
     :class:`RunError`; a model that cannot be loaded raises ``ModelLoadError``.
     """
     check_choice("agent", agent, AGENTS)
@@ -251,11 +274,14 @@ def make_agent(agent: str, *, model: str | None = None, memory: str = "diff", se
         if agent != "verifier":
             raise RunError("content= applies only to the verifier agent")
         check_choice("content", content, CONTENT_MODES)
+    if policy is not None and agent not in SAMPLING_AGENTS:
+        raise RunError(f"policy= applies only to the {' and '.join(SAMPLING_AGENTS)} agents")
     verifier_dir = resolve_verifier(verifier, model, env) if agent == "verifier" else None
     app_names = list(apps) if apps is not None else installed_app_names(env)
     return AgentSpec(agent, model=model, memory=memory, seed=seed, apps=app_names,  # type: ignore[no-any-return]
                      dtype=dtype, verifier=verifier_dir, device=device, avoid_repeats=avoid_repeats,
-                     temperature=temperature, top_k=top_k, content=content)()
+                     temperature=temperature, top_k=top_k, content=content,
+                     policy=Path(policy) if policy is not None else None)()
 
 
 def check_sampling(agent: str, temperature: float, top_k: int | None,

@@ -68,6 +68,7 @@ class RunConfig(BaseModel):
     attempts: int = 1
     finish_check: str | None = None
     finish_check_model: str | None = None
+    policy: str | None = None
 
     _seed_list: list[int] = PrivateAttr(default_factory=list)
     _n_workers: int | None = PrivateAttr(default=1)
@@ -144,6 +145,13 @@ class RunConfig(BaseModel):
             raise RunConfigError("--verifier and --content apply only to --agent verifier")
         if self.avoid_repeats and agent != "verifier":
             raise RunConfigError("--avoid-repeats applies only to --agent verifier")
+        if self.policy is not None:
+            if agent not in catalogue.SAMPLING_AGENTS:
+                raise RunConfigError(f"--policy (a trained LLM policy) applies only to --agent "
+                                     f"{' | '.join(catalogue.SAMPLING_AGENTS)}; a verifier is given by --verifier")
+            if is_remote(self.model):
+                raise RunConfigError("--policy merges a LoRA adapter into local weights; it cannot run on an "
+                                     "openai:URL server (serve the merged model there instead)")
         if (self.finish_check is not None or self.finish_check_model is not None) and agent != "verifier":
             raise RunConfigError("--finish-check applies only to --agent verifier")
         if self.finish_check_model is not None and self.finish_check is None:
@@ -248,6 +256,17 @@ class RunConfig(BaseModel):
                 memory = load_compact(verifier_dir, memory=self.memory, content=self.content).memory
             elif verifier_dir is not None:
                 memory = check_settings(verifier_dir, memory=self.memory).get("memory", memory)
+        policy_dir = None
+        if self.policy is not None:
+            from droidverify.agents.trained_policy import check_policy, check_policy_base
+            from droidverify.errors import CheckpointError
+
+            policy_dir = Path(self.policy)
+            try:  # wrong agent, memory or model file: refused now, not in a worker
+                memory = check_policy(policy_dir, agent=self.agent, memory=self.memory)["memory"]
+                check_policy_base(policy_dir, self.model)
+            except CheckpointError as e:
+                raise RunConfigError(f"--policy: {e}") from None
         memory = memory or "diff"
         from droidverify.agents.verifier.trained import verifier_digest
 
@@ -266,6 +285,11 @@ class RunConfig(BaseModel):
             config["attempts"] = self.attempts
         if self.retry_temperature is not None:
             config["retry_temperature"] = self.retry_temperature
+        if policy_dir is not None:  # only then, like attempts: a run without one keeps its run.json
+            from droidverify.agents.trained_policy import policy_digest
+
+            config["policy"] = str(policy_dir.resolve())
+            config["policy_digest"] = policy_digest(policy_dir)
         finish_check = None
         if self.finish_check is not None:
             from droidverify.rewards.finish_check import JudgeFinishCheck
@@ -279,7 +303,8 @@ class RunConfig(BaseModel):
         agent = AgentSpec(self.agent, model=self.model, memory=memory, seed=self.agent_seed, apps=apps,
                           dtype=self.dtype, verifier=verifier_dir, device=self.device,
                           avoid_repeats=self.avoid_repeats, temperature=self.temperature, top_k=self.top_k,
-                          retry_temperature=self.retry_temperature, content=self.content, finish_check=finish_check)
+                          retry_temperature=self.retry_temperature, content=self.content, finish_check=finish_check,
+                          policy=policy_dir)
         out = Path(self.out) if self.out is not None else (default_out or Path("runs") / self.agent)
         return ResolvedRun(config=self, out_dir=out, pairs=[(t, s) for t in templates for s in seeds],
                            agent=agent, env=EnvSpec(self.env, self.serial, self.screenshots), judge=judge,

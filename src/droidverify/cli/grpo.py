@@ -56,6 +56,10 @@ def grpo_rollouts_command(
     votes: Annotated[int | None, typer.Option("--votes", help="SmartSnap LLM judge votes (default 3; the "
                                               "compact judge gives one verdict).", min=1, max=15)] = None,
     memory: Annotated[str, typer.Option("--memory", help="diff | history | llm")] = "diff",
+    policy: Annotated[str | None, typer.Option("--policy", metavar="DIR", help="Play a trained LLM policy (the "
+                                               "directory `droidverify train llm-policy` exports), merged into "
+                                               "--model; the groups record its digest, and `train llm-policy "
+                                               "--objective grpo` must start from it (--init DIR).")] = None,
     workers: Annotated[str | None, typer.Option("--workers", help="Episodes at once: N local worker "
                                                 "processes (default 1: in this process; 'auto': one per "
                                                 "core); with --ray N actors. A local model is loaded once "
@@ -89,11 +93,17 @@ def grpo_rollouts_command(
         names = [n.strip() for n in tasks.split(",") if n.strip()] if tasks else None
         if tasks is not None and not names:
             fail(f"--tasks {tasks!r} names no task")
+        digest = None
+        if policy is not None:
+            from droidverify.agents.trained_policy import check_policy_base, policy_digest
+
+            check_policy_base(policy, model)
+            digest = policy_digest(policy)
         cfg = GRPOConfig(group_size=group_size, temperature=temperature, max_steps=max_steps,
                          max_tokens=max_tokens, split=split, seeds=parse_seeds(seeds), tasks=names, seed=seed,
-                         reward=method)
+                         reward=method, policy=digest)
         player = GRPOPlayer(agent, model=model, memory=memory, judge=judge, judge_model=judge_llm,
-                            compact_judge=compact_dir, votes=votes or 3)
+                            compact_judge=compact_dir, votes=votes or 3, policy=policy)
         typer.echo(f"judge: {_judge_label(method, judge_model, compact_dir, model)}", err=True)
         n_workers = parse_workers(workers) if workers is not None or ray is not None else 1
         backend = make_backend(n_workers, ray)

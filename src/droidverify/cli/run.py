@@ -87,6 +87,10 @@ def run_command(
                                                  "default; needs no LLM), 'llm' (the shipped LoRA verifier "
                                                  "of the bundled model) or 'none' (the untrained model's "
                                                  "P(Yes)).")] = None,
+    policy: Annotated[str | None, typer.Option("--policy", metavar="DIR", help="--agent generator | smartsnap: "
+                                               "a trained LLM policy (the directory `droidverify train "
+                                               "llm-policy` exports), merged into --model (its base model: "
+                                               "checked).")] = None,
     content: Annotated[str | None, typer.Option("--content", help="--agent verifier: 'select' (choose "
                                                 "typed text, answers and apps among values proposed from "
                                                 "the goal and screen; the compact default) or 'llm' "

@@ -100,11 +100,17 @@ def llm_policy_command(
     sample_max_tokens: Annotated[int, typer.Option("--sample-max-tokens", help="asl: tokens per sampled "
                                                    "reply.", min=1)] = 48,
     clip_eps: Annotated[float, typer.Option("--clip-eps", help="grpo: ratio clip (TRL's epsilon).")] = 0.2,
-    kl_beta: Annotated[float, typer.Option("--kl-beta", help="grpo: weight of the k3 KL to the base model "
-                                           "(0: none).", min=0)] = 0.0,
+    kl_beta: Annotated[float, typer.Option("--kl-beta", help="grpo: weight of the k3 KL to the starting "
+                                           "model (--init's policy, else the base model; 0: none).",
+                                           min=0)] = 0.0,
     ppo_epochs: Annotated[int, typer.Option("--ppo-epochs", help="grpo: passes over the samples (TRL's "
                                             "num_iterations).", min=1)] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Adapter init, data order, ASL samples.", min=0)] = 0,
+    init: Annotated[Path | None, typer.Option("--init", metavar="DIR", help="Start from a trained policy (an "
+                                              "export of this command, e.g. SFT before GRPO): merged into the "
+                                              "model before a new adapter is trained on top; grpo: the policy "
+                                              "that played --groups (checked by digest). The export carries "
+                                              "it whole.")] = None,
     export: Annotated[Path | None, typer.Option("--export", help="Write the trained adapter here (default "
                                                 "OUT/policy).")] = None,
 ) -> None:
@@ -130,7 +136,7 @@ def llm_policy_command(
             eval_file=str(eval_file) if eval_file else None, eval_records=eval_records, eval_every=eval_every,
             eval_max_tokens=eval_max_tokens, reward_name=reward, tau=tau, beta=beta,
             sample_temperature=sample_temperature, sample_max_tokens=sample_max_tokens, clip_eps=clip_eps,
-            kl_beta=kl_beta, ppo_epochs=ppo_epochs)
+            kl_beta=kl_beta, ppo_epochs=ppo_epochs, init_policy=str(init) if init is not None else None)
         cfg.validate()  # before a model or a world model loads
         if objective != "asl" and reward != "exact":
             raise typer.BadParameter("--reward is an ASL setting (--objective asl)")

@@ -120,8 +120,16 @@ class GRPOPlayer:
     votes: int = 3
     dtype: str = "auto"
     device: str = "cpu"
+    policy: str | None = None  # a trained LLM policy (``train llm-policy`` export) merged into the model
 
     def __post_init__(self) -> None:
+        if self.policy is not None:
+            from droidverify.agents.trained_policy import check_policy
+
+            check_policy(self.policy, agent=self.agent, memory=self.memory)  # CheckpointError, before any work
+            if self.llm is None and is_remote(self.model):
+                raise RunError("a trained policy is merged into local weights: it cannot play on an "
+                               f"OpenAI-compatible server ({self.model})")
         if self.agent not in GRPO_AGENTS:
             raise RunError(f"GRPO rollouts need a sampling agent: {', '.join(GRPO_AGENTS)} "
                            f"(got {self.agent!r})")
@@ -166,6 +174,16 @@ class GRPOWorker:
         self.spec = spec
         self.cfg = cfg
         self.llm = spec.llm() if spec.llm is not None else _load(spec.model, spec)
+        self.description: str | None = None
+        if spec.policy is not None:
+            from droidverify.agents.trained_policy import apply_policy, policy_digest
+
+            if cfg.policy != policy_digest(spec.policy):  # the groups must say which policy played them
+                raise RunError(f"GRPOConfig.policy ({cfg.policy}) is not the digest of the policy played "
+                               f"({spec.policy}); set it to agents.trained_policy.policy_digest(policy)")
+            self.description = apply_policy(self.llm, spec.policy)["ui_style"]
+        elif cfg.policy is not None:
+            raise RunError("GRPOConfig.policy names a trained policy, but the player plays none (policy=)")
         if spec.judge is not None:
             j = spec.judge
             inner = j if hasattr(j, "judge") else j()
@@ -198,6 +216,8 @@ class GRPOWorker:
         kw: dict[str, Any] = {"memory": self.spec.memory, "temperature": self.cfg.temperature,
                               "seed": sample_seed, "max_tokens": self.cfg.max_tokens,
                               "record_generations": True}
+        if self.description is not None:  # a trained policy reads the screen as it was trained to
+            kw["description"] = self.description
         if self.spec.agent == "smartsnap":
             from droidverify.agents.selfverify import SelfVerifyingAgent
 

@@ -97,6 +97,7 @@ class GRPOConfig:
     reward: str = "rule"
     scale_rewards: bool = True
     advantage_eps: float = 1e-4
+    policy: str | None = None  # the digest of the trained LLM policy that plays (None: the model as it is)
 
     def __post_init__(self) -> None:
         def whole(name: str, value: Any, low: int) -> None:
@@ -122,6 +123,8 @@ class GRPOConfig:
             whole("seeds[...]", s, 0)
         if self.tasks is not None and not self.tasks:
             raise TrainingError("GRPOConfig.tasks is empty (None: every template of the split)")
+        if self.policy is not None and (not isinstance(self.policy, str) or not self.policy):
+            raise TrainingError(f"GRPOConfig.policy must be a policy digest or None, got {self.policy!r}")
         if not isinstance(self.reward, str) or not self.reward:
             raise TrainingError(f"GRPOConfig.reward must be a method name, got {self.reward!r}")
         e = self.advantage_eps
@@ -132,8 +135,12 @@ class GRPOConfig:
         return asdict(self)
 
     def sampling(self) -> dict[str, Any]:
-        """The fields the groups depend on (checked when a file is resumed)."""
-        return {k: getattr(self, k) for k in _SAMPLING_FIELDS}
+        """The fields the groups depend on (checked when a file is resumed); ``policy`` only when one
+        plays, so files of the untrained model read as they always did."""
+        out = {k: getattr(self, k) for k in _SAMPLING_FIELDS}
+        if self.policy is not None:
+            out["policy"] = self.policy
+        return out
 
 
 def grpo_tasks(cfg: GRPOConfig) -> list[Task]:

@@ -68,6 +68,7 @@ from droidverify.agents.generator import GeneratorAgent
 from droidverify.agents.registry import DTYPES, SAMPLING_AGENTS
 from droidverify.agents.screen import UI_STYLES, needs_completion
 from droidverify.agents.selfverify import SelfVerifyingAgent
+from droidverify.agents.trained_policy import POLICY_FILE, POLICY_FORMAT, POLICY_FORMAT_VERSION
 from droidverify.agents.verifier.trained import base_identity
 from droidverify.env.records import Observation, TokenUsage
 from droidverify.errors import ActionError, CheckpointError, TrainingDataError, TrainingError
@@ -85,8 +86,6 @@ from droidverify.training.records import VerifierStepRecord, read_records
 
 OBJECTIVES = ("sft", "asl", "grpo")
 AGENTS = SAMPLING_AGENTS  # the agents whose policy samples its actions (agents.registry)
-POLICY_FORMAT = "droidverify-llm-policy"
-POLICY_FORMAT_VERSION = 1
 # (record, the sampled reply's action) -> reward; an unusable reply never reaches it (reward 0)
 RewardFn = Callable[[VerifierStepRecord, Action], float]
 # Settings a resumed run may change: none of them changes what a step computes.
@@ -145,6 +144,9 @@ class LLMPolicyConfig:
     clip_eps: float = 0.2
     kl_beta: float = 0.0
     ppo_epochs: int = 1
+    # a trained policy (an export directory) to start from: merged into the model before the new
+    # adapter is added, so it is also GRPO's pi_old and KL reference (GRPO from the SFT start)
+    init_policy: str | None = None
 
     def validate(self) -> None:
         """Raise :class:`TrainingError` naming the first setting that cannot work."""
@@ -579,6 +581,9 @@ class LLMPolicyTrainer:
             llm = LocalLLM(cfg.model, dtype=cfg.dtype, device=cfg.device, seed=cfg.seed)
         self.llm = llm
         self.device = llm.device
+        self.init_digest = self._start_from_policy(llm) if cfg.init_policy else None
+        if cfg.objective == "grpo":
+            self._check_groups_policy()
         torch.manual_seed(cfg.seed)
         model = llm.model
         lcfg = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
@@ -626,6 +631,30 @@ class LLMPolicyTrainer:
         self._ref: list[Any] | None = None  # grpo: base-model log-probs per sample (kl_beta > 0)
 
     # ------------------------------------------------------------------ setup helpers
+    def _start_from_policy(self, llm: Any) -> str:
+        """Merge ``init_policy`` into ``llm`` (it must have been trained on this agent's prompt and
+        screen style); returns its digest."""
+        from droidverify.agents.trained_policy import apply_policy, check_policy, policy_digest
+
+        cfg = self.config
+        init = Path(cfg.init_policy)  # type: ignore[arg-type]
+        meta = check_policy(init, agent=cfg.agent)
+        if meta["ui_style"] != cfg.description:
+            raise TrainingError(f"init policy {init} reads the screen as {meta['ui_style']!r}, this run as "
+                                f"{cfg.description!r}")
+        apply_policy(llm, init)
+        return policy_digest(init)
+
+    def _check_groups_policy(self) -> None:
+        """GRPO's ratios compare with the policy that sampled the groups: train from that policy."""
+        played = {g.config.get("policy") for g in self.groups}
+        if played != {self.init_digest}:
+            def name(d: str | None) -> str:
+                return "the untrained model" if d is None else f"policy {d[:12]}"
+            raise TrainingError(f"the rollout groups were played by {', '.join(sorted(map(name, played)))}, but "
+                                f"this run starts from {name(self.init_digest)}: pass the policy that played "
+                                "them as --init (GRPO's importance ratios compare with the sampling policy)")
+
     def _eos_id(self) -> int:
         """The end-of-turn token the agent's generation stops on (what a finished reply ends with)."""
         eos = getattr(self.llm, "_eos_ids", None) or set()
@@ -1152,19 +1181,26 @@ class LLMPolicyTrainer:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         self.peft_model.save_pretrained(str(tmp / "adapter"))
+        init_meta = None
+        if self.config.init_policy:  # the policy this one was trained from travels with it, whole
+            shutil.copytree(self.config.init_policy, tmp / "init")
+            init_meta = {"digest": self.init_digest,
+                         "objective": json.loads((tmp / "init" / POLICY_FILE).read_text()).get("objective")}
         acfg_path = tmp / "adapter" / "adapter_config.json"
         acfg = json.loads(acfg_path.read_text())
         acfg["base_model_name_or_path"] = self.llm.name  # a name, not this machine's cache path
         acfg_path.write_text(json.dumps(acfg, indent=2))
         cfg = self.config.to_dict()
-        for key in ("output_dir", "train_file", "groups_file", "eval_file"):
+        for key in ("output_dir", "train_file", "groups_file", "eval_file", "init_policy"):
             if cfg.get(key):
                 cfg[key] = relative_path(cfg[key], self.out)
         meta = {"format": POLICY_FORMAT, "version": POLICY_FORMAT_VERSION, "base_model": base_identity(self.llm),
                 "agent": self.config.agent, "ui_style": self.config.description, "memory": "diff",
                 "objective": self.config.objective, "reply": "Action: {canonical action JSON}",
                 "train_config": cfg}
-        (tmp / "policy.json").write_text(json.dumps(meta, indent=1))
+        if init_meta is not None:
+            meta["init"] = init_meta
+        (tmp / POLICY_FILE).write_text(json.dumps(meta, indent=1))
         prov = dict(provenance or {})
         for key in ("train_file", "groups_file", "eval_file", "output_dir"):
             if isinstance(prov.get(key), str):

@@ -197,6 +197,16 @@ def apply_adapter(llm: Any, directory: str | Path, base: dict[str, Any]) -> Any:
     ``base`` model it was trained on (:func:`base_identity`); return ``directory/head.safetensors``.
     Shared by every LoRA + score-head checkpoint (the LLM verifier, the LLM judge)."""
     directory = Path(directory)
+    merge_adapter(llm, directory, base)
+    head = load_head(directory / "head.safetensors", llm.model.config.vocab_size).to(llm.device)
+    return head
+
+
+def merge_adapter(llm: Any, directory: str | Path, base: dict[str, Any]) -> None:
+    """Check that ``llm`` is the ``base`` model ``directory/adapter`` was trained on (shape and
+    GGUF digest, :func:`base_identity`), then merge the adapter into ``llm.model`` in place; the
+    model's name gains the directory's. Shared by every LoRA checkpoint (verifier, judge, policy)."""
+    directory = Path(directory)
     cfg = llm.model.config
     if base.get("vocab_size") != cfg.vocab_size or base.get("num_hidden_layers") != cfg.num_hidden_layers:
         raise CheckpointError(f"{directory} was trained on {base.get('name')!r} "
@@ -209,9 +219,7 @@ def apply_adapter(llm: Any, directory: str | Path, base: dict[str, Any]) -> Any:
                               f"this one is {have})")
     _merge_lora(llm.model, directory / "adapter")
     llm.model.eval()
-    head = load_head(directory / "head.safetensors", cfg.vocab_size).to(llm.device)
     llm.name = f"{llm.name}+{directory.name}"
-    return head
 
 
 def check_settings(directory: str | Path, **asked: str | None) -> dict[str, str]:
