@@ -233,3 +233,21 @@ def test_a_policy_given_to_an_agent_without_a_policy_model_is_refused(trained) -
     for agent in ("verifier", "oracle", "random"):
         with pytest.raises(RunError, match="trained LLM policy plays"):
             AgentSpec(agent, policy=policy)()
+
+
+def test_a_run_adopts_the_memory_the_policy_was_trained_with(tiny_model_dir: Path, short_records,
+                                                             tmp_path: Path) -> None:
+    from droidverify.cli._run_config import RunConfig
+
+    cfg = LLMPolicyConfig(output_dir=str(tmp_path / "run"), dtype="float32", memory="notes", lora_r=4,
+                          lora_alpha=8, max_steps=1, max_seq_tokens=8192)
+    policy = LLMPolicyTrainer(cfg, llm=_llm(tiny_model_dir), records=short_records[:1]).export(tmp_path / "p")
+    assert json.loads((policy / "policy.json").read_text())["memory"] == "notes"
+    run = RunConfig.of(agent="generator", model=str(tiny_model_dir), policy=str(policy), tasks="clock_alarm_in_minutes")
+    resolved = run.resolve()
+    assert resolved.agent.memory == "notes" and resolved.run_json["memory"] == "notes"
+    with pytest.raises(RunConfigError, match="'notes' memory"):
+        RunConfig.of(agent="generator", model=str(tiny_model_dir), policy=str(policy), memory="diff",
+                     tasks="clock_alarm_in_minutes").resolve()
+    with pytest.raises(TrainingError, match="memory must be one of"):
+        LLMPolicyConfig(output_dir=str(tmp_path / "x"), memory="photographic").validate()

@@ -58,6 +58,9 @@ def llm_policy_command(
                                        "smartsnap (train it on `train sv-data` records).")] = "generator",
     description: Annotated[str, typer.Option("--description", help="How the prompt writes the screen: list (the "
                                              "agents' default) | html | compressed.")] = "list",
+    memory: Annotated[str, typer.Option("--memory", help="The working memory the records were written by "
+                                        "(`train data --memory`; the agents' default diff): recorded in "
+                                        "policy.json, and the memory `run --policy` plays with.")] = "diff",
     eval_file: Annotated[Path | None, typer.Option("--eval", help="Held-out records: greedy valid-action and "
                                                    "oracle-match rates before the first step and after the "
                                                    "last.")] = None,
@@ -128,7 +131,7 @@ def llm_policy_command(
         cfg = LLMPolicyConfig(
             output_dir=str(out), objective=objective, train_file=str(train) if train else None,
             groups_file=str(groups) if groups else None, max_records=max_records, model=model, dtype=dtype,
-            device=device, agent=agent, description=description, lora_r=lora_r, lora_alpha=lora_alpha,
+            device=device, agent=agent, description=description, memory=memory, lora_r=lora_r, lora_alpha=lora_alpha,
             lora_dropout=lora_dropout, lora_layers=lora_layers, learning_rate=learning_rate,
             warmup_steps=warmup_steps, epochs=epochs, max_steps=max_steps, batch_size=batch_size,
             grad_accum=grad_accum, max_seq_tokens=max_seq_tokens,

@@ -65,7 +65,7 @@ from typing import Any
 
 from droidverify.actions.model import Action
 from droidverify.agents.generator import GeneratorAgent
-from droidverify.agents.registry import DTYPES, SAMPLING_AGENTS
+from droidverify.agents.registry import DTYPES, MEMORIES, SAMPLING_AGENTS
 from droidverify.agents.screen import UI_STYLES, needs_completion
 from droidverify.agents.selfverify import SelfVerifyingAgent
 from droidverify.agents.trained_policy import POLICY_FILE, POLICY_FORMAT, POLICY_FORMAT_VERSION
@@ -107,6 +107,9 @@ class LLMPolicyConfig:
     device: str = "cpu"
     agent: str = "generator"  # whose prompt the records are rebuilt into: generator | smartsnap
     description: str = "list"  # the agent's screen description style (its default)
+    # the working memory the records' memory text was written by (``train data --memory``): recorded in
+    # policy.json, so a run plays the policy with that memory (records do not say which it was)
+    memory: str = "diff"
     # LoRA; ``lora_layers``: None = every layer, N = the last N (the backward pass then stops there).
     # Dropout 0 by default: GRPO's ratio must be exactly 1 before an update, and small data needs none.
     lora_r: int = 16
@@ -154,6 +157,8 @@ class LLMPolicyConfig:
             raise TrainingError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
         if self.agent not in AGENTS:
             raise TrainingError(f"agent must be one of {AGENTS}, got {self.agent!r}")
+        if self.memory not in MEMORIES:
+            raise TrainingError(f"memory must be one of {MEMORIES}, got {self.memory!r}")
         if self.description not in UI_STYLES:
             raise TrainingError(f"description must be one of {UI_STYLES}, got {self.description!r}")
         if self.dtype not in DTYPES:
@@ -638,7 +643,7 @@ class LLMPolicyTrainer:
 
         cfg = self.config
         init = Path(cfg.init_policy)  # type: ignore[arg-type]
-        meta = check_policy(init, agent=cfg.agent)
+        meta = check_policy(init, agent=cfg.agent, memory=cfg.memory)
         if meta["ui_style"] != cfg.description:
             raise TrainingError(f"init policy {init} reads the screen as {meta['ui_style']!r}, this run as "
                                 f"{cfg.description!r}")
@@ -1195,7 +1200,7 @@ class LLMPolicyTrainer:
             if cfg.get(key):
                 cfg[key] = relative_path(cfg[key], self.out)
         meta = {"format": POLICY_FORMAT, "version": POLICY_FORMAT_VERSION, "base_model": base_identity(self.llm),
-                "agent": self.config.agent, "ui_style": self.config.description, "memory": "diff",
+                "agent": self.config.agent, "ui_style": self.config.description, "memory": self.config.memory,
                 "objective": self.config.objective, "reply": "Action: {canonical action JSON}",
                 "train_config": cfg}
         if init_meta is not None:
