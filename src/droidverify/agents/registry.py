@@ -221,21 +221,21 @@ class AgentSpec:
                                  avoid_repeats=self.avoid_repeats, temperature=self.temperature,
                                  top_k=self.top_k, sample_seed=self.seed, finish_check=self.finish_check,
                                  retry_temperature=self.retry_temperature)
-        llm, head = self._llm()
+        llm, extra = self._llm()  # extra: the LLM verifier's score head, or the trained policy's metadata
         if self.agent == "verifier":
             from droidverify.agents.verifier import VerifierAgent
 
-            return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=head, content=self.content,
+            return VerifierAgent(llm, memory=self.memory, apps=self.apps, head=extra, content=self.content,
                                  avoid_repeats=self.avoid_repeats, temperature=self.temperature,
                                  top_k=self.top_k, sample_seed=self.seed, finish_check=self.finish_check,
                                  retry_temperature=self.retry_temperature)
         if self.agent == "smartsnap":  # SmartSnap's self-verifying agent: ends with submit(message, evidences)
             from droidverify.agents.selfverify import SelfVerifyingAgent
 
-            return SelfVerifyingAgent(llm, memory=self.memory, **self._policy_prompt(head))
+            return SelfVerifyingAgent(llm, memory=self.memory, **self._policy_prompt(extra))
         from droidverify.agents.generator import GeneratorAgent
 
-        return GeneratorAgent(llm, memory=self.memory, **self._policy_prompt(head))
+        return GeneratorAgent(llm, memory=self.memory, **self._policy_prompt(extra))
 
     def _policy_prompt(self, meta: Any) -> dict[str, Any]:
         """A trained policy's agent describes the screen as the policy was trained to read it."""

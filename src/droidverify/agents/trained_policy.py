@@ -66,9 +66,11 @@ def read_policy_meta(directory: str | Path) -> dict[str, Any]:
     return meta
 
 
-def check_policy(directory: str | Path, *, agent: str, memory: str | None = None) -> dict[str, Any]:
-    """:func:`read_policy_meta`, and the policy fits ``agent`` and ``memory`` (None adopts the
-    policy's): a policy trained on one agent's prompt or one memory's text is refused for another."""
+def check_policy(directory: str | Path, *, agent: str, memory: str | None = None,
+                 ui_style: str | None = None) -> dict[str, Any]:
+    """:func:`read_policy_meta`, and the policy fits ``agent``, ``memory`` and ``ui_style`` (None
+    adopts the policy's): a policy trained on one agent's prompt, one memory's text or one screen
+    description is refused for another."""
     meta = read_policy_meta(directory)
     if meta["agent"] != agent:
         raise CheckpointError(f"{directory} was trained on the {meta['agent']} agent's prompt; it cannot run "
@@ -76,6 +78,8 @@ def check_policy(directory: str | Path, *, agent: str, memory: str | None = None
     if memory is not None and memory != meta["memory"]:
         raise CheckpointError(f"{directory} was trained on the {meta['memory']!r} memory's text; it cannot run "
                               f"with memory {memory!r} (leave --memory out to use {meta['memory']!r})")
+    if ui_style is not None and ui_style != meta["ui_style"]:
+        raise CheckpointError(f"{directory} reads the screen as {meta['ui_style']!r}, not as {ui_style!r}")
     return meta
 
 
@@ -91,9 +95,10 @@ def check_policy_base(directory: str | Path, model: str | None) -> None:
                               f"an OpenAI-compatible server ({model}); serve the merged model there instead")
     want = read_policy_meta(directory)["base_model"].get("gguf_digest")
     path = resolve_model_path(model)
-    if want and path.is_file() and file_digest(path) != want:
+    have = file_digest(path) if want and path.is_file() else want
+    if have != want:
         raise CheckpointError(f"{directory} was trained on a different model file (digest {want}, "
-                              f"{path} is {file_digest(path)})")
+                              f"{path} is {have})")
 
 
 def apply_policy(llm: Any, directory: str | Path) -> dict[str, Any]:
@@ -104,12 +109,12 @@ def apply_policy(llm: Any, directory: str | Path) -> dict[str, Any]:
     meta = read_policy_meta(directory)
     if meta.get("init") is not None:  # the policy it was trained from, merged first (its digest checked)
         init = Path(directory) / "init"
-        if policy_digest(init) != meta["init"]["digest"]:
+        have = policy_digest(init)
+        if have != meta["init"]["digest"]:
             raise CheckpointError(f"{init} is not the policy {directory} was trained from (digest "
-                                  f"{policy_digest(init)[:12]}, policy.json says {meta['init']['digest'][:12]})")
-        init_meta = apply_policy(llm, init)
-        if (init_meta["agent"], init_meta["ui_style"]) != (meta["agent"], meta["ui_style"]):
-            raise CheckpointError(f"{init} was trained for another agent or screen style than {directory}")
+                                  f"{have[:12]}, policy.json says {meta['init']['digest'][:12]})")
+        check_policy(init, agent=meta["agent"], ui_style=meta["ui_style"])
+        apply_policy(llm, init)
     merge_adapter(llm, directory, meta["base_model"])
     return meta
 

@@ -68,7 +68,12 @@ from droidverify.agents.generator import GeneratorAgent
 from droidverify.agents.registry import DTYPES, MEMORIES, SAMPLING_AGENTS
 from droidverify.agents.screen import UI_STYLES, needs_completion
 from droidverify.agents.selfverify import SelfVerifyingAgent
-from droidverify.agents.trained_policy import POLICY_FILE, POLICY_FORMAT, POLICY_FORMAT_VERSION
+from droidverify.agents.trained_policy import (
+    POLICY_FILE,
+    POLICY_FORMAT,
+    POLICY_FORMAT_VERSION,
+    read_policy_meta,
+)
 from droidverify.agents.verifier.trained import base_identity
 from droidverify.env.records import Observation, TokenUsage
 from droidverify.errors import ActionError, CheckpointError, TrainingDataError, TrainingError
@@ -633,7 +638,7 @@ class LLMPolicyTrainer:
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, schedule)
         self.state = _State()
         self._old: list[Any] | None = None  # grpo: pi_old log-probs per sample
-        self._ref: list[Any] | None = None  # grpo: base-model log-probs per sample (kl_beta > 0)
+        self._ref: list[Any] | None = None  # grpo: the starting model's log-probs per sample (kl_beta > 0)
 
     # ------------------------------------------------------------------ setup helpers
     def _start_from_policy(self, llm: Any) -> str:
@@ -643,10 +648,7 @@ class LLMPolicyTrainer:
 
         cfg = self.config
         init = Path(cfg.init_policy)  # type: ignore[arg-type]
-        meta = check_policy(init, agent=cfg.agent, memory=cfg.memory)
-        if meta["ui_style"] != cfg.description:
-            raise TrainingError(f"init policy {init} reads the screen as {meta['ui_style']!r}, this run as "
-                                f"{cfg.description!r}")
+        check_policy(init, agent=cfg.agent, memory=cfg.memory, ui_style=cfg.description)
         apply_policy(llm, init)
         return policy_digest(init)
 
@@ -1189,8 +1191,7 @@ class LLMPolicyTrainer:
         init_meta = None
         if self.config.init_policy:  # the policy this one was trained from travels with it, whole
             shutil.copytree(self.config.init_policy, tmp / "init")
-            init_meta = {"digest": self.init_digest,
-                         "objective": json.loads((tmp / "init" / POLICY_FILE).read_text()).get("objective")}
+            init_meta = {"digest": self.init_digest, "objective": read_policy_meta(tmp / "init").get("objective")}
         acfg_path = tmp / "adapter" / "adapter_config.json"
         acfg = json.loads(acfg_path.read_text())
         acfg["base_model_name_or_path"] = self.llm.name  # a name, not this machine's cache path
