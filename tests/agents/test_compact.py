@@ -13,7 +13,9 @@ from compact_doubles import hash_encoder
 from droidverify.actions.model import Action
 from droidverify.agents.verifier import VerifierAgent, extract_candidates
 from droidverify.agents.verifier.compact.features import (
+    MAX_CLAUSES,
     NUMERIC_NAMES,
+    goal_clauses,
     memory_entries,
     numeric_names,
     step_view,
@@ -375,3 +377,64 @@ def test_a_version_6_checkpoint_chooses_among_derived_values_and_a_version_4_one
                          if a.action_type == "answer"}
     assert "85 minutes" in offered["v6"] and "85 minutes" not in offered["v4"]
     assert offered["v4"] <= offered["v6"]
+
+
+@pytest.mark.parametrize("goal, clauses", [
+    ("Delete every screenshot in Pictures/Screenshots with the Files app, then turn on dark theme.",
+     ["Delete every screenshot in Pictures/Screenshots with the Files app", "turn on dark theme."]),
+    ('Change the start time of "Standup" to 9:00 AM; keep its length the same.',
+     ['Change the start time of "Standup" to 9:00 AM;', "keep its length the same."]),
+    ("Set the alarm volume to 4 (the slider goes from 0 to 7).",
+     ["Set the alarm volume to 4 (the slider goes from 0 to 7)."]),
+    ("Pay $23.99 to Dr. Smith. Then mark it paid and then archive it",
+     ["Pay $23.99 to Dr. Smith.", "mark it paid", "archive it"]),
+    ("Make sure each has it once: remove any extra copy - and send it", ["Make sure each has it once:",
+                                                                          "remove any extra copy", "and send it"]),
+    ("a. b. c. d. e. f. g. h.", ["a.", "b.", "c.", "d.", "e.", "f. g. h."]),
+    ("", []),
+    ("...", []),
+])
+def test_a_goal_is_cut_into_its_clauses_in_order(goal, clauses):
+    assert goal_clauses(goal) == clauses
+
+
+def _clause_scorer(dim: int = 32, seed: int = 0) -> CompactScorer:
+    torch.manual_seed(seed)
+    net = CompactNet(NetConfig(emb_dim=dim, n_numeric=len(numeric_names(7)), d_model=32, layers=1, heads=4,
+                               ff=64, dropout=0.0, type_kinds=type_kinds(7), clauses=MAX_CLAUSES))
+    return CompactScorer(net, hash_encoder(dim), meta={"feature_version": 7})
+
+
+def test_a_clause_reading_network_reads_them_in_order_in_any_candidate_order(tmp_path, contact_step):
+    task, _, obs = contact_step
+    cands = extract_candidates(obs, apps=sim_apps())
+    scorer = _clause_scorer()
+    goal = f"{task.goal} Then go back to the list."
+    view = scorer.view(goal, "Step 1: opened Contacts", obs.elements, cands)
+    assert view.clauses == goal_clauses(view.goal) and len(view.clauses) >= 2
+    assert step_view(goal, "", obs.elements, cands, version=6).clauses == []  # older versions: none
+    scores = scorer.score(goal, "Step 1: opened Contacts", obs.elements, cands)
+    perm = list(range(len(cands)))
+    random.Random(3).shuffle(perm)
+    shuffled = scorer.score(goal, "Step 1: opened Contacts", obs.elements, [cands[i] for i in perm])
+    assert shuffled == pytest.approx([scores[i] for i in perm], abs=1e-5)
+    # the clauses are read, and their order counts
+    view.clauses = list(reversed(view.clauses))
+    assert scorer.score_views([view])[0] != pytest.approx(scores, abs=1e-4)
+    again = CompactScorer.load(scorer.save(tmp_path / "v", train_config={}, provenance={}), scorer.encoder)
+    assert again.net.cfg.clauses == MAX_CLAUSES and again.feature_version == 7
+    assert again.score(goal, "Step 1: opened Contacts", obs.elements, cands) == pytest.approx(scores, abs=1e-6)
+
+
+def test_a_clause_reading_network_refuses_inputs_without_clauses(contact_step):
+    task, _, obs = contact_step
+    cands = extract_candidates(obs, apps=sim_apps())
+    scorer = _clause_scorer()
+    view = step_view(task.goal, "", obs.elements, cands, version=7)
+    with pytest.raises(ValueError, match="clauses"):
+        scorer.net(**batch_tensors([view], scorer.encoder, with_clauses=False))
+    # a goal with no clause at all (only punctuation) still scores: no clause to match, not an error
+    empty = step_view("...", "", obs.elements, cands, version=7)
+    assert empty.clauses == []
+    out = scorer.net(**batch_tensors([empty], scorer.encoder, with_clauses=True))
+    assert torch.isfinite(out).all()

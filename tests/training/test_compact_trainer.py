@@ -157,7 +157,7 @@ def test_training_on_a_small_set_drives_the_loss_down_and_fits_it(tmp_path, reco
     assert (tmp_path / "out" / "curves.png").stat().st_size > 0
 
 
-@pytest.mark.parametrize("version", [4, 5])
+@pytest.mark.parametrize("version", [4, 5, 7])
 def test_trainer_scores_equal_agent_scores_for_the_same_step(tmp_path, records, version):
     trainer = CompactTrainer(_config(tmp_path, records, epochs=2, feature_version=version), encoder=hash_encoder())
     trainer.train()

@@ -146,11 +146,12 @@ def compact_command(
     max_minutes: Annotated[float | None, typer.Option(help="Stop (checkpointed, exported) after this "
                                                       "many minutes of training.", min=0.1)] = None,
     seed: Annotated[int | None, typer.Option(help="Initialisation and data order.")] = None,
-    feature_version: Annotated[int | None, typer.Option(help="Features the network reads: 3, 4 (the default), "
-                                                        "5 (4 plus how an answer fits the question; opt-in) or 6 (4 plus "
-                                                        "values computed from those read among the candidates: minutes "
-                                                        "and days between, shifted times and dates, percentages, sums; "
-                                                        "docs/training.md).")] = None,
+    feature_version: Annotated[int | None, typer.Option(help="Features the network reads: 3, 4, "
+                                                        "5 (4 plus how an answer fits the question; opt-in), 6 (the default: "
+                                                        "4 plus values computed from those read among the candidates: "
+                                                        "minutes and days between, shifted times and dates, percentages, "
+                                                        "sums) or 7 (6 plus the goal's clauses as tokens of their own; "
+                                                        "opt-in; docs/training.md).")] = None,
     kind_balance: Annotated[float | None, typer.Option(help="Loss weight by the right action's type: "
                                                        "share ** -B (0: none; 1: every type alike).",
                                                        min=0.0, max=1.0)] = None,

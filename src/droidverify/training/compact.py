@@ -32,11 +32,13 @@ from droidverify.actions.model import Action
 from droidverify.agents.screen import describe_action, needs_completion
 from droidverify.agents.verifier.compact.features import (
     FEATURE_VERSION,
+    MAX_CLAUSES,
     SUPPORTED_FEATURE_VERSIONS,
     StepView,
     numeric_names,
     step_view,
     type_kinds,
+    uses_clauses,
     uses_derived,
 )
 from droidverify.env.records import Observation
@@ -171,6 +173,7 @@ def pack_view(view: StepView) -> StepView:
             c.text, c.context, c.value = sys.intern(c.text), sys.intern(c.context), sys.intern(c.value)
     view.goal = sys.intern(view.goal)
     view.memory = [sys.intern(m) for m in view.memory]
+    view.clauses = [sys.intern(c) for c in view.clauses]
     return view
 
 
@@ -267,6 +270,7 @@ def _reintern(ex: Example) -> Example:
     """A worker's example in this process: its numbers are packed already, its strings are copies."""
     v = ex.view
     v.goal, v.memory = sys.intern(v.goal), [sys.intern(m) for m in v.memory]
+    v.clauses = [sys.intern(c) for c in v.clauses]
     for c in v.candidates:
         c.text, c.context, c.value = sys.intern(c.text), sys.intern(c.context), sys.intern(c.value)
     ex.candidate_json = tuple(sys.intern(c) for c in ex.candidate_json)
@@ -400,7 +404,8 @@ class CompactTrainer:
                                         ff=config.ff, dropout=config.dropout,
                                         input_dropout=config.input_dropout,
                                         identity_dropout=config.identity_dropout,
-                                        type_kinds=type_kinds(config.feature_version) if config.type_head else 0))
+                                        type_kinds=type_kinds(config.feature_version) if config.type_head else 0,
+                                        clauses=MAX_CLAUSES if uses_clauses(config.feature_version) else 0))
         self.opt = torch.optim.AdamW(self.net.parameters(), lr=config.learning_rate,
                                      weight_decay=config.weight_decay)
         self.epoch = 0
@@ -578,7 +583,8 @@ class CompactTrainer:
             shown = time.perf_counter()
             for start in range(0, len(order), cfg.batch_size):
                 batch = [self.train_examples[i] for i in order[start:start + cfg.batch_size]]
-                scores = self.net(**batch_tensors([ex.view for ex in batch], self.encoder))
+                scores = self.net(**batch_tensors([ex.view for ex in batch], self.encoder,
+                                                  with_clauses=uses_clauses(self.config.feature_version)))
                 loss = self.batch_loss(scores, batch)
                 self.opt.zero_grad()
                 loss.backward()

@@ -27,8 +27,11 @@ from droidverify.ui.element import UIElement
 # 6 (the default since 2026-11-28, session 27): 4 (not 5) plus values computed from the ones read
 # (agents/verifier/derived.py) among the candidates, each with its account as context and three numbers
 # (derived, operands the goal names, rank); docs/training.md, "Session 27".
+# 7 (opt-in): 6's numbers, plus the goal's clauses as tokens of their own ("Delete every screenshot ...",
+# "then turn on dark theme"), so that a candidate is matched to the part of the goal it serves rather
+# than to one vector of the whole goal (docs/training.md, "Session 31").
 FEATURE_VERSION = 6
-SUPPORTED_FEATURE_VERSIONS = (3, 4, 5, 6)  # older checkpoints keep running on the features they learned
+SUPPORTED_FEATURE_VERSIONS = (3, 4, 5, 6, 7)  # older checkpoints keep running on the features they learned
 
 # The action kinds the scorer tells apart; anything else maps to "other".
 KINDS = ("click", "long_press", "input_text", "clear_text", "scroll_up", "scroll_down", "scroll_left",
@@ -70,15 +73,45 @@ NUMERIC_NAMES_V6: tuple[str, ...] = (  # 4's, not 5's: 5's answer-fit numbers co
     *NUMERIC_NAMES_V4,
     "value_derived", "derived_named", "derived_rank",
 )
+NUMERIC_NAMES_V7 = NUMERIC_NAMES_V6  # 7 adds clause tokens, not numbers
 NUMERIC_NAMES = NUMERIC_NAMES_V6  # the default version's
 DERIVED_FROM_VERSION = 6  # checkpoints of this version and later also choose among derived values
+CLAUSES_FROM_VERSION = 7  # checkpoints of this version and later read the goal's clauses
+MAX_CLAUSES = 6
+_LEADING_THEN_RE = re.compile(r"^(?:and\s+)?then\s+", re.IGNORECASE)  # "... Smith. Then mark it"
+_ABBREV_END_RE = re.compile(r"(?:^|\s)(?:Dr|Mr|Mrs|Ms|St|Prof|Jr|Sr|vs|etc|e\.g|i\.e|[A-Z])\.$")
+# clause ends: a sentence or a colon / semicolon before a space, or "then" joining two steps
+_CLAUSE_SPLIT_RE = re.compile(r"(?<=[.!?;:])\s+|,?\s+(?:and\s+)?then\s+|\s+-\s+", re.IGNORECASE)
 
 
 def uses_derived(version: int) -> bool:
     """Whether a checkpoint of feature ``version`` was trained with derived values among its
     candidates (``expand_candidates(derived=True)``): training and inference must expand alike."""
     return int(version) >= DERIVED_FROM_VERSION
-_NUMERIC_BY_VERSION = {3: NUMERIC_NAMES_V3, 4: NUMERIC_NAMES_V4, 5: NUMERIC_NAMES_V5, 6: NUMERIC_NAMES_V6}
+
+
+def uses_clauses(version: int) -> bool:
+    """Whether a checkpoint of feature ``version`` reads the goal's clauses as tokens of their own."""
+    return int(version) >= CLAUSES_FROM_VERSION
+
+
+def goal_clauses(goal: str, limit: int = MAX_CLAUSES) -> list[str]:
+    """The goal cut into its sentences and "then" steps, in order; beyond ``limit`` the rest stays in
+    the last one. A goal of one clause gives itself."""
+    parts: list[str] = []
+    for p in _CLAUSE_SPLIT_RE.split(goal or ""):
+        if parts and _ABBREV_END_RE.search(parts[-1]):  # "Dr. Smith" is one clause
+            parts[-1] = f"{parts[-1]} {p.strip(' ,')}"
+        else:
+            parts.append(p.strip(" ,"))
+    parts = [_LEADING_THEN_RE.sub("", p) for p in parts if _TOKEN_RE.search(p)]
+    if len(parts) > limit:
+        parts = [*parts[:limit - 1], " ".join(parts[limit - 1:])]
+    return parts
+
+
+_NUMERIC_BY_VERSION = {3: NUMERIC_NAMES_V3, 4: NUMERIC_NAMES_V4, 5: NUMERIC_NAMES_V5, 6: NUMERIC_NAMES_V6,
+                       7: NUMERIC_NAMES_V7}
 _QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "how", "is", "are", "does",
                              "do", "did", "was", "were"})
 # field words -> the value shapes they take (language-light: a digit pattern, an @, a time)
@@ -191,10 +224,11 @@ class StepView:
     goal: str
     memory: list[str]
     candidates: list[CandidateView] = field(default_factory=list)
+    clauses: list[str] = field(default_factory=list)  # feature version 7 and later (goal_clauses)
 
     def strings(self) -> list[str]:
         return [self.goal, *self.memory, *(c.text for c in self.candidates),
-                *(c.context for c in self.candidates), *(c.value for c in self.candidates)]
+                *(c.context for c in self.candidates), *(c.value for c in self.candidates), *self.clauses]
 
 
 def candidate_text(action: Action, elements: Sequence[UIElement]) -> str:
@@ -309,7 +343,7 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
         bottom = max((e.bbox_pixels.bottom for e in elements if e.bbox_pixels is not None), default=1)
         screen_size = (max(right, 1), max(bottom, 1))
     w, h = screen_size
-    view = StepView(goal=goal_s, memory=mem[-MAX_MEMORY:])
+    view = StepView(goal=goal_s, memory=mem[-MAX_MEMORY:], clauses=goal_clauses(goal_s) if uses_clauses(version) else [])
     rows: dict[int, list[tuple[UIElement, str]]] = {}
     rounds = memory_by_round(memory_text) if any(c.action_type == "submit" for c in candidates) else {}
     first = tokens(goal_s)[:1]

@@ -36,6 +36,9 @@ class NetConfig:
     # be its kind, one-hot (features.KINDS). 0: one flat score per candidate. Without it an action
     # type offered as many candidates (16 ``answer`` values) is learned as a crowd of negatives.
     type_kinds: int = 0
+    # > 0: the goal's clauses (features.goal_clauses, at most this many) are tokens of their own, with
+    # their order, and each candidate reads its best cosine with any clause (feature version 7)
+    clauses: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -52,8 +55,12 @@ class CompactNet(nn.Module):
         self.mem_proj = nn.Linear(e, d)
         self.mem_recency = nn.Embedding(cfg.max_memory, d)
         # text, row context, value, their products with the goal (what matches it), numbers, 3 cosines
-        self.cand_proj = nn.Sequential(nn.Linear(6 * e + cfg.n_numeric + 3, d), nn.GELU(), nn.Linear(d, d))
+        n_cos = 6 if cfg.clauses > 0 else 3  # with clauses, also each string's best match among them
+        self.cand_proj = nn.Sequential(nn.Linear(6 * e + cfg.n_numeric + n_cos, d), nn.GELU(), nn.Linear(d, d))
         self.kind = nn.Embedding(3, d)
+        if cfg.clauses > 0:
+            self.clause_proj = nn.Linear(e, d)
+            self.clause_pos = nn.Embedding(cfg.clauses, d)  # order, and what marks a clause token
         self.drop_in = nn.Dropout(cfg.input_dropout)
         if cfg.layers > 0:
             layer = nn.TransformerEncoderLayer(d, cfg.heads, cfg.ff, cfg.dropout, batch_first=True, norm_first=True)
@@ -70,12 +77,23 @@ class CompactNet(nn.Module):
             self.type_head = None
 
     def forward(self, goal: torch.Tensor, mem: torch.Tensor, mem_mask: torch.Tensor, text: torch.Tensor,
-                ctx: torch.Tensor, value: torch.Tensor, num: torch.Tensor, cand_mask: torch.Tensor) -> torch.Tensor:
+                ctx: torch.Tensor, value: torch.Tensor, num: torch.Tensor, cand_mask: torch.Tensor,
+                clauses: torch.Tensor | None = None, clause_mask: torch.Tensor | None = None) -> torch.Tensor:
         """goal [B,E]; mem [B,M,E] with mem_mask [B,M] (True = present, newest last); text/ctx/value
-        [B,N,E], num [B,N,F], cand_mask [B,N] (True = present). Returns [B,N] scores (-inf where absent)."""
+        [B,N,E], num [B,N,F], cand_mask [B,N] (True = present); with ``cfg.clauses``, clauses [B,C,E] and
+        clause_mask [B,C] (in the goal's order). Returns [B,N] scores (-inf where absent)."""
         b, m = mem.shape[0], mem.shape[1]
         g = goal.unsqueeze(1)
         cos = [(x * g).sum(-1, keepdim=True) for x in (text, ctx, value)]
+        if self.cfg.clauses > 0:
+            if clauses is None or clause_mask is None:
+                raise ValueError("this network reads the goal's clauses (feature version 7): pass clauses and clause_mask")
+            clauses, clause_mask = clauses[:, :self.cfg.clauses], clause_mask[:, :self.cfg.clauses]
+            has = clause_mask.any(1).view(b, 1, 1)
+            for x in (text, ctx, value):  # best cosine with any clause (0 for a goal without one)
+                sim = torch.einsum("bne,bce->bnc", x, clauses).masked_fill(~clause_mask.unsqueeze(1), -2.0)
+                best = sim.amax(-1, keepdim=True) if sim.shape[-1] else torch.zeros_like(cos[0])
+                cos.append(torch.where(has, best, torch.zeros_like(best)))
         # unit-norm embeddings have entries ~1/sqrt(E): scale them to ~1, like the numbers beside them
         s = self.cfg.emb_dim ** 0.5
         goal, mem, text, ctx, value, g = goal * s, mem * s, text * s, ctx * s, value * s, g * s
@@ -91,6 +109,10 @@ class CompactNet(nn.Module):
         cand = cand + self.kind.weight[self.CANDIDATE]
         tokens = [self.goal_proj(goal).unsqueeze(1) + self.kind.weight[self.GOAL]]
         masks = [torch.ones(b, 1, dtype=torch.bool, device=goal.device)]
+        if self.cfg.clauses > 0 and clauses is not None and clause_mask is not None and clauses.shape[1]:
+            order = torch.arange(clauses.shape[1], device=goal.device)
+            tokens.append(self.clause_proj(clauses * s) + self.clause_pos(order))
+            masks.append(clause_mask)
         if m > 0:
             # recency 0 = the newest entry; entries are right-aligned (newest last) by the batcher
             rec = torch.arange(m - 1, -1, -1, device=goal.device).clamp(max=self.cfg.max_memory - 1)
@@ -140,9 +162,11 @@ class EnsembleNet(nn.Module):
         self.cfg = members[0].cfg
 
     def forward(self, goal: torch.Tensor, mem: torch.Tensor, mem_mask: torch.Tensor, text: torch.Tensor,
-                ctx: torch.Tensor, value: torch.Tensor, num: torch.Tensor, cand_mask: torch.Tensor) -> torch.Tensor:
+                ctx: torch.Tensor, value: torch.Tensor, num: torch.Tensor, cand_mask: torch.Tensor,
+                clauses: torch.Tensor | None = None, clause_mask: torch.Tensor | None = None) -> torch.Tensor:
         low = -1e4  # finite: a padded step with no candidate must not give NaN through log_softmax
-        logp = torch.stack([m(goal, mem, mem_mask, text, ctx, value, num, cand_mask).masked_fill(~cand_mask, low)
+        logp = torch.stack([m(goal, mem, mem_mask, text, ctx, value, num, cand_mask, clauses, clause_mask)
+                            .masked_fill(~cand_mask, low)
                             .log_softmax(-1) for m in self.members])
         mean = logp.logsumexp(0) - math.log(len(self.members))
         return mean.masked_fill(~cand_mask, float("-inf"))

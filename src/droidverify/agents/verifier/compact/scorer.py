@@ -24,6 +24,7 @@ from droidverify.agents.verifier.compact.features import (
     StepView,
     numeric_names,
     step_view,
+    uses_clauses,
 )
 from droidverify.errors import CheckpointError
 from droidverify.llm.embeddings import EMBEDDER_NAME, TextEncoder
@@ -34,8 +35,9 @@ FORMAT_VERSION = 1
 BACKBONE = "compact"
 
 
-def batch_tensors(views: Sequence[StepView], encoder: TextEncoder) -> dict[str, Any]:
-    """Pad a list of step views into the network's inputs (embedding every string through ``encoder``)."""
+def batch_tensors(views: Sequence[StepView], encoder: TextEncoder, *, with_clauses: bool | None = None) -> dict[str, Any]:
+    """Pad a list of step views into the network's inputs (embedding every string through ``encoder``).
+    ``with_clauses``: whether to pass the goal's clauses (feature version 7; None: when a view has any)."""
     import numpy as np
     import torch
 
@@ -56,6 +58,9 @@ def batch_tensors(views: Sequence[StepView], encoder: TextEncoder) -> dict[str, 
     value = np.zeros((b, n, e), np.float32)
     num = np.zeros((b, n, f), np.float32)
     cand_mask = np.zeros((b, n), bool)
+    c_max = max((len(v.clauses) for v in views), default=0)
+    clauses = np.zeros((b, c_max, e), np.float32)
+    clause_mask = np.zeros((b, c_max), bool)
     pos = 0
     for i, v in enumerate(views):
         k, c = len(v.memory), len(v.candidates)
@@ -73,9 +78,16 @@ def batch_tensors(views: Sequence[StepView], encoder: TextEncoder) -> dict[str, 
         pos += c
         num[i, :c] = np.asarray([cv.numeric for cv in v.candidates], np.float32).reshape(c, f)
         cand_mask[i, :c] = True
+        k = len(v.clauses)
+        clauses[i, :k] = emb[pos:pos + k]
+        clause_mask[i, :k] = True
+        pos += k
     t = torch.from_numpy
-    return {"goal": t(goal), "mem": t(mem), "mem_mask": t(mem_mask), "text": t(text), "ctx": t(ctx),
-            "value": t(value), "num": t(num), "cand_mask": t(cand_mask)}
+    out = {"goal": t(goal), "mem": t(mem), "mem_mask": t(mem_mask), "text": t(text), "ctx": t(ctx),
+           "value": t(value), "num": t(num), "cand_mask": t(cand_mask)}
+    if with_clauses or (with_clauses is None and any(v.clauses for v in views)):
+        out.update(clauses=t(clauses), clause_mask=t(clause_mask))
+    return out
 
 
 class CompactScorer:
@@ -124,7 +136,7 @@ class CompactScorer:
         with torch.inference_mode():
             for start in range(0, len(views), batch):
                 chunk = views[start:start + batch]
-                t = batch_tensors(chunk, self.encoder)
+                t = batch_tensors(chunk, self.encoder, with_clauses=uses_clauses(self.feature_version))
                 s = self.combine(self.net(**t), t["num"], t["cand_mask"])
                 out.extend(s[i, :len(v.candidates)].tolist() for i, v in enumerate(chunk))
         return out
