@@ -212,7 +212,7 @@ class PolicyGRPOTrainer:
             for start in range(0, len(order), cfg.batch_size):
                 batch = [samples[i] for i in order[start:start + cfg.batch_size]]
                 inputs = batch_tensors([s.view for s in batch], self.encoder,
-                                       with_clauses=getattr(self.net.cfg, "clauses", 0) > 0)
+                                       with_clauses=self.net.cfg.clauses > 0)
                 logits = self.net(**inputs) / cfg.temperature
                 logp = torch.log_softmax(logits, -1)
                 chosen = torch.tensor([s.chosen for s in batch])

@@ -109,7 +109,7 @@ class CompactNet(nn.Module):
         cand = cand + self.kind.weight[self.CANDIDATE]
         tokens = [self.goal_proj(goal).unsqueeze(1) + self.kind.weight[self.GOAL]]
         masks = [torch.ones(b, 1, dtype=torch.bool, device=goal.device)]
-        if self.cfg.clauses > 0 and clauses is not None and clause_mask is not None and clauses.shape[1]:
+        if self.cfg.clauses > 0 and clauses.shape[1]:  # checked present above
             order = torch.arange(clauses.shape[1], device=goal.device)
             tokens.append(self.clause_proj(clauses * s) + self.clause_pos(order))
             masks.append(clause_mask)
