@@ -14,10 +14,13 @@ embedding dtype (default: the faster on this CPU).
 
 Part ``sizes``: network sizes by measurement (layers x width), same prepared data, a few epochs each.
 
-Part ``real``: the real-screen benchmark (benchmarks/real_screens/labels.json over the dumps in
-../shared/data/uiautomator): top-1 / top-3 of each verifier (``--verifier NAME=DIR``; ``compact``
-and ``llm`` name the shipped ones) and of a uniformly random pick, and the share of items whose right
-action is among the candidates (coverage). Items start with an empty memory, as a fresh episode.
+Part ``real``: the real-screen benchmark (benchmarks/real_screens/labels.json over the real dumps
+``benchmarks/real_screens/sources.json`` lists: two in ../shared/data/uiautomator, the rest fetched
+by ``benchmarks/real_screens/store.py fetch``): top-1 / top-3 of each verifier (``--verifier DIR``;
+``compact`` and ``llm`` name the shipped ones) and of a uniformly random pick, by language and device,
+and the share of items whose right action is among the candidates (coverage). Items start with an
+empty memory, as a fresh episode. Items whose dump is absent are left out and counted
+(``--require-all`` stops instead).
 
     python benchmarks/compact_verifier.py --part steps --verifier src/droidverify/agents/verifier/shipped_compact \\
         --records validation=DATA/eval.jsonl --records train-unseen=DATA/train_unseen.jsonl
@@ -38,8 +41,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-LABELS = ROOT / "benchmarks" / "real_screens" / "labels.json"
-SHARED_DUMPS = ROOT.parent / "shared" / "data" / "uiautomator"
 
 
 def _shipped(name: str) -> Path:
@@ -207,46 +208,57 @@ def part_speed(args: argparse.Namespace) -> None:
     print(f"\nspeed-up of {rows[0][0]} over {rows[-1][0]} (mean): {rows[-1][3] / rows[0][3]:.1f}x")
 
 
-def _matches(action: Any, el: Any, spec: dict[str, Any]) -> bool:
-    if action.action_type != spec["action_type"]:
-        return False
-    if spec["action_type"] == "open_app":
-        names = spec["app_name"] if isinstance(spec["app_name"], list) else [spec["app_name"]]
-        return (action.app_name or "").lower() in {n.lower() for n in names}
-    if el is None:
-        return False
-    for key in ("text", "content_description", "resource_id"):
-        if key in spec and (getattr(el, key) or "") != spec[key]:
-            return False
-    return True
+def _real_store() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("real_screens_store", ROOT / "benchmarks" / "real_screens" / "store.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def part_real(args: argparse.Namespace) -> None:
+    from droidverify.actions.model import Action
     from droidverify.agents.verifier.trained import load_verifier
     from droidverify.env.records import Observation
     from droidverify.runner.factories import installed_app_names
 
-    labels = json.loads(LABELS.read_text())["items"]
+    store = _real_store()
+    sources = store.load_sources()
+    items = store.load_items(sources=sources)
+    directory = Path(args.dumps) if args.dumps else store.default_dir()
+    present = {name: store.locate(e, directory) for name, e in sources.items()}
+    absent = sorted(n for n, p in present.items() if p is None)
+    if absent:
+        msg = (f"{len(absent)} of {len(sources)} dumps are not in {directory} "
+               "(python benchmarks/real_screens/store.py fetch)")
+        if args.require_all:
+            raise SystemExit(msg)
+        print(msg + f"; their {sum(i['screen'] in absent for i in items)} items are left out")
+    items = [i for i in items if present[i["screen"]] is not None]
     apps = installed_app_names("adb")
     names = args.verifier or ["compact", "llm"]
     agents = {n: load_verifier(_shipped(n), apps=apps) for n in names}
     results: dict[str, list[tuple[bool, bool]]] = {n: [] for n in [*names, "random"]}
     covered = 0
     rng = random.Random(0)
-    for item in labels:
-        obs = Observation(xml=(SHARED_DUMPS / item["screen"]).read_text(encoding="utf-8"))
+    rows = []
+    for item in items:
+        obs = Observation(xml=present[item["screen"]].read_text(encoding="utf-8"))
         first = None
+        row = {"screen": item["screen"], "goal": item["goal"]}
         for n, agent in agents.items():
             agent.reset(item["goal"])
             out = agent.act(obs, [])
             cands = out.info["candidates"]
-            from droidverify.actions.model import Action
-
             acts = [Action.model_validate_json(c["action"]) for c in cands]
-            right = [any(_matches(a, obs.elements[a.index] if a.index is not None and 0 <= a.index < len(obs.elements)
-                                  else None, s) for s in item["correct"]) for a in acts]
+            right = [any(store.matches(a, obs.elements[a.index] if a.index is not None
+                                       and 0 <= a.index < len(obs.elements) else None, s)
+                         for s in item["correct"]) for a in acts]
             order = sorted(range(len(acts)), key=lambda i: (-cands[i]["score"], i))
             results[n].append((right[order[0]], any(right[i] for i in order[:3])))
+            row[n] = {"top1": right[order[0]], "chosen": cands[order[0]]["description"]}
             if first is None:
                 first = right
         assert first is not None
@@ -254,13 +266,25 @@ def part_real(args: argparse.Namespace) -> None:
         k = len(first)
         pick = rng.sample(range(k), min(3, k))
         results["random"].append((first[pick[0]], any(first[i] for i in pick)))
-    n = len(labels)
-    print(f"{n} labelled goals on {len({i['screen'] for i in labels})} real screens "
+        rows.append(row)
+    n = len(items)
+    print(f"{n} labelled goals on {len({i['screen'] for i in items})} real screens "
           f"(coverage of the first verifier's candidates: {covered}/{n})")
     print("| verifier | top-1 | top-3 |")
     print("|---|---|---|")
     for name, res in results.items():
         print(f"| {name} | {sum(a for a, _ in res) / n:.3f} | {sum(b for _, b in res) / n:.3f} |")
+    for field in ("language", "device"):
+        group_of = [sources[i["screen"]][field] for i in items]
+        groups = sorted(set(group_of))
+        print(f"\ntop-1 by {field}")
+        print("| verifier | " + " | ".join(f"{g} ({group_of.count(g)})" for g in groups) + " |")
+        print("|---|" + "---|" * len(groups))
+        for name, res in results.items():
+            cells = [sum(r[0] for r, g_ in zip(res, group_of) if g_ == g) / group_of.count(g) for g in groups]
+            print(f"| {name} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
 def main() -> None:
@@ -280,7 +304,11 @@ def main() -> None:
     ap.add_argument("--embed-dtype", choices=("auto", "float32", "bfloat16"), default="auto",
                     help="the compact verifier's embedding dtype (part speed)")
     ap.add_argument("--work", default="runs/bench-compact")
-    ap.add_argument("--json", default=None, help="also write the step metrics here")
+    ap.add_argument("--json", default=None, help="also write the step metrics (part real: each item's picks) here")
+    ap.add_argument("--dumps", default=None, help="part real: the folder of fetched dumps "
+                    "(default $DROIDVERIFY_REAL_SCREENS or ~/.cache/droidverify/real_screens)")
+    ap.add_argument("--require-all", action="store_true",
+                    help="part real: stop if a dump of the manifest is absent instead of leaving its items out")
     ap.add_argument("--template-groups", default=None,
                     help="JSON {split: [template names]} of an earlier template set (part steps): top-1 is "
                          "also given for those templates ('old') and the rest ('new'), side by side")
