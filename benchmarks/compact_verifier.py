@@ -12,6 +12,10 @@ and of 128 (before 2026-11-28), each after a warm-up pass over the same steps an
 empty embedding cache; ``--embed-dtype`` fixes the
 embedding dtype (default: the faster on this CPU).
 
+Part ``uncertainty``: ROC AUC against "argmax wrong" of several uncertainty signals on one record
+file (``--records NAME=FILE``): the normalised entropy the annotation loop triages by, the raw
+entropy, 1 - max probability, the top-two margin and, for an ensemble, its members' disagreement.
+
 Part ``sizes``: network sizes by measurement (layers x width), same prepared data, a few epochs each.
 
 Part ``real``: the real-screen benchmark (benchmarks/real_screens/labels.json over the real dumps
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import time
 from collections import defaultdict
@@ -98,6 +103,58 @@ def part_steps(args: argparse.Namespace) -> None:
             print(f"{name}: top-1 on earlier / new templates {m['top1_by_group']} (n {m['records_by_group']})")
     if args.json:
         Path(args.json).write_text(json.dumps(details, indent=1))
+
+
+def part_uncertainty(args: argparse.Namespace) -> None:
+    """Which uncertainty signal best flags the steps whose argmax is wrong (V-Droid's entropy
+    triage): ROC AUC of each on the records, for the ensemble's scores and, for an ensemble, its
+    members' disagreement."""
+    import torch
+
+    from droidverify.agents.verifier.compact.features import uses_clauses
+    from droidverify.agents.verifier.compact.model import EnsembleNet
+    from droidverify.agents.verifier.compact.scorer import CompactScorer, batch_tensors
+    from droidverify.training.compact import examples_of
+    from droidverify.training.loop import roc_auc, sim_apps
+    from droidverify.training.records import read_records
+
+    scorer = CompactScorer.load(_shipped(args.verifier[0] if args.verifier else "compact"))
+    examples = examples_of(read_records(args.records[0].partition("=")[2]), sim_apps(), scorer.content,
+                           scorer.feature_version)
+    members = scorer.net.members if isinstance(scorer.net, EnsembleNet) else []
+    names = ["normalised entropy (reported)", "entropy", "1 - max probability", "minus top-two margin"]
+    if members:
+        names += ["members' mutual information", "variance of members' p(pick)", "members disagreeing"]
+    signal: dict[str, list[float]] = {n: [] for n in names}
+    wrong: list[bool] = []
+    with torch.inference_mode():
+        for start in range(0, len(examples), 64):
+            chunk = [ex.view for ex in examples[start:start + 64]]
+            t = batch_tensors(chunk, scorer.encoder, with_clauses=uses_clauses(scorer.feature_version))
+            full = scorer.combine(scorer.net(**t), t["num"], t["cand_mask"])
+            parts = [m(**t) for m in members]
+            for i, (v, ex) in enumerate(zip(chunk, examples[start:start + 64], strict=True)):
+                n = len(v.candidates)
+                if n < 2:
+                    continue
+                p = torch.softmax(full[i, :n], -1)
+                best = max(range(n), key=lambda j: (float(full[i, j]), -j))
+                wrong.append(best not in ex.correct)
+                ent = float(-(p * p.clamp_min(1e-30).log()).sum())
+                top = p.sort(descending=True).values
+                vals = [ent / math.log(n), ent, 1 - float(top[0]), -float(top[0] - top[1])]
+                if members:
+                    mp = torch.stack([torch.softmax(m[i, :n], -1) for m in parts])
+                    mean_member_ent = float(-(mp * mp.clamp_min(1e-30).log()).sum(-1).mean())
+                    vals += [ent - mean_member_ent, float(mp[:, best].var(unbiased=False)),
+                             float((mp.argmax(-1) != best).sum())]
+                for name, x in zip(names, vals, strict=True):
+                    signal[name].append(x)
+    print(f"{len(wrong)} records with 2+ candidates, argmax wrong on {sum(wrong)}")
+    print("| signal | ROC AUC (argmax wrong) |")
+    print("|---|---|")
+    for name in names:
+        print(f"| {name} | {roc_auc(signal[name], wrong):.3f} |")
 
 
 def part_sizes(args: argparse.Namespace) -> None:
@@ -289,7 +346,7 @@ def part_real(args: argparse.Namespace) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("steps", "speed", "real", "sizes"), required=True)
+    ap.add_argument("--part", choices=("steps", "speed", "real", "sizes", "uncertainty"), required=True)
     ap.add_argument("--size", action="append", default=[], help="LAYERSxWIDTH (part sizes; repeatable)")
     ap.add_argument("--epochs", type=int, default=4, help="epochs per size (part sizes)")
     ap.add_argument("--input-dropout", type=float, default=0.0, help="part sizes")
@@ -313,7 +370,8 @@ def main() -> None:
                     help="JSON {split: [template names]} of an earlier template set (part steps): top-1 is "
                          "also given for those templates ('old') and the rest ('new'), side by side")
     args = ap.parse_args()
-    {"steps": part_steps, "speed": part_speed, "real": part_real, "sizes": part_sizes}[args.part](args)
+    {"steps": part_steps, "speed": part_speed, "real": part_real, "sizes": part_sizes,
+     "uncertainty": part_uncertainty}[args.part](args)
 
 
 if __name__ == "__main__":
