@@ -24,7 +24,8 @@ by ``benchmarks/real_screens/store.py fetch``): top-1 / top-3 of each verifier (
 ``compact`` and ``llm`` name the shipped ones) and of a uniformly random pick, by language and device,
 and the share of items whose right action is among the candidates (coverage). Items start with an
 empty memory, as a fresh episode. Items whose dump is absent are left out and counted
-(``--require-all`` stops instead).
+(``--require-all`` stops instead). ``--html DIR``: a page of every item's screen (the first
+verifier's pick outlined) and each verifier's pick.
 
     python benchmarks/compact_verifier.py --part steps --verifier src/droidverify/agents/verifier/shipped_compact \\
         --records validation=DATA/eval.jsonl --records train-unseen=DATA/train_unseen.jsonl
@@ -315,7 +316,8 @@ def part_real(args: argparse.Namespace) -> None:
                          for s in item["correct"]) for a in acts]
             order = sorted(range(len(acts)), key=lambda i: (-cands[i]["score"], i))
             results[n].append((right[order[0]], any(right[i] for i in order[:3])))
-            row[n] = {"top1": right[order[0]], "chosen": cands[order[0]]["description"]}
+            row[n] = {"top1": right[order[0]], "top3": any(right[i] for i in order[:3]),
+                      "chosen": cands[order[0]]["description"], "index": acts[order[0]].index}
             if first is None:
                 first = right
         assert first is not None
@@ -342,6 +344,58 @@ def part_real(args: argparse.Namespace) -> None:
             print(f"| {name} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+    if args.html:
+        _real_html(Path(args.html), rows, items, sources, present, names)
+
+
+_REAL_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Real screens</title><style>
+body{font-family:sans-serif;margin:1em}.item{display:inline-block;vertical-align:top;width:300px;margin:.5em;
+padding:.5em;border:1px solid #ccc}img{width:280px;border:1px solid #999}.ok{color:#080}.no{color:#b00}
+td{font-size:12px;vertical-align:top}</style></head><body>
+<h1>Real-screen benchmark: {{ rows|length }} goals on {{ screens }} screens</h1>
+<table><tr><th>verifier</th><th>top-1</th><th>top-3</th></tr>
+{% for n in names %}<tr><td>{{ n }}</td><td>{{ '%.3f' % totals[n][0] }}</td><td>{{ '%.3f' % totals[n][1] }}</td></tr>{% endfor %}
+</table><p>Each screen outlines the pick of {{ names[0] }}.</p>
+{% for r in rows %}<div class="item"><b>{{ r.goal }}</b><br><small>{{ r.meta }}</small><br>
+{% if r.img %}<img src="{{ r.img }}" alt="{{ r.screen }}">{% else %}<i>{{ r.error }}</i>{% endif %}
+<table><tr><td>right</td><td>{{ r.right }}</td></tr>
+{% for n in names %}<tr><td>{{ n }}</td><td class="{{ 'ok' if r[n].top1 else 'no' }}">{{ '✓' if r[n].top1 else '✗' }}
+{{ r[n].chosen }}</td></tr>{% endfor %}</table></div>{% endfor %}</body></html>"""
+
+
+def _real_html(out: Path, rows: list[dict[str, Any]], items: list[dict[str, Any]], sources: dict[str, Any],
+               present: dict[str, Any], names: list[str]) -> None:
+    """A page of every item: the screen with the first verifier's pick outlined, the right actions,
+    each verifier's pick marked right or wrong."""
+    from jinja2 import Environment, select_autoescape
+
+    from droidverify.env.records import Observation
+    from droidverify.errors import DroidVerifyError
+    from droidverify.ui.render import render_png
+
+    (out / "screens").mkdir(parents=True, exist_ok=True)
+    views = []
+    for k, (row, item) in enumerate(zip(rows, items, strict=True)):
+        e = sources[item["screen"]]
+        view = {**row, "meta": f"{e['app']} · {e['language']} · {e['device']} · {e['repo']}",
+                "right": "; ".join(", ".join(f"{a}={v}" for a, v in spec.items()) for spec in item["correct"]),
+                "img": None, "error": None}
+        try:
+            obs = Observation(xml=present[item["screen"]].read_text(encoding="utf-8"))
+            index = row[names[0]]["index"]
+            png = render_png(obs, highlight=index if index is not None and 0 <= index < len(obs.elements) else None,
+                             scale=0.3)
+            (out / "screens" / f"{k:03d}.png").write_bytes(png)
+            view["img"] = f"screens/{k:03d}.png"
+        except DroidVerifyError as exc:  # a screen that does not draw is named, not fatal
+            view["error"] = f"not rendered: {exc}"
+        views.append(view)
+    totals = {n: (sum(r[n]["top1"] for r in rows) / len(rows), sum(r[n]["top3"] for r in rows) / len(rows))
+              for n in names}
+    page = Environment(autoescape=select_autoescape(default=True)).from_string(_REAL_PAGE).render(
+        rows=views, names=names, totals=totals, screens=len({i["screen"] for i in items}))
+    (out / "index.html").write_text(page, encoding="utf-8")
+    print(f"\n{out / 'index.html'}")
 
 
 def main() -> None:
@@ -364,6 +418,7 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="also write the step metrics (part real: each item's picks) here")
     ap.add_argument("--dumps", default=None, help="part real: the folder of fetched dumps "
                     "(default $DROIDVERIFY_REAL_SCREENS or ~/.cache/droidverify/real_screens)")
+    ap.add_argument("--html", default=None, help="part real: write DIR/index.html, every item's screen and picks")
     ap.add_argument("--require-all", action="store_true",
                     help="part real: stop if a dump of the manifest is absent instead of leaving its items out")
     ap.add_argument("--template-groups", default=None,

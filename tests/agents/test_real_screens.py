@@ -129,3 +129,21 @@ def test_fetch_keeps_only_the_recorded_bytes(store, tmp_path: Path) -> None:
 ])
 def test_matches(store, action: Action, element: UIElement | None, spec: dict, right: bool) -> None:
     assert store.matches(action, element, spec) is right
+
+
+def test_the_html_page_shows_every_item_with_its_screen_and_picks(store, tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("bench_compact_verifier", STORE.parents[1] / "compact_verifier.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    sources = store.load_sources()
+    items = [i for i in store.load_items(sources=sources) if sources[i["screen"]].get("in") == "shared"][:3]
+    present = {name: store.locate(e, store.default_dir()) for name, e in sources.items()}
+    rows = [{"screen": i["screen"], "goal": i["goal"],
+             "v": {"top1": k == 0, "top3": True, "chosen": f"pick <{k}>", "index": 0}} for k, i in enumerate(items)]
+    bench._real_html(tmp_path, rows, items, sources, present, ["v"])
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert all(i["goal"].replace("'", "&#39;") in page for i in items)
+    assert page.count('class="ok"') == 1 and page.count('class="no"') == len(items) - 1
+    assert "pick &lt;1&gt;" in page  # screen text and picks are escaped
+    assert sorted(p.name for p in (tmp_path / "screens").iterdir()) == [f"{k:03d}.png" for k in range(len(items))]
