@@ -64,3 +64,40 @@ def test_icons_are_guessed_from_what_a_dump_says() -> None:
     img = Image.new("RGB", (64, 64), "#ffffff")
     draw_icon(ImageDraw.Draw(img), "check", (8, 8, 48), "#000000")
     assert img.getcolors() is not None and len(img.getcolors()) > 1
+
+
+@pytest.mark.parametrize(("text", "cjk"), [
+    ("Settings", False), ("Paramètres · Настройки", False), ("", False), (None, False),
+    ("设置", True), ("Play 스토어", True), ("設定", True), ("カメラ", True), ("ＡＢＣ", True),
+])
+def test_which_text_needs_a_cjk_font(text, cjk) -> None:
+    from droidverify.ui import render
+
+    assert render.needs_cjk_font(text) is cjk
+
+
+def test_cjk_text_is_drawn_with_a_cjk_font_where_one_is_installed(monkeypatch) -> None:
+    from droidverify.ui import render
+
+    asked: list[str] = []
+    installed = {"wqy-microhei.ttc", "DejaVuSans.ttf", "DejaVuSans-Bold.ttf"}
+
+    def truetype(name: str, size: int):
+        asked.append(name)
+        if name not in installed:
+            raise OSError(name)
+        return (name, size)
+
+    monkeypatch.setattr(render.ImageFont, "truetype", truetype)
+    render._font_for.cache_clear()
+    try:
+        assert render._font(20, text="低音增强") == ("wqy-microhei.ttc", 20)
+        assert asked[:2] == list(render.CJK_FONTS[:2])  # tried in order until one is found
+        asked.clear()
+        assert render._font(20, text="Bass boost") == ("DejaVuSans.ttf", 20)
+        assert asked == ["DejaVuSans.ttf"]  # Latin text never looks for a CJK font
+        installed.discard("wqy-microhei.ttc")
+        render._font_for.cache_clear()
+        assert render._font(20, True, "低音增强") == ("DejaVuSans-Bold.ttf", 20)  # none installed: DejaVu
+    finally:
+        render._font_for.cache_clear()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import itertools
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Protocol
@@ -40,10 +41,27 @@ _EMPTY: dict[str, Any] = {}
 
 
 # ---- fonts ------------------------------------------------------------------------------------
-@lru_cache(maxsize=64)
-def _font(size: int, bold: bool = False) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
-    size = max(8, int(size))
-    names = ("DejaVuSans-Bold.ttf",) if bold else ("DejaVuSans.ttf",)
+# DejaVu has no CJK or Hangul glyphs: text with them is drawn with the first of these found, so a
+# device report of a Chinese, Japanese or Korean phone is legible where such a font is installed
+# (Debian: fonts-noto-cjk, fonts-wqy-microhei, fonts-nanum).
+CJK_FONTS = ("NotoSansCJK-Regular.ttc", "NotoSansCJKsc-Regular.otf", "wqy-microhei.ttc", "wqy-zenhei.ttc",
+             "DroidSansFallbackFull.ttf", "NanumGothic.ttf")
+_CJK_RE = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+
+
+def needs_cjk_font(text: str | None) -> bool:
+    """Whether ``text`` has characters DejaVu Sans cannot draw (CJK ideographs, kana, Hangul,
+    full-width forms)."""
+    return bool(text) and _CJK_RE.search(text) is not None
+
+
+def _font(size: int, bold: bool = False, text: str | None = None) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    return _font_for(max(8, int(size)), bold, needs_cjk_font(text))
+
+
+@lru_cache(maxsize=128)
+def _font_for(size: int, bold: bool, cjk: bool) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    names = (CJK_FONTS if cjk else ()) + (("DejaVuSans-Bold.ttf",) if bold else ("DejaVuSans.ttf",))
     for name in names:
         try:
             return ImageFont.truetype(name, size)
@@ -361,7 +379,8 @@ class _Renderer:
             if not st.get("bg"):
                 cx, cy = b.center
                 d.ellipse((cx - s // 2, cy - s // 2, cx + s // 2, cy + s // 2), fill=ACCENT)
-            d.text(b.center, str(st["letter"])[:2], fill=st.get("fg", "#ffffff"), font=_font(int(s * 0.45), True),
+            d.text(b.center, str(st["letter"])[:2], fill=st.get("fg", "#ffffff"),
+                   font=_font(int(s * 0.45), True, str(st["letter"])[:2]),
                    anchor="mm")
             return True
         if icon is not None or (cls in ("ImageButton", "ImageView") and (n.content_description or st.get("letter"))):
@@ -382,7 +401,7 @@ class _Renderer:
                     d.rounded_rectangle((cx - 80, top - 8, cx + 80, top + s + 8), radius=38, fill="#c2e7ff")
                 if icon is not None:
                     draw_icon(d, icon, (cx - s / 2, top, s), TEXT if n.is_selected else ICON)
-                font = _font(int(st.get("size", 36) * _FONT_SCALE), bool(n.is_selected))
+                font = _font(int(st.get("size", 36) * _FONT_SCALE), bool(n.is_selected), n.text)
                 d.text((cx, top + s + 50), n.text or "", fill=TEXT if n.is_selected else MUTED, font=font, anchor="mm")
                 return True
             s = min(b.width, b.height) * (0.42 if cls in ("ImageButton", "FloatingActionButton") else 0.7)
@@ -391,7 +410,7 @@ class _Renderer:
             if icon is None:  # unknown icon: a tinted disc with the first letter
                 g = str(st.get("letter") or (n.content_description or "?"))[:1].upper()
                 d.ellipse((cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2), fill=_tint(ACCENT, 0.8))
-                d.text((cx, cy), g, fill=ACCENT, font=_font(int(s * 0.55), True), anchor="mm")
+                d.text((cx, cy), g, fill=ACCENT, font=_font(int(s * 0.55), True, g), anchor="mm")
             elif (n.resource_name or "") == "icon" and cls == "ImageView" and not st.get("bg"):
                 r = min(b.height, b.width) * 0.4  # list-row icon: white glyph on a coloured disc
                 d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=_colour(str(st.get("icon") or icon)))
@@ -410,9 +429,9 @@ class _Renderer:
         cx, cy = b.center[0], b.top + 36 + r
         d.ellipse((cx - r, cy - r + 6, cx + r, cy + r + 6), fill="#2b4a6e")
         d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour)
-        d.text((cx, cy), (name or "?")[:1], fill="#ffffff", font=_font(int(r * 0.95), True), anchor="mm")
-        lbl = _ellipsize(d, name, _font(label_size), b.width - 8)
-        d.text((cx, cy + r + 44), lbl, fill="#ffffff", font=_font(label_size), anchor="mm")
+        d.text((cx, cy), (name or "?")[:1], fill="#ffffff", font=_font(int(r * 0.95), True, name), anchor="mm")
+        lbl = _ellipsize(d, name, _font(label_size, text=name), b.width - 8)
+        d.text((cx, cy + r + 44), lbl, fill="#ffffff", font=_font(label_size, text=name), anchor="mm")
 
     def xml_app_icon(self, n: UIElement, b: Bounds) -> None:
         """Launcher icon from a dump: disc + letter, label below; small cells (old phones) shrink to fit."""
@@ -426,9 +445,10 @@ class _Renderer:
         r = max(6, min(b.width // 3, (b.height - size - 16) // 2 - 4))
         cx, cy = b.center[0], b.top + 4 + r
         d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=_colour(name))
-        d.text((cx, cy), name[:1], fill="#ffffff", font=_font(int(r * 0.95), True), anchor="mm")
-        lbl = _ellipsize(d, name, _font(size), b.width - 4)
-        d.text((cx, min(b.bottom - size // 2 - 2, cy + r + 6 + size // 2)), lbl, fill="#ffffff", font=_font(size),
+        d.text((cx, cy), name[:1], fill="#ffffff", font=_font(int(r * 0.95), True, name), anchor="mm")
+        lbl = _ellipsize(d, name, _font(size, text=name), b.width - 4)
+        d.text((cx, min(b.bottom - size // 2 - 2, cy + r + 6 + size // 2)), lbl, fill="#ffffff",
+               font=_font(size, text=name),
                anchor="mm")
 
     def switch(self, b: Bounds, on: bool, enabled: bool) -> None:
@@ -471,7 +491,7 @@ class _Renderer:
         if not n.is_enabled and cls != "Button":
             fg = "#9aa0a6"
         size = st.get("size") or _guess_size(n)
-        font = _font(int(size * _FONT_SCALE), bool(st.get("bold")) or cls == "Button")
+        font = _font(int(size * _FONT_SCALE), bool(st.get("bold")) or cls == "Button", text)
         v = self.view(n)
         pad = getattr(v, "pad", None) or (0, 0, 0, 0)
         if not inset and pad != (0, 0, 0, 0):  # text sits inside the view's padding
