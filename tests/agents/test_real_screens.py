@@ -21,13 +21,18 @@ from droidverify.ui.element import UIElement
 STORE = Path(__file__).resolve().parents[2] / "benchmarks" / "real_screens" / "store.py"
 
 
-@pytest.fixture(scope="module")
-def store():
-    spec = importlib.util.spec_from_file_location("real_screens_store", STORE)
+def _load(path: Path, name: str):
+    """A benchmark script as a module (benchmarks/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+@pytest.fixture(scope="module")
+def store():
+    return _load(STORE, "real_screens_store")
 
 
 def test_the_committed_labels_and_manifest_are_well_formed(store) -> None:
@@ -132,10 +137,7 @@ def test_matches(store, action: Action, element: UIElement | None, spec: dict, r
 
 
 def test_the_html_page_shows_every_item_with_its_screen_and_picks(store, tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("bench_compact_verifier", STORE.parents[1] / "compact_verifier.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _load(STORE.parents[1] / "compact_verifier.py", "bench_compact_verifier")
     sources = store.load_sources()
     items = [i for i in store.load_items(sources=sources) if sources[i["screen"]].get("in") == "shared"][:3]
     present = {name: store.locate(e, store.default_dir()) for name, e in sources.items()}
