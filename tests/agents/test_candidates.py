@@ -114,3 +114,27 @@ def test_launcher_dump_scroll_and_long_press():
     for c in cands:
         if not needs_completion(c):
             validate_action(c, obs.elements, screen_size=obs.screen_size)
+
+
+def test_home_screen_icons_get_no_long_press_whatever_the_launcher_is_called():
+    from droidverify.agents.screen import is_launcher_package
+
+    for pkg, home in (("com.google.android.apps.nexuslauncher", True), ("com.huawei.android.launcher", True),
+                      ("com.bbk.launcher2", True), ("com.miui.home", True), ("app.lawnchair", True),
+                      ("com.example.app", False), ("com.android.systemui", False), (None, False)):
+        assert is_launcher_package(pkg) is home, pkg
+        icon = el("Camera", is_clickable=True, is_long_clickable=True, package_name=pkg)
+        kinds = {c.action_type for c in extract_candidates(make_obs([icon], package=pkg or ""))}
+        assert ("long_press" in kinds) is (not home), pkg
+
+
+def test_the_compact_features_know_miui_home_is_a_launcher():
+    from droidverify.agents.verifier.compact.features import NUMERIC_NAMES, step_view
+
+    at = NUMERIC_NAMES.index("on_launcher")
+    for pkg, home in (("com.miui.home", 1.0), ("com.google.android.apps.nexuslauncher", 1.0), ("com.example.app", 0.0)):
+        icon = el("Camera", is_clickable=True, package_name=pkg)
+        obs = make_obs([icon], package=pkg)
+        cands = extract_candidates(obs)
+        view = step_view("Take a photo", "", obs.elements, cands)
+        assert {c.numeric[at] for c in view.candidates} == {home}, pkg

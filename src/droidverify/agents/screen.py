@@ -34,6 +34,16 @@ APP_PLACEHOLDER = "<app to be completed>"
 ANSWER_PLACEHOLDER = "<answer to be completed>"
 
 
+# Home-screen apps whose package does not say "launcher" (MIUI's, Lawnchair's).
+LAUNCHER_PACKAGES = frozenset({"com.miui.home", "app.lawnchair", "ch.deletescape.lawnchair.plah"})
+
+
+def is_launcher_package(package: str | None) -> bool:
+    """Whether ``package`` is a home screen (AOSP's, Pixel's, Samsung's, Huawei's, MIUI's, ...)."""
+    pkg = (package or "").lower()
+    return pkg.endswith("launcher") or ".launcher" in pkg or pkg in LAUNCHER_PACKAGES
+
+
 def strip_special_tokens(text: str) -> str:
     """Remove chat-template control tokens (``<|im_end|>``, ``[INST]``, ``<end_of_turn>``...)."""
     prev = None

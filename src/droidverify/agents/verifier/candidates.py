@@ -9,6 +9,7 @@ from droidverify.agents.screen import (
     ANSWER_PLACEHOLDER,
     APP_PLACEHOLDER,
     TEXT_PLACEHOLDER,
+    is_launcher_package,
 )
 from droidverify.env.records import Observation
 from droidverify.ui.element import UIElement
@@ -29,8 +30,7 @@ def _shows_hint_only(el: UIElement) -> bool:
 
 def _is_launcher_icon(el: UIElement) -> bool:
     # A long press on a home-screen icon only opens its shortcut menu: never a step of a task.
-    pkg = (el.package_name or "").lower()
-    return pkg.endswith("launcher") or ".launcher" in pkg
+    return is_launcher_package(el.package_name)
 
 
 def _element_candidates(i: int, el: UIElement) -> list[Action]:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from droidverify.actions.model import Action
-from droidverify.agents.screen import needs_completion, sanitize_screen_text
+from droidverify.agents.screen import is_launcher_package, needs_completion, sanitize_screen_text
 from droidverify.agents.verifier.derived import derivations
 from droidverify.agents.verifier.proposals import answer_fit
 from droidverify.ui.element import UIElement
@@ -337,7 +337,7 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
         (sum(q in mem_low for q in quoted) / len(quoted)) if quoted else -1.0,
     ]
     pkgs = {(e.package_name or "").lower() for e in elements[:3]}
-    on_launcher = float(any(p.endswith("launcher") or ".launcher" in p for p in pkgs))
+    on_launcher = float(any(is_launcher_package(p) for p in pkgs))
     if screen_size is None:
         right = max((e.bbox_pixels.right for e in elements if e.bbox_pixels is not None), default=1)
         bottom = max((e.bbox_pixels.bottom for e in elements if e.bbox_pixels is not None), default=1)
