@@ -311,9 +311,8 @@ def part_real(args: argparse.Namespace) -> None:
             out = agent.act(obs, [])
             cands = out.info["candidates"]
             acts = [Action.model_validate_json(c["action"]) for c in cands]
-            right = [any(store.matches(a, obs.elements[a.index] if a.index is not None
-                                       and 0 <= a.index < len(obs.elements) else None, s)
-                         for s in item["correct"]) for a in acts]
+            right = [any(store.matches(a, store.element_of(a, obs.elements), s) for s in item["correct"])
+                     for a in acts]
             order = sorted(range(len(acts)), key=lambda i: (-cands[i]["score"], i))
             results[n].append((right[order[0]], any(right[i] for i in order[:3])))
             row[n] = {"top1": right[order[0]], "top3": any(right[i] for i in order[:3]),

@@ -127,14 +127,25 @@ def fetch(directory: Path, sources: dict[str, dict[str, Any]], *, local: Path | 
         except OSError as exc:
             failures.append(f"{name}: {exc}")
             continue
-        if sha256_of(data) != e["sha256"]:
-            failures.append(f"{name}: the bytes fetched have sha256 {sha256_of(data)}, not {e['sha256']}")
+        got = sha256_of(data)
+        if got != e["sha256"]:
+            failures.append(f"{name}: the bytes fetched have sha256 {got}, not {e['sha256']}")
             continue
         tmp = directory / (name + ".part")
         tmp.write_bytes(data)
         tmp.replace(directory / name)
         fetched += 1
     return before, fetched, failures
+
+
+def _app_names(spec: dict[str, Any]) -> list[str]:
+    return spec["app_name"] if isinstance(spec["app_name"], list) else [spec["app_name"]]
+
+
+def element_of(action: Any, elements: Any) -> Any:
+    """The element ``action`` targets, or None (no index, or one outside the screen)."""
+    i = action.index
+    return elements[i] if i is not None and 0 <= i < len(elements) else None
 
 
 def matches(action: Any, element: Any, spec: dict[str, Any]) -> bool:
@@ -146,8 +157,7 @@ def matches(action: Any, element: Any, spec: dict[str, Any]) -> bool:
         return False
     kind = spec["action_type"]
     if kind == "open_app":
-        names = spec["app_name"] if isinstance(spec["app_name"], list) else [spec["app_name"]]
-        return (action.app_name or "").lower() in {n.lower() for n in names}
+        return (action.app_name or "").lower() in {n.lower() for n in _app_names(spec)}
     if "direction" in spec and action.direction != spec["direction"]:
         return False
     from droidverify.agents.screen import TEXT_PLACEHOLDER
@@ -179,16 +189,13 @@ def label_problems(items: list[dict[str, Any]], sources: dict[str, dict[str, Any
         if path is None:
             continue
         obs = Observation(xml=path.read_text(encoding="utf-8"))
-        cands = extract_candidates(obs)
+        cands = extract_candidates(obs)  # typed text is a placeholder here: matched on its target
         reachable = False
         for spec in item["correct"]:
             if spec["action_type"] == "open_app":
-                names = spec["app_name"] if isinstance(spec["app_name"], list) else [spec["app_name"]]
-                reachable |= any(n.lower() in apps for n in names)
-                continue
-            target = {k: v for k, v in spec.items() if k != "value"}
-            reachable |= any(matches(c, obs.elements[c.index] if c.index is not None
-                                     and 0 <= c.index < len(obs.elements) else None, target) for c in cands)
+                reachable |= any(n.lower() in apps for n in _app_names(spec))
+            else:
+                reachable |= any(matches(c, element_of(c, obs.elements), spec) for c in cands)
         if not reachable:
             problems.append(f"{item['screen']}: {item['goal']!r}: no candidate is any of {item['correct']}")
     return problems
@@ -203,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     directory = args.dir or default_dir()
     sources = load_sources()
-    load_items(sources=sources)
+    items = load_items(sources=sources)
     if args.command == "fetch":
         before, fetched, failures = fetch(directory, sources, local=args.local)
         print(f"{directory}: {before} present, {fetched} fetched, {len(failures)} failed of {len(sources)}")
@@ -217,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
                 failures.append(str(exc))
         print(f"{directory}: {present} of {len(sources)} dumps present with their recorded bytes")
         if not failures:
-            failures = label_problems(load_items(sources=sources), sources, directory)
+            failures = label_problems(items, sources, directory)
             print(f"labels: {len(failures)} items whose right actions name no candidate")
     for f in failures:
         print("  " + f, file=sys.stderr)

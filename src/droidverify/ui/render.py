@@ -379,8 +379,8 @@ class _Renderer:
             if not st.get("bg"):
                 cx, cy = b.center
                 d.ellipse((cx - s // 2, cy - s // 2, cx + s // 2, cy + s // 2), fill=ACCENT)
-            d.text(b.center, str(st["letter"])[:2], fill=st.get("fg", "#ffffff"),
-                   font=_font(int(s * 0.45), True, str(st["letter"])[:2]),
+            letter = str(st["letter"])[:2]
+            d.text(b.center, letter, fill=st.get("fg", "#ffffff"), font=_font(int(s * 0.45), True, letter),
                    anchor="mm")
             return True
         if icon is not None or (cls in ("ImageButton", "ImageView") and (n.content_description or st.get("letter"))):
