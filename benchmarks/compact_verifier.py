@@ -305,7 +305,7 @@ def part_real(args: argparse.Namespace) -> None:
     for item in items:
         obs = Observation(xml=present[item["screen"]].read_text(encoding="utf-8"))
         first = None
-        row = {"screen": item["screen"], "goal": item["goal"]}
+        row = {"screen": item["screen"], "goal": item["goal"], "goal_language": item.get("goal_language", "en")}
         for n, agent in agents.items():
             agent.reset(item["goal"])
             out = agent.act(obs, [])
@@ -332,10 +332,11 @@ def part_real(args: argparse.Namespace) -> None:
     print("|---|---|---|")
     for name, res in results.items():
         print(f"| {name} | {sum(a for a, _ in res) / n:.3f} | {sum(b for _, b in res) / n:.3f} |")
-    for field in ("language", "device"):
-        group_of = [sources[i["screen"]][field] for i in items]
+    for field in ("language", "goal language", "device"):
+        group_of = [i.get("goal_language", "en") if field == "goal language" else sources[i["screen"]][field]
+                    for i in items]
         groups = sorted(set(group_of))
-        print(f"\ntop-1 by {field}")
+        print(f"\ntop-1 by {field}" + (" (of the screen)" if field == "language" else ""))
         print("| verifier | " + " | ".join(f"{g} ({group_of.count(g)})" for g in groups) + " |")
         print("|---|" + "---|" * len(groups))
         for name, res in results.items():

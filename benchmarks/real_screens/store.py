@@ -19,6 +19,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import sys
 import urllib.request
 from collections.abc import Callable
@@ -32,6 +33,7 @@ SHARED = HERE.parents[2] / "shared" / "data" / "uiautomator"
 RAW_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 ACTION_KEYS = {"action_type", "text", "content_description", "resource_id", "value", "direction", "app_name"}
 ELEMENT_KEYS = ("text", "content_description", "resource_id")
+ITEM_KEYS = {"screen", "goal", "goal_language", "correct"}  # goal_language: ISO 639 code, "en" when absent
 LICENCES = {"MIT", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause", "ISC", "MPL-2.0", "CC0-1.0", "Unlicense",
             "CC-BY-4.0", "Zlib"}
 
@@ -75,6 +77,12 @@ def load_items(path: Path = LABELS, sources: dict[str, dict[str, Any]] | None = 
             raise StoreError(f"{where}: screen {item.get('screen')!r} is not in {SOURCES.name}")
         if not item.get("goal") or not item.get("correct"):
             raise StoreError(f"{where}: needs a goal and at least one correct action")
+        extra = set(item) - ITEM_KEYS
+        if extra:
+            raise StoreError(f"{where}: unknown keys {sorted(extra)}")
+        lang = item.get("goal_language", "en")
+        if not isinstance(lang, str) or not re.fullmatch(r"[a-z]{2,3}", lang):
+            raise StoreError(f"{where}: goal_language {lang!r} is not a two- or three-letter language code")
         for spec in item["correct"]:
             extra = set(spec) - ACTION_KEYS
             if extra or "action_type" not in spec:

@@ -19,6 +19,7 @@ from droidverify.agents.verifier.compact.features import (
     memory_entries,
     numeric_names,
     step_view,
+    tokens,
     type_kinds,
 )
 from droidverify.agents.verifier.compact.model import CompactNet, NetConfig
@@ -176,6 +177,33 @@ def test_features_of_version_4_say_which_field_a_goal_value_belongs_in():
     assert _num(view, 1, "value_rank") == 1.0 and _num(view, 2, "value_rank") == 0.5
     assert _num(view, 0, "goal_is_question") == 0.0
     assert _num(view, 0, "fields_filled_frac") == 0.0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Turn on Wi-Fi", ["turn", "on", "wi", "fi"]),                   # spaced scripts: words, as before
+    ("打开蓝牙", ["打开", "开蓝", "蓝牙"]),                                # Han: overlapping character pairs
+    ("蓝", ["蓝"]),                                                      # one character stays one token
+    ("5G网络设置", ["5g", "网络", "络设", "设置"]),                         # digits and Latin apart from the run
+    ("와이파이를 켜줘", ["와이", "이파", "파이", "이를", "켜줘"]),              # Hangul with its particle glued on
+    ("設定を開く", ["設定", "定を", "を開", "開く"]),                         # kanji and kana
+])
+def test_tokens_split_unspaced_scripts_into_character_pairs(text, expected):
+    assert tokens(text) == expected
+
+
+def test_a_chinese_goal_matches_the_label_it_names():
+    # "Turn on Bluetooth" on a Chinese quick-settings panel: before, "打开蓝牙" was one token and
+    # no word of the label "蓝牙" was ever in the goal
+    els = _form(
+        '<node index="0" class="android.widget.Switch" package="com.example" content-desc="蓝牙" '
+        'checkable="true" clickable="true" bounds="[0,100][540,200]"/>'
+        '<node index="1" class="android.widget.Switch" package="com.example" content-desc="飞行模式" '
+        'checkable="true" clickable="true" bounds="[540,100][1080,200]"/>')
+    cands = [Action(action_type="click", index=i) for i, e in enumerate(els) if e.is_clickable]
+    view = step_view("打开蓝牙", "", els, cands)
+    assert [_num(view, i, "label_in_goal_frac") for i in range(2)] == [1.0, 0.0]
+    assert _num(view, 0, "goal_in_label_frac") > _num(view, 1, "goal_in_label_frac")
+    assert _num(view, 0, "goal_words_on_screen") > 0.0  # a character pair is a content word
 
 
 def test_an_answer_carries_the_row_it_is_read_from_and_questions_are_flagged():

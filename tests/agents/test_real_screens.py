@@ -42,6 +42,10 @@ def test_the_committed_labels_and_manifest_are_well_formed(store) -> None:
     assert {i["screen"] for i in items} <= set(sources)
     # every dump of the manifest is labelled (an unlabelled dump would be fetched for nothing)
     assert set(sources) == {i["screen"] for i in items}
+    # screens in Chinese and Korean carry goals in their own language too, not only English ones
+    for lang in ("zh", "ko"):
+        screens = {i["screen"] for i in items if sources[i["screen"]]["language"] == lang}
+        assert screens and screens == {i["screen"] for i in items if i.get("goal_language") == lang}, lang
 
 
 def test_every_present_dump_is_intact_and_every_item_names_a_candidate(store) -> None:
@@ -83,6 +87,14 @@ def test_malformed_manifest_and_labels_are_refused_by_name(store, tmp_path: Path
     s, labels = _write(tmp_path, {good["file"]: good}, [item])
     with pytest.raises(store.StoreError, match="not in sources.json"):
         store.load_items(labels, store.load_sources(s))
+    ok = [{"action_type": "click", "text": "OK"}]
+    for item, message in (({"screen": good["file"], "goal": "点一下", "goal_language": "Chinese", "correct": ok},
+                           "'Chinese' is not a two- or three-letter language code"),
+                          ({"screen": good["file"], "goal": "Tap it", "lang": "en", "correct": ok},
+                           r"unknown keys \['lang'\]")):
+        s, labels = _write(tmp_path, {good["file"]: good}, [item])
+        with pytest.raises(store.StoreError, match=message):
+            store.load_items(labels, store.load_sources(s))
 
 
 def test_fetch_keeps_only_the_recorded_bytes(store, tmp_path: Path) -> None:

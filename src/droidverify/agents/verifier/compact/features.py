@@ -144,8 +144,35 @@ def numeric_names(version: int = FEATURE_VERSION) -> tuple[str, ...]:
 _QUOTED_RE = re.compile(r"\"([^\"]{1,80})\"|“([^”]{1,80})”|(?:^|\s)'([^']{1,80})'")
 
 
+# Scripts written without spaces between words (Han, kana) or with particles glued to them (Hangul):
+# \w+ reads a whole run as one word, so "蓝牙" never matched inside "打开蓝牙". Such runs become
+# overlapping character pairs, which match across phrasings without a word list.
+_UNSPACED_RE = re.compile("([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
+
+
 def tokens(text: str | None) -> list[str]:
-    return [t.lower() for t in _TOKEN_RE.findall(text or "")]
+    """Lower-cased words; runs of Han, kana or Hangul as overlapping character pairs (one character
+    alone stays one token)."""
+    out: list[str] = []
+    for word in _TOKEN_RE.findall(text or ""):
+        word = word.lower()
+        if not _UNSPACED_RE.search(word):
+            out.append(word)
+            continue
+        for k, part in enumerate(_UNSPACED_RE.split(word)):
+            if not part:
+                continue
+            if k % 2 == 0 or len(part) == 1:  # the Latin or digit part around a run, or one character
+                out.append(part)
+            else:
+                out.extend(part[i:i + 2] for i in range(len(part) - 1))
+    return out
+
+
+def is_content_token(token: str) -> bool:
+    """A token that says what the text is about: a word longer than 2 letters, or a character pair
+    of an unspaced script (two Han characters are a word more often than not)."""
+    return len(token) > 2 or (len(token) == 2 and _UNSPACED_RE.fullmatch(token) is not None)
 
 
 def _frac_in(a: Sequence[str], b: set[str]) -> float:
@@ -270,7 +297,7 @@ def _field_words(el: UIElement, context: str) -> set[str]:
     """What names a field: its hint, id and description; the labels around it only when it has none
     (a row's labels may name its neighbours too)."""
     def words(texts: Sequence[str | None]) -> set[str]:
-        return {t for x in texts if x for t in tokens(re.sub(r"([a-z])([A-Z])", r"\1 \2", x)) if len(t) > 2}
+        return {t for x in texts if x for t in tokens(re.sub(r"([a-z])([A-Z])", r"\1 \2", x)) if is_content_token(t)}
 
     return words([el.hint_text, el.resource_name, el.content_description]) or words([context])
 
@@ -280,7 +307,7 @@ def _cue_words(goal_low: str, value_low: str) -> set[str]:
     at = goal_low.find(value_low) if value_low else -1
     if at < 0:
         return set()
-    return {t for t in tokens(goal_low[max(0, at - 40):at])[-4:] if len(t) > 2}
+    return {t for t in tokens(goal_low[max(0, at - 40):at])[-4:] if is_content_token(t)}
 
 
 def _shape_fit(value: str, field_words: set[str]) -> float:
@@ -329,7 +356,7 @@ def step_view(goal: str, memory_text: str, elements: Sequence[UIElement], candid
     screen_blob = " | ".join(sorted(screen))
     screen_tok = set(tokens(screen_blob))
     quoted = [q.strip().lower() for m in _QUOTED_RE.findall(goal_s) for q in m if q.strip()]
-    content = [t for t in goal_tok if len(t) > 2]
+    content = [t for t in goal_tok if is_content_token(t)]
     step_level = [
         _frac_in(sorted(goal_nums), set(_NUM_RE.findall(screen_blob))) if goal_nums else -1.0,
         (sum(q in screen_blob for q in quoted) / len(quoted)) if quoted else -1.0,
