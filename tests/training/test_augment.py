@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
-from compact_doubles import compact_records
+from compact_doubles import compact_records, hash_encoder, small_config
 
 from droidverify.env.records import Observation
 from droidverify.errors import TrainingError
@@ -68,3 +68,38 @@ def test_a_negative_number_of_swaps_is_refused_by_the_trainer_config(tmp_path):
     cfg = CompactConfig(output_dir=str(tmp_path), train_file=str(tmp_path / "t.jsonl"), name_swaps=-1)
     with pytest.raises(TrainingError, match="name_swaps"):
         cfg.validate()
+
+
+def test_distractor_apps_are_drawn_per_record_and_never_repeat_a_listed_app():
+    from droidverify.training.augment import DISTRACTOR_APPS, apps_with_distractors
+
+    apps = sim_apps()
+    assert not set(DISTRACTOR_APPS) & set(apps)  # no simulator app can be offered as a wrong one
+    assert apps_with_distractors(apps, "r1", 0) == apps
+    lists = [apps_with_distractors(apps, f"r{i}", 12) for i in range(40)]
+    assert all(set(apps) <= set(x) and len(x) == len(set(x)) and len(x) <= len(apps) + 12 for x in lists)
+    assert len({len(x) for x in lists}) > 3  # how many varies between records
+    assert apps_with_distractors(apps, "r7", 12) == lists[7]  # the same record, the same phone
+
+
+def test_extra_apps_add_only_wrong_open_app_candidates_to_train_records(tmp_path, records):
+    from droidverify.training.compact import CompactTrainer, record_example
+
+    for rec in records[:20]:
+        plain, more = record_example(rec, sim_apps()), record_example(rec, sim_apps(), extra_apps=12)
+        right = {plain.candidate_json[i] for i in plain.correct}
+        assert right == {more.candidate_json[i] for i in more.correct}
+        added = set(more.candidate_json) - set(plain.candidate_json)
+        assert all('"open_app"' in c for c in added) and not added & right
+    # the trainer lists them on train records only: held-out ones keep the phone's own apps
+    trainer = CompactTrainer(small_config(CompactConfig, tmp_path, records[:20], extra_apps=12, workers=1),
+                             encoder=hash_encoder())
+    trainer.load_data()
+
+    def n_apps(ex):
+        return sum('"open_app"' in c for c in ex.candidate_json)
+
+    assert sum(map(n_apps, trainer.train_examples)) > sum(map(n_apps, trainer.eval_examples))
+    assert max(map(n_apps, trainer.eval_examples)) <= len(sim_apps())
+    with pytest.raises(TrainingError, match="extra_apps"):
+        CompactConfig(output_dir="x", train_file="y", extra_apps=-1).validate()

@@ -170,6 +170,10 @@ def compact_command(
     name_swaps: Annotated[int | None, typer.Option(
         help="Add up to N copies of each train record with two sibling names on its screen (one named in the "
              "goal) exchanged in goal, memory, screen and labels (0: off).", min=0)] = None,
+    extra_apps: Annotated[int | None, typer.Option(
+        help="List 0..N more apps on each train record's phone (real apps' names that do nothing a simulator app "
+             "does) as open_app candidates, always wrong (0: off; docs/training.md, \"Session 33\").",
+        min=0)] = None,
     type_head: Annotated[bool | None, typer.Option(
         "--type-head/--no-type-head",
         help="Score the action type once per step, then each candidate within its type (LiMAC's split; the "
@@ -194,7 +198,7 @@ def compact_command(
                                  "kind_balance": kind_balance, "input_dropout": input_dropout,
                                  "identity_dropout": identity_dropout, "stack_folds": stack_folds,
                                  "name_swaps": name_swaps, "type_head": type_head, "members": members,
-                                 "memory": memory, "threads": threads},
+                                 "memory": memory, "threads": threads, "extra_apps": extra_apps},
                                 _provenance())
     except (DroidVerifyError, OSError) as e:
         exit_with(e)

@@ -96,3 +96,33 @@ def with_name_swaps(records: Sequence[VerifierStepRecord], copies: int, seed: in
             out.append(swap_record(rec, x, y, k))
             added += 1
     return out, added
+
+
+# ---- other apps on the phone --------------------------------------------------------------------
+# The simulator installs 9 apps, so in training `open_app` always names one of the same 9, and an
+# app name the network never saw (a real phone lists 30 or more) gets an arbitrary score: on the
+# real-screen benchmark most misses open an app the goal does not name. Records can list some of
+# these too. None does what a simulator app does (no calendar, clock, contacts, expenses, files, notes,
+# messages, settings or to-do app), so offering one never turns a right `open_app` into a wrong one.
+DISTRACTOR_APPS: tuple[str, ...] = (
+    "Airbnb", "Amazon Shopping", "Audible", "Audio Recorder", "Authenticator", "Booking.com", "Broccoli",
+    "Calculator", "Camera", "Chrome", "Clipper", "Compass", "Discord", "Disney+", "DoorDash", "Duolingo",
+    "Facebook", "Firefox", "Fitbit", "Flashlight", "Google Lens", "Google Search", "Hulu", "Instagram",
+    "Kindle", "LinkedIn", "Maps", "Netflix", "OpenTracks", "OsmAnd", "Pinterest", "Play Store", "Photos",
+    "Podcasts", "Reddit", "Retro Music", "Shazam", "Simple Draw Pro", "Simple Gallery Pro", "Snapchat",
+    "SoundCloud", "Spotify", "Starbucks", "Strava", "TikTok", "Translate", "Twitch", "Uber", "VLC", "Waze",
+    "Weather", "Wikipedia", "YouTube", "Zoom",
+)
+
+
+def apps_with_distractors(apps: Sequence[str], key: str, most: int) -> list[str]:
+    """``apps`` plus 0..``most`` names of DISTRACTOR_APPS (none already listed), drawn from ``key``
+    (a record id: the same record always gets the same list), in a drawn order."""
+    if most <= 0:
+        return list(apps)
+    rng = random.Random(key)
+    pool = [a for a in DISTRACTOR_APPS if a not in set(apps)]
+    extra = rng.sample(pool, min(rng.randint(0, most), len(pool)))
+    out = [*apps, *extra]
+    rng.shuffle(out)
+    return out

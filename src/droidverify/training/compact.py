@@ -44,7 +44,7 @@ from droidverify.agents.verifier.compact.features import (
 from droidverify.env.records import Observation
 from droidverify.errors import TrainingDataError, TrainingError
 from droidverify.tasks.helpers.checks import normalize_answer
-from droidverify.training.augment import with_name_swaps
+from droidverify.training.augment import apps_with_distractors, with_name_swaps
 from droidverify.training.records import VerifierStepRecord, read_records
 
 LOSSES = ("listwise", "pairwise")
@@ -73,6 +73,10 @@ class CompactConfig:
     # training.augment: up to N copies of each train record with two sibling names (one named in the
     # goal) exchanged everywhere, so that a name right on train templates stops predicting the label
     name_swaps: int = 0
+    # training.augment: each train record lists 0..N more apps than the simulator installs (names of
+    # real apps that do nothing a simulator app does) as `open_app` candidates, always wrong, so that an
+    # app name never seen does not win by being unknown (a real phone lists 30 or more). 0: off.
+    extra_apps: int = 0
     # NetConfig.type_kinds: score the action type once per step, then the candidate within it (LiMAC;
     # docs/training.md, "LiMAC's type head": +0.035 validation top-1, 23 vs 13 of 212 episodes)
     type_head: bool = True
@@ -127,6 +131,8 @@ class CompactConfig:
             raise TrainingError(f"kind_balance must be in [0, 1], got {self.kind_balance!r}")
         if not 0 <= self.identity_dropout <= 1:
             raise TrainingError(f"identity_dropout must be in [0, 1], got {self.identity_dropout!r}")
+        if not isinstance(self.extra_apps, int) or self.extra_apps < 0:
+            raise TrainingError(f"extra_apps must be an integer >= 0, got {self.extra_apps!r}")
         if not isinstance(self.name_swaps, int) or self.name_swaps < 0:
             raise TrainingError(f"name_swaps must be an integer >= 0, got {self.name_swaps!r}")
         if not isinstance(self.stack_folds, int) or self.stack_folds < 0 or self.stack_folds == 1:
@@ -251,7 +257,11 @@ def expand_record(rec: VerifierStepRecord, apps: Sequence[str] | None, content: 
 
 
 def record_example(rec: VerifierStepRecord, apps: Sequence[str] | None, content: str = "select",
-                   feature_version: int = FEATURE_VERSION) -> Example:
+                   feature_version: int = FEATURE_VERSION, extra_apps: int = 0) -> Example:
+    """A record as the scorer sees it; ``extra_apps`` > 0 lists up to that many more apps for
+    ``open_app`` (training.augment.apps_with_distractors, drawn by the record's id)."""
+    if extra_apps and apps is not None:
+        apps = apps_with_distractors(apps, rec.record_id, extra_apps)
     elements, cands, correct, positive = expand_record(rec, apps, content, uses_derived(feature_version))
     descriptions = [describe_action(c, elements) for c in cands]
     view = step_view(rec.goal, rec.memory, elements, cands, descriptions, version=feature_version)
@@ -261,9 +271,9 @@ def record_example(rec: VerifierStepRecord, apps: Sequence[str] | None, content:
 
 
 def examples_of(records: Sequence[VerifierStepRecord], apps: Sequence[str] | None, content: str = "select",
-                feature_version: int = FEATURE_VERSION) -> list[Example]:
+                feature_version: int = FEATURE_VERSION, extra_apps: int = 0) -> list[Example]:
     """Records as the scorer sees them, in this process."""
-    return [record_example(r, apps, content, feature_version) for r in records]
+    return [record_example(r, apps, content, feature_version, extra_apps) for r in records]
 
 
 def _reintern(ex: Example) -> Example:
@@ -425,12 +435,13 @@ class CompactTrainer:
         return self.encoder.dimension()
 
     # ---- data -------------------------------------------------------------------------------
-    def examples(self, records: Sequence[VerifierStepRecord]) -> list[Example]:
-        """Records as the scorer sees them; large sets are prepared on ``workers`` processes."""
+    def examples(self, records: Sequence[VerifierStepRecord], *, extra_apps: int = 0) -> list[Example]:
+        """Records as the scorer sees them; large sets are prepared on ``workers`` processes.
+        ``extra_apps``: CompactConfig.extra_apps (train records only: held-out ones list the apps as they are)."""
         records = list(records)
         if self.config.workers <= 1 or len(records) < 400:
-            return [record_example(r, self.config.apps, self.config.content, self.config.feature_version)
-                    for r in records]
+            return [record_example(r, self.config.apps, self.config.content, self.config.feature_version,
+                                   extra_apps) for r in records]
         import concurrent.futures
         import functools
         import multiprocessing
@@ -438,7 +449,7 @@ class CompactTrainer:
         size = math.ceil(len(records) / (4 * self.config.workers))
         chunks = [records[i:i + size] for i in range(0, len(records), size)]
         work = functools.partial(examples_of, apps=self.config.apps, content=self.config.content,
-                                 feature_version=self.config.feature_version)
+                                 feature_version=self.config.feature_version, extra_apps=extra_apps)
         with concurrent.futures.ProcessPoolExecutor(self.config.workers,
                                                     mp_context=multiprocessing.get_context("spawn")) as pool:
             # each chunk arrives with its own copies of the strings: intern them again here
@@ -458,7 +469,7 @@ class CompactTrainer:
         self._check_memory()
         train_records, swapped = with_name_swaps(read_records(self.config.train_file), self.config.name_swaps,
                                                  self.config.seed)
-        train = self.examples(train_records)
+        train = self.examples(train_records, extra_apps=self.config.extra_apps)
         del train_records  # the screens' XML is ~40 KB a record: not kept while embedding
         ev: list[Example] = []
         if self.config.eval_file:
