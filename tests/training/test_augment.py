@@ -74,7 +74,10 @@ def test_distractor_apps_are_drawn_per_record_and_never_repeat_a_listed_app():
     from droidverify.training.augment import DISTRACTOR_APPS, apps_with_distractors
 
     apps = sim_apps()
+    from droidverify.env.apps import APPS
+
     assert not set(DISTRACTOR_APPS) & set(apps)  # no simulator app can be offered as a wrong one
+    assert not set(DISTRACTOR_APPS) & {a.name for a in APPS}  # nor an app a real phone offers
     assert apps_with_distractors(apps, "r1", 0) == apps
     lists = [apps_with_distractors(apps, f"r{i}", 12) for i in range(40)]
     assert all(set(apps) <= set(x) and len(x) == len(set(x)) and len(x) <= len(apps) + 12 for x in lists)
