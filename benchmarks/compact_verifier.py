@@ -377,7 +377,8 @@ def _real_html(out: Path, rows: list[dict[str, Any]], items: list[dict[str, Any]
     views = []
     for k, (row, item) in enumerate(zip(rows, items, strict=True)):
         e = sources[item["screen"]]
-        view = {**row, "meta": f"{e['app']} · {e['language']} · {e['device']} · {e['repo']}",
+        goal_lang = item.get("goal_language", "en")
+        view = {**row, "meta": f"{e['app']} · screen {e['language']}, goal {goal_lang} · {e['device']} · {e['repo']}",
                 "right": "; ".join(", ".join(f"{a}={v}" for a, v in spec.items()) for spec in item["correct"]),
                 "img": None, "error": None}
         try:
