@@ -38,6 +38,7 @@ verifier's pick outlined) and each verifier's pick.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import random
@@ -266,6 +267,7 @@ def part_speed(args: argparse.Namespace) -> None:
     print(f"\nspeed-up of {rows[0][0]} over {rows[-1][0]} (mean): {rows[-1][3] / rows[0][3]:.1f}x")
 
 
+@functools.cache  # one module object: the page and the scoring share its helpers
 def _real_store() -> Any:
     import importlib.util
 
@@ -305,7 +307,7 @@ def part_real(args: argparse.Namespace) -> None:
     for item in items:
         obs = Observation(xml=present[item["screen"]].read_text(encoding="utf-8"))
         first = None
-        row = {"screen": item["screen"], "goal": item["goal"], "goal_language": item.get("goal_language", "en")}
+        row = {"screen": item["screen"], "goal": item["goal"], "goal_language": store.goal_language(item)}
         for n, agent in agents.items():
             agent.reset(item["goal"])
             out = agent.act(obs, [])
@@ -333,7 +335,7 @@ def part_real(args: argparse.Namespace) -> None:
     for name, res in results.items():
         print(f"| {name} | {sum(a for a, _ in res) / n:.3f} | {sum(b for _, b in res) / n:.3f} |")
     for field in ("language", "goal language", "device"):
-        group_of = [i.get("goal_language", "en") if field == "goal language" else sources[i["screen"]][field]
+        group_of = [store.goal_language(i) if field == "goal language" else sources[i["screen"]][field]
                     for i in items]
         groups = sorted(set(group_of))
         print(f"\ntop-1 by {field}" + (" (of the screen)" if field == "language" else ""))
@@ -377,8 +379,8 @@ def _real_html(out: Path, rows: list[dict[str, Any]], items: list[dict[str, Any]
     views = []
     for k, (row, item) in enumerate(zip(rows, items, strict=True)):
         e = sources[item["screen"]]
-        goal_lang = item.get("goal_language", "en")
-        view = {**row, "meta": f"{e['app']} · screen {e['language']}, goal {goal_lang} · {e['device']} · {e['repo']}",
+        view = {**row, "meta": f"{e['app']} · screen {e['language']}, goal {_real_store().goal_language(item)} · "
+                               f"{e['device']} · {e['repo']}",
                 "right": "; ".join(", ".join(f"{a}={v}" for a, v in spec.items()) for spec in item["correct"]),
                 "img": None, "error": None}
         try:

@@ -80,7 +80,7 @@ def load_items(path: Path = LABELS, sources: dict[str, dict[str, Any]] | None = 
         extra = set(item) - ITEM_KEYS
         if extra:
             raise StoreError(f"{where}: unknown keys {sorted(extra)}")
-        lang = item.get("goal_language", "en")
+        lang = goal_language(item)
         if not isinstance(lang, str) or not re.fullmatch(r"[a-z]{2,3}", lang):
             raise StoreError(f"{where}: goal_language {lang!r} is not a two- or three-letter language code")
         for spec in item["correct"]:
@@ -144,6 +144,11 @@ def fetch(directory: Path, sources: dict[str, dict[str, Any]], *, local: Path | 
         tmp.replace(directory / name)
         fetched += 1
     return before, fetched, failures
+
+
+def goal_language(item: dict[str, Any]) -> str:
+    """The language an item's goal is written in (English unless it says otherwise)."""
+    return item.get("goal_language", "en")
 
 
 def _app_names(spec: dict[str, Any]) -> list[str]:

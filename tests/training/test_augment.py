@@ -71,11 +71,10 @@ def test_a_negative_number_of_swaps_is_refused_by_the_trainer_config(tmp_path):
 
 
 def test_distractor_apps_are_drawn_per_record_and_never_repeat_a_listed_app():
+    from droidverify.env.apps import APPS
     from droidverify.training.augment import DISTRACTOR_APPS, apps_with_distractors
 
     apps = sim_apps()
-    from droidverify.env.apps import APPS
-
     assert not set(DISTRACTOR_APPS) & set(apps)  # no simulator app can be offered as a wrong one
     assert not set(DISTRACTOR_APPS) & {a.name for a in APPS}  # nor an app a real phone offers
     assert apps_with_distractors(apps, "r1", 0) == apps

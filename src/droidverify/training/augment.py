@@ -126,7 +126,8 @@ def apps_with_distractors(apps: Sequence[str], key: str, most: int) -> list[str]
     if most <= 0:
         return list(apps)
     rng = random.Random(key)
-    pool = [a for a in DISTRACTOR_APPS if a not in set(apps)]
+    listed = set(apps)
+    pool = [a for a in DISTRACTOR_APPS if a not in listed]
     extra = rng.sample(pool, min(rng.randint(0, most), len(pool)))
     out = [*apps, *extra]
     rng.shuffle(out)
